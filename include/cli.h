@@ -1,0 +1,16 @@
+/* cli.h - subcommands of the simbook command-line tool.
+ *
+ * Each subcommand is a function taking the arguments after its name
+ * (argv[0] is the subcommand name) and returning the process exit status.
+ * They print results to stdout and one-line errors to stderr.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+struct cli_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;	/* one line: arguments and purpose */
+};
+
+#endif

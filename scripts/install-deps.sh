@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian packages simbookfs needs to build and test, when missing.
+# Run as root (or with sudo).  Set SIMBOOK_DEPS_EXTRA to add packages.
+set -eu
+pkgs="build-essential pkg-config clang fuse3 libfuse3-dev liblmdb-dev lmdb-utils
+libxxhash-dev libzip-dev zip libxml2-dev libutf8proc-dev libuchardet-dev
+rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+echo "install-deps: installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo "$0" "$@"
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,42 @@
+/* simbook.c - the command-line tool: dispatches to the cli_* subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_cmd cmds[] = {
+	{ NULL, NULL, NULL }
+};
+
+static void usage(FILE *out)
+{
+	const struct cli_cmd *c;
+
+	fprintf(out, "usage: simbook COMMAND [ARGS...]\n"
+		"       simbook --help | --version\n\ncommands:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(out, "  %-12s %s\n", c->name, c->usage);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("simbook %s\n", SIMBOOK_VERSION);
+		return 0;
+	}
+	for (c = cmds; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "simbook: unknown command '%s' (see simbook --help)\n", argv[1]);
+	return 2;
+}
