@@ -3,10 +3,11 @@
  * One pass over the input.  Runs of plain ASCII are tokenised by a byte
  * table (the common case in books, and the reason this is fast); a run that
  * holds non-ASCII bytes, together with the ASCII byte just before it (a
- * combining mark may compose with it), goes through utf8proc's compatibility
- * decomposition, case folding and composition, then the same tokeniser per
- * code point.  A run ends before an ASCII byte followed by another ASCII
- * byte (or the end): no composition or case folding crosses such a point.
+ * combining mark may compose with it) unless that byte is white space, goes
+ * through utf8proc's compatibility decomposition, case folding and
+ * composition, then the same tokeniser per code point.  A run ends at ASCII
+ * white space or before an ASCII byte followed by another ASCII byte (or the
+ * end): no composition or case folding crosses such a point.
  */
 #include "norm.h"
 
@@ -356,6 +357,12 @@ static int slow_run(struct norm_state *st, const unsigned char *p, size_t n, siz
 	return 0;
 }
 
+/* ASCII white space neither composes nor case-folds with its neighbours. */
+static int is_space(unsigned char c)
+{
+	return ascii_cls[c] == C_WS || ascii_cls[c] == C_NL;
+}
+
 /* End of the non-ASCII run starting at i: the first ASCII byte followed by
  * an ASCII byte or the end, or a grapheme boundary past RUN_MAX bytes. */
 static size_t run_end(const unsigned char *in, size_t len, size_t i)
@@ -363,7 +370,7 @@ static size_t run_end(const unsigned char *in, size_t len, size_t i)
 	size_t j = i, start = i;
 
 	while (j < len) {
-		if (in[j] < 0x80 && (j + 1 == len || in[j + 1] < 0x80))
+		if (in[j] < 0x80 && (j + 1 == len || in[j + 1] < 0x80 || is_space(in[j])))
 			return j;
 		if (j - start >= RUN_MAX && (in[j] & 0xC0) != 0x80) {
 			/* try to cut before the code point at j */
@@ -402,7 +409,7 @@ static int tokenise(struct norm_state *st, const unsigned char *in, size_t len)
 	while (i < len) {
 		unsigned char c = in[i];
 
-		if (c >= 0x80 || (i + 1 < len && in[i + 1] >= 0x80)) {
+		if (c >= 0x80 || (i + 1 < len && in[i + 1] >= 0x80 && !is_space(c))) {
 			j = run_end(in, len, i);
 			ret = slow_run(st, in + i, j - i, i);
 			if (ret)
@@ -433,6 +440,7 @@ static int tokenise(struct norm_state *st, const unsigned char *in, size_t len)
 		}
 		i++;
 	}
+	st->out.buf[st->out.len] = '\0';
 	return 0;
 }
 
