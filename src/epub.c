@@ -524,6 +524,8 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 			continue;
 		key.id = idref;
 		it = e->nitems ? bsearch(&key, e->items, e->nitems, sizeof(*e->items), cmp_item) : NULL;
+		if (!it)
+			ret = ex_warn(e->ctx, "spine refers to unknown item %.100s", idref);
 		xmlFree(idref);
 		if (!it || !it->path)
 			continue;
