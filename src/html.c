@@ -37,34 +37,50 @@ struct html_state {
 	int want_title, want_author, want_lang;
 };
 
-/* Elements whose end or start is a paragraph break. */
-static const char *const block_tags[] = {
-	"address", "article", "aside", "blockquote", "body", "caption", "center",
-	"dd", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
-	"form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "li",
-	"main", "nav", "ol", "p", "pre", "section", "table", "tbody", "td", "tfoot",
-	"th", "thead", "tr", "ul",
+/* Elements whose end or start is a paragraph break, by first letter (the
+ * HTML parser gives lower-case names), so a lookup costs a few compares. */
+static const char *const block_tags[26][12] = {
+	['a' - 'a'] = { "address", "article", "aside" },
+	['b' - 'a'] = { "blockquote", "body" },
+	['c' - 'a'] = { "caption", "center" },
+	['d' - 'a'] = { "dd", "div", "dl", "dt" },
+	['f' - 'a'] = { "fieldset", "figcaption", "figure", "footer", "form" },
+	['h' - 'a'] = { "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html" },
+	['l' - 'a'] = { "li" },
+	['m' - 'a'] = { "main" },
+	['n' - 'a'] = { "nav" },
+	['o' - 'a'] = { "ol" },
+	['p' - 'a'] = { "p", "pre" },
+	['s' - 'a'] = { "section" },
+	['t' - 'a'] = { "table", "tbody", "td", "tfoot", "th", "thead", "tr" },
+	['u' - 'a'] = { "ul" },
 };
 
-static int in_list(const char *name, const char *const *list, size_t n)
+static int is_block(const char *name)
 {
-	size_t i;
+	unsigned char c = (unsigned char)name[0] | 0x20;
+	const char *const *t;
 
-	for (i = 0; i < n; i++)
-		if (!strcasecmp(name, list[i]))
+	if (c < 'a' || c > 'z')
+		return 0;
+	for (t = block_tags[c - 'a']; *t; t++)
+		if (!strcasecmp(name, *t))
 			return 1;
 	return 0;
 }
 
-static int is_block(const char *name)
-{
-	return in_list(name, block_tags, sizeof(block_tags) / sizeof(block_tags[0]));
-}
-
 static int is_skipped(const char *name)
 {
-	return !strcasecmp(name, "head") || !strcasecmp(name, "script") ||
-	       !strcasecmp(name, "style") || !strcasecmp(name, "template");
+	switch ((unsigned char)name[0] | 0x20) {
+	case 'h':
+		return !strcasecmp(name, "head");
+	case 's':
+		return !strcasecmp(name, "script") || !strcasecmp(name, "style");
+	case 't':
+		return !strcasecmp(name, "template");
+	default:
+		return 0;
+	}
 }
 
 /* Local name of a possibly prefixed element name ("xhtml:p" -> "p"). */
@@ -153,21 +169,9 @@ static void on_end(void *ud, const xmlChar *xname)
 		set_break(st, BRK_PARA);
 }
 
-static int flush_break(struct html_state *st)
-{
-	static const char *const seps[] = { "", " ", "\n", "\n\n" };
-	int ret = 0;
-
-	if (st->pending && st->out->len > st->base)
-		ret = sbuf_addstr(st->out, seps[st->pending]);
-	st->pending = BRK_NONE;
-	return ret;
-}
-
-static int is_ws(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
+static const unsigned char ws_tab[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1,
+};
 
 static void on_text(void *ud, const xmlChar *ch, int len)
 {
@@ -188,23 +192,31 @@ static void on_text(void *ud, const xmlChar *ch, int len)
 		stop(st, ret);
 		return;
 	}
-	while (p < e && !ret) {
-		const unsigned char *q;
+	/* copy, collapsing white space; at most one separator of two bytes
+	 * per byte of input */
+	ret = sbuf_grow(st->out, 3 * (size_t)len);
+	if (!ret) {
+		char *o = st->out->buf + st->out->len, *base = st->out->buf + st->base;
 
-		if (is_ws(*p)) {
-			if (st->pre_depth && *p == '\n')
-				set_break(st, BRK_LINE);
-			else
-				set_break(st, BRK_SPACE);
-			p++;
-			continue;
+		for (; p < e; p++) {
+			unsigned char c = *p;
+
+			if (ws_tab[c]) {
+				set_break(st, st->pre_depth && c == '\n' ? BRK_LINE : BRK_SPACE);
+				continue;
+			}
+			if (st->pending) {
+				if (o > base) {
+					*o++ = st->pending == BRK_SPACE ? ' ' : '\n';
+					if (st->pending == BRK_PARA)
+						*o++ = '\n';
+				}
+				st->pending = BRK_NONE;
+			}
+			*o++ = (char)c;
 		}
-		for (q = p; q < e && !is_ws(*q); q++)
-			;
-		ret = flush_break(st);
-		if (!ret)
-			ret = sbuf_add(st->out, p, (size_t)(q - p));
-		p = q;
+		st->out->len = (size_t)(o - st->out->buf);
+		st->out->buf[st->out->len] = '\0';
 	}
 	if (ret) {
 		stop(st, ret);
