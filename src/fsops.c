@@ -343,8 +343,12 @@ static int fs_link(const char *from, const char *to)
 	ret = linkat(fa.dirfd, fa.name, fb.dirfd, fb.name, 0) < 0 ? -errno : 0;
 	fspath_release(&fa);
 	fspath_release(&fb);
-	if (!ret)
+	if (!ret) {
+		/* The high-level API gives each name its own kernel inode: drop
+		 * the old name's cached attributes so its link count is fresh. */
+		fuse_invalidate_path(fuse_get_context()->fuse, from);
 		fs_notify(fs, FS_CHANGE_LINK, from, to);
+	}
 	return ret;
 }
 

@@ -3,6 +3,7 @@
 #include "fsops.h"
 
 #include <errno.h>
+#include <fuse_log.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -114,6 +115,21 @@ static void sbfs_usage(FILE *out)
 		"\n");
 }
 
+/* With -d, every change the hook sees is logged, which is how the tests
+ * observe the change-notification interface. */
+static void sbfs_log_change(void *arg, enum fs_change what, const char *path, const char *path2)
+{
+	static const char *const names[] = {
+		[FS_CHANGE_WRITE] = "write", [FS_CHANGE_UNLINK] = "unlink",
+		[FS_CHANGE_RENAME] = "rename", [FS_CHANGE_EXCHANGE] = "exchange",
+		[FS_CHANGE_LINK] = "link",
+	};
+
+	(void)arg;
+	fuse_log(FUSE_LOG_DEBUG, "simbookfs: change %s '%s'%s%s%s\n", names[what], path,
+		 path2 ? " '" : "", path2 ? path2 : "", path2 ? "'" : "");
+}
+
 /* Raises the soft fd limit to the hard one: every file open through the
  * mount holds one fd here. */
 static void sbfs_raise_nofile(void)
@@ -199,6 +215,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "simbookfs: %s\n", strerror(-ret));
 		goto out;
 	}
+	if (o.debug)
+		fs_set_change_hook(fs, sbfs_log_change, NULL);
 	fs_get_operations(fs, &ops);
 	f = fuse_new(&args, &ops, sizeof(ops), fs);
 	if (!f)
