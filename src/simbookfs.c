@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fuse_log.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,11 +227,17 @@ int main(int argc, char **argv)
 	mounted = 1;
 	if (fuse_daemonize(o.foreground) != 0)
 		goto out;
+	/* libfuse only catches signals left at their default: a daemon
+	 * started in the background of a script inherits SIGINT ignored,
+	 * but must still unmount on SIGINT and SIGTERM. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(fuse_get_session(f)) != 0)
 		goto out;
 	ret = sbfs_serve(f, &o);
 	fuse_remove_signal_handlers(fuse_get_session(f));
-	status = ret == 0 ? 0 : 1;
+	/* libfuse reports the signal that ended the loop: a clean exit. */
+	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
 out:
 	if (mounted)
 		fuse_unmount(f);
