@@ -54,7 +54,10 @@ typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
  * NULL answer ENOENT (getattr, readdir, readlink) or EACCES (open).  Every
  * modifying operation on a view path fails with EROFS, xattrs with ENODATA.
  * The view's getattr of "" must describe a directory.  fi->fh is the view's
- * own from open to release. */
+ * own from open to release.  Inode numbers (st_ino) are shown as given:
+ * pick ones SRC cannot use (e.g. counting down from FS_VIEW_INO); a view
+ * directory reported with st_ino 0 is listed as FS_VIEW_INO - its index. */
+#define FS_VIEW_INO ((ino_t)0x7fffffffffffffffULL)
 struct fs_view_ops {
 	int (*getattr)(void *arg, const char *rel, struct stat *st);
 	/* Fill with filler(buf, name, st_or_NULL, 0, 0) for every entry,

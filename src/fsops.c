@@ -641,10 +641,19 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 	struct dirent *e;
 	size_t i;
 
+	for (i = 0; i < fs->nviews; i++) {
+		const struct fs_view *v = &fs->views[i];
+
+		memset(&st, 0, sizeof(st));
+		if (v->ops->getattr)
+			v->ops->getattr(v->arg, "", &st);
+		/* readdir(3) skips entries with inode 0. */
+		if (!st.st_ino)
+			st.st_ino = FS_VIEW_INO - i;
+		st.st_mode = S_IFDIR;
+		filler(buf, v->name, &st, 0, 0);
+	}
 	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFDIR;
-	for (i = 0; i < fs->nviews; i++)
-		filler(buf, fs->views[i].name, &st, 0, 0);
 	rewinddir(d->dp);
 	while ((errno = 0, e = readdir(d->dp))) {
 		char top[NAME_MAX + 3];
