@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fspath.h"
@@ -30,8 +32,24 @@ struct fs_view {
 	void *arg;
 };
 
+/* A directory whose whole listing went to the kernel with attributes
+ * (readdirplus), and when: while it is unchanged and the kernel still
+ * holds those entries, listing it again needs no attributes.  A slot
+ * collision only costs attributes sent again. */
+#define FS_LISTED_SLOTS 4096
+struct fs_listed {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct timespec ctime;
+	struct timespec at;	/* CLOCK_MONOTONIC when the listing started */
+};
+
 struct fs {
 	int rootfd;
+	double entry_timeout;	/* seconds the kernel keeps entries we send */
+	pthread_mutex_t listed_lock;
+	struct fs_listed listed[FS_LISTED_SLOTS];
 	struct fs_options opt;
 	bool as_root;		/* new nodes need handing to the caller */
 	fs_change_fn hook;
@@ -46,6 +64,10 @@ struct fs_dir {
 	DIR *dp;
 	struct dirent *entry;	/* read but not yet handed to the kernel */
 	off_t off;
+	struct stat st;		/* of the directory at opendir */
+	bool known;		/* the kernel has every entry with attributes */
+	bool plus_whole;	/* this listing sent every entry with attributes */
+	struct timespec started;
 };
 
 static struct fs *fs_cur(void)
@@ -62,12 +84,16 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->rootfd = rootfd;
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
+	pthread_mutex_init(&fs->listed_lock, NULL);
 	*out = fs;
 	return 0;
 }
 
 void fs_free(struct fs *fs)
 {
+	if (!fs)
+		return;
+	pthread_mutex_destroy(&fs->listed_lock);
 	free(fs);
 }
 
@@ -592,6 +618,44 @@ static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	return ret < 0 ? -errno : 0;
 }
 
+static bool fs_ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static struct fs_listed *fs_listed_slot(struct fs *fs, const struct stat *st)
+{
+	return &fs->listed[(st->st_ino * 0x9e3779b97f4a7c15ULL >> 40) % FS_LISTED_SLOTS];
+}
+
+/* Whether the kernel still holds every entry of the directory, with
+ * attributes, from a complete readdirplus listing of it as it is now. */
+static bool fs_listed_known(struct fs *fs, const struct stat *st)
+{
+	struct fs_listed *l = fs_listed_slot(fs, st);
+	struct timespec now;
+	bool known;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&fs->listed_lock);
+	known = l->ino == st->st_ino && l->dev == st->st_dev && fs_ts_eq(&l->mtime, &st->st_mtim) &&
+		fs_ts_eq(&l->ctime, &st->st_ctim) &&
+		(double)(now.tv_sec - l->at.tv_sec) + (double)(now.tv_nsec - l->at.tv_nsec) / 1e9 <
+			fs->entry_timeout;
+	pthread_mutex_unlock(&fs->listed_lock);
+	return known;
+}
+
+static void fs_listed_record(struct fs *fs, const struct fs_dir *d)
+{
+	struct fs_listed *l = fs_listed_slot(fs, &d->st);
+
+	pthread_mutex_lock(&fs->listed_lock);
+	*l = (struct fs_listed){ d->st.st_dev, d->st.st_ino, d->st.st_mtim, d->st.st_ctim,
+				 d->started };
+	pthread_mutex_unlock(&fs->listed_lock);
+}
+
 static int fs_opendir(const char *path, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -615,6 +679,8 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 		ret = -errno;
 		goto out;
 	}
+	if (fstat(fd, &d->st) == 0)
+		d->known = fs_listed_known(fs, &d->st);
 	d->dp = fdopendir(fd);
 	if (!d->dp) {
 		ret = -errno;
@@ -687,6 +753,12 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		d->entry = NULL;
 		d->off = off;
 	}
+	if (off == 0) {
+		d->plus_whole = plus;
+		clock_gettime(CLOCK_MONOTONIC, &d->started);
+	} else if (!plus) {
+		d->plus_whole = false;
+	}
 	for (;;) {
 		struct stat st;
 		enum fuse_fill_dir_flags fill = 0;
@@ -695,12 +767,20 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		if (!d->entry) {
 			errno = 0;
 			d->entry = readdir(d->dp);
-			if (!d->entry)
-				return errno ? -errno : 0;
+			if (!d->entry) {
+				if (errno)
+					return -errno;
+				if (d->plus_whole && !d->known && d->st.st_ino)
+					fs_listed_record(fs, d);
+				return 0;
+			}
 		}
 		next = telldir(d->dp);
 		memset(&st, 0, sizeof(st));
-		if (plus && fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* ls -l lists again and again: attributes the kernel still holds
+		 * need not be looked up and sent each time. */
+		if (plus && !d->known &&
+		    fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			fill = FUSE_FILL_DIR_PLUS;
 		} else {
 			st.st_ino = d->entry->d_ino;
@@ -748,6 +828,7 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->auto_cache = 1;
 	cfg->kernel_cache = 0;
 	cfg->direct_io = 0;
+	fs_cur()->entry_timeout = cfg->entry_timeout;
 	/* Paths stay available to read/release for view dispatch and the
 	 * change hook. */
 	cfg->nullpath_ok = 0;
