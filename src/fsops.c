@@ -192,7 +192,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
 	if (fi)
 		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fstatat(fp.dirfd, fp.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -211,7 +211,7 @@ static int fs_readlink(const char *path, char *buf, size_t size)
 
 	if ((v = fs_view_of(fs, path, &rel)))
 		return v->ops->readlink ? v->ops->readlink(v->arg, rel, buf, size) : -ENOENT;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	n = readlinkat(fp.dirfd, fp.name, buf, size - 1);
@@ -233,7 +233,7 @@ static int fs_mknod(const char *path, mode_t mode, dev_t rdev)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (mknodat(fp.dirfd, fp.name, mode, rdev) < 0) {
@@ -256,7 +256,7 @@ static int fs_mkdir(const char *path, mode_t mode)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (mkdirat(fp.dirfd, fp.name, mode) < 0) {
@@ -279,7 +279,7 @@ static int fs_symlink(const char *target, const char *path)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (symlinkat(target, fp.dirfd, fp.name) < 0) {
@@ -302,7 +302,7 @@ static int fs_remove(const char *path, int flags)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = unlinkat(fp.dirfd, fp.name, flags) < 0 ? -errno : 0;
@@ -330,10 +330,10 @@ static int fs_resolve2(const struct fs *fs, const char *a, const char *b, struct
 
 	if (fs_view_of(fs, a, NULL) || fs_view_of(fs, b, NULL))
 		return -EROFS;
-	ret = fspath_resolve(fa, fs->rootfd, a, FSPATH_MAX);
+	ret = fspath_resolve(fa, fs->rootfd, a);
 	if (ret)
 		return ret;
-	ret = fspath_resolve(fb, fs->rootfd, b, FSPATH_MAX);
+	ret = fspath_resolve(fb, fs->rootfd, b);
 	if (ret)
 		fspath_release(fa);
 	return ret;
@@ -388,7 +388,7 @@ static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 		return -EROFS;
 	if (fi)
 		return fchmod((int)fi->fh, mode) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fchmodat(fp.dirfd, fp.name, mode, 0) < 0 ? -errno : 0;
@@ -406,7 +406,7 @@ static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		return -EROFS;
 	if (fi)
 		return fchown((int)fi->fh, uid, gid) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fchownat(fp.dirfd, fp.name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -426,7 +426,7 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		ret = ftruncate((int)fi->fh, size) < 0 ? -errno : 0;
 		goto out;
 	}
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	fd = openat(fp.dirfd, fp.name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -454,7 +454,7 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 		return -EROFS;
 	if (fi)
 		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = utimensat(fp.dirfd, fp.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -482,7 +482,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 			return -EROFS;
 		return v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
 	}
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	fd = openat(fp.dirfd, fp.name, fi->flags | O_NOFOLLOW | O_CLOEXEC);
@@ -506,7 +506,7 @@ static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	/* Only a node this call created may change owner: create exclusively,
@@ -666,7 +666,7 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	fi->fh = 0;
 	if (fs_view_of(fs, path, NULL))
 		return 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	d = calloc(1, sizeof(*d));
@@ -855,7 +855,7 @@ static int fs_access(const char *path, int mask)
 
 	if (fs_view_of(fs, path, &rel))
 		return (mask & W_OK) ? -EROFS : fs_getattr(path, &st, NULL);
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = faccessat(fp.dirfd, fp.name, mask, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -922,7 +922,7 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 static int fs_xattr_path(const struct fs *fs, const char *path, struct fspath *fp,
 			 char *buf, size_t size)
 {
-	int ret = fspath_resolve(fp, fs->rootfd, path, FSPATH_PROC_MAX);
+	int ret = fspath_resolve(fp, fs->rootfd, path);
 
 	if (!ret) {
 		ret = fspath_proc(fp, buf, size);
