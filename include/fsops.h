@@ -37,14 +37,19 @@ enum fs_change {
 				 * file opened for writing, truncate, the target
 				 * of copy_file_range; path2 NULL */
 	FS_CHANGE_UNLINK,	/* path no longer exists; path2 NULL */
-	FS_CHANGE_RENAME,	/* path moved to path2, replacing what path2 named */
-	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places */
+	FS_CHANGE_RENAME,	/* path moved to path2, replacing what path2 named;
+				 * for a directory, everything below moved too */
+	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places (RENAME_EXCHANGE) */
 	FS_CHANGE_LINK,		/* path2 is a new hard link to path */
 };
 
 /* Called on the FUSE worker thread right after the change succeeded on SRC,
- * before the reply reaches the caller.  The strings live only during the
- * call.  It must be quick and must not touch the mount (queue the work). */
+ * before the reply reaches the caller (release is the exception: close()
+ * has already returned).  Several threads may call it at once.  The strings
+ * live only during the call.  It must be quick and must not touch the
+ * mount (queue the work).  A write may be reported more than once (e.g.
+ * ftruncate, then release of the same fd); rmdir is not reported (only
+ * empty directories go). */
 typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 			     const char *path2);
 
