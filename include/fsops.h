@@ -1,0 +1,100 @@
+/* fsops.h - the passthrough filesystem behind simbookfs.
+ *
+ * A struct fs answers the FUSE high-level operations for one mount: every
+ * path is served from SRC through a directory fd opened before mounting,
+ * with the caller's ownership for new nodes when the daemon runs as root,
+ * and the underlying filesystem's exact errno.  Two extension points let
+ * later modules plug in without touching the passthrough:
+ *
+ *   - a change hook, told about every completed change to SRC that can
+ *     affect a file's content or name (for the indexing queue);
+ *   - views: reserved top-level directory names whose whole subtree is
+ *     answered by a read-only view module instead of SRC.
+ *
+ * Include this header before <fuse.h>: it selects the libfuse API version.
+ */
+#ifndef FSOPS_H
+#define FSOPS_H
+
+#ifndef FUSE_USE_VERSION
+#define FUSE_USE_VERSION 314
+#endif
+#include <fuse.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+struct fs;
+
+struct fs_options {
+	bool xattr;		/* pass extended attributes through (off: the
+				 * kernel learns ENOTSUP once and stops asking) */
+};
+
+/* Kinds of change reported to the hook.  path and path2 are relative to
+ * SRC ("dir/book.epub", never a leading '/'). */
+enum fs_change {
+	FS_CHANGE_WRITE,	/* path's content may have changed: release of a
+				 * file opened for writing, truncate, the target
+				 * of copy_file_range; path2 NULL */
+	FS_CHANGE_UNLINK,	/* path no longer exists; path2 NULL */
+	FS_CHANGE_RENAME,	/* path moved to path2, replacing what path2 named;
+				 * for a directory, everything below moved too */
+	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places (RENAME_EXCHANGE) */
+	FS_CHANGE_LINK,		/* path2 is a new hard link to path */
+};
+
+/* Called on the FUSE worker thread right after the change succeeded on SRC,
+ * before the reply reaches the caller (release is the exception: close()
+ * has already returned).  Several threads may call it at once.  The strings
+ * live only during the call.  It must be quick and must not touch the
+ * mount (queue the work).  A write may be reported more than once (e.g.
+ * ftruncate, then release of the same fd); rmdir is not reported (only
+ * empty directories go). */
+typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
+			     const char *path2);
+
+/* A view answers the subtree "/NAME/..." read-only.  rel is the path below
+ * the view's directory: "" for the directory itself, else "a/b".  Every
+ * callback returns 0 (or a byte count for read) or -errno; callbacks left
+ * NULL answer ENOENT (getattr, readdir, readlink) or EACCES (open).  Every
+ * modifying operation on a view path fails with EROFS, xattrs with ENODATA.
+ * The view's getattr of "" must describe a directory.  fi->fh is the view's
+ * own from open to release.  Inode numbers (st_ino) are shown as given:
+ * pick ones SRC cannot use (e.g. counting down from FS_VIEW_INO); a view
+ * directory reported with st_ino 0 is listed as FS_VIEW_INO - its index. */
+#define FS_VIEW_INO ((ino_t)0x7fffffffffffffffULL)
+struct fs_view_ops {
+	int (*getattr)(void *arg, const char *rel, struct stat *st);
+	/* Fill with filler(buf, name, st_or_NULL, 0, 0) for every entry,
+	 * "." and ".." included. */
+	int (*readdir)(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler);
+	/* Like readlink(2) but NUL-terminates within size. */
+	int (*readlink)(void *arg, const char *rel, char *buf, size_t size);
+	int (*open)(void *arg, const char *rel, struct fuse_file_info *fi);
+	int (*read)(void *arg, const char *rel, char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+	void (*release)(void *arg, const char *rel, struct fuse_file_info *fi);
+};
+
+/* Creates the filesystem for SRC's directory fd rootfd (kept open by the
+ * caller until fs_free).  Returns 0 and *out, or -ENOMEM. */
+int fs_new(struct fs **out, int rootfd, const struct fs_options *opt);
+void fs_free(struct fs *fs);
+
+/* Registers a change hook (NULL fn: none).  Call before mounting. */
+void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
+
+/* Reserves the top-level name (no '/', not "." or "..") for view ops;
+ * name and ops must outlive fs.  A SRC entry of the same name is hidden
+ * from the mount while the view is registered.  Call before mounting.
+ * Returns 0, -EINVAL (bad name), -EEXIST (already reserved) or -ENOSPC
+ * (FS_MAX_VIEWS reached). */
+#define FS_MAX_VIEWS 16
+int fs_add_view(struct fs *fs, const char *name, const struct fs_view_ops *ops, void *arg);
+
+/* Fills ops with the operations for fs (which ones depends on the options,
+ * e.g. no xattr handlers without xattr).  Pass fs as fuse_new()'s
+ * private_data. */
+void fs_get_operations(const struct fs *fs, struct fuse_operations *ops);
+
+#endif

@@ -1,0 +1,1049 @@
+/* fsops.c - the passthrough operations (see fsops.h).
+ *
+ * Every operation maps to the matching *at() syscall on (dirfd, name) from
+ * fspath, or to the open fd kept in fi->fh.  No fd is held per inode: only
+ * open files and directories own one, so libraries of any size fit in the
+ * fd limit.  Errors are the underlying syscall's errno, unchanged.
+ */
+#include "fsops.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fspath.h"
+
+struct fs_view {
+	const char *name;
+	size_t len;
+	const struct fs_view_ops *ops;
+	void *arg;
+};
+
+/* A directory whose whole listing went to the kernel with attributes
+ * (readdirplus), and when: while it is unchanged and the kernel still
+ * holds those entries, listing it again needs no attributes.  A slot
+ * collision only costs attributes sent again. */
+#define FS_LISTED_SLOTS 4096
+struct fs_listed {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct timespec ctime;
+	struct timespec at;	/* CLOCK_MONOTONIC when the listing started */
+};
+
+struct fs {
+	int rootfd;
+	double entry_timeout;	/* seconds the kernel keeps entries we send */
+	pthread_mutex_t listed_lock;
+	struct fs_listed listed[FS_LISTED_SLOTS];
+	struct fs_options opt;
+	bool as_root;		/* new nodes need handing to the caller */
+	fs_change_fn hook;
+	void *hook_arg;
+	size_t nviews;
+	struct fs_view views[FS_MAX_VIEWS];
+};
+
+/* An open directory: the stream and where the kernel last stopped, so a
+ * huge directory is listed in pieces at stable telldir() offsets. */
+struct fs_dir {
+	DIR *dp;
+	struct dirent *entry;	/* read but not yet handed to the kernel */
+	off_t off;
+	struct stat st;		/* of the directory at opendir */
+	bool known;		/* the kernel has every entry with attributes */
+	bool plus_whole;	/* this listing sent every entry with attributes */
+	struct timespec started;
+};
+
+static struct fs *fs_cur(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
+{
+	struct fs *fs = calloc(1, sizeof(*fs));
+
+	if (!fs)
+		return -ENOMEM;
+	fs->rootfd = rootfd;
+	fs->opt = *opt;
+	fs->as_root = geteuid() == 0;
+	pthread_mutex_init(&fs->listed_lock, NULL);
+	*out = fs;
+	return 0;
+}
+
+void fs_free(struct fs *fs)
+{
+	if (!fs)
+		return;
+	pthread_mutex_destroy(&fs->listed_lock);
+	free(fs);
+}
+
+void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg)
+{
+	fs->hook = fn;
+	fs->hook_arg = arg;
+}
+
+int fs_add_view(struct fs *fs, const char *name, const struct fs_view_ops *ops, void *arg)
+{
+	size_t i;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	for (i = 0; i < fs->nviews; i++)
+		if (!strcmp(fs->views[i].name, name))
+			return -EEXIST;
+	if (fs->nviews == FS_MAX_VIEWS)
+		return -ENOSPC;
+	fs->views[fs->nviews++] = (struct fs_view){ name, strlen(name), ops, arg };
+	return 0;
+}
+
+/* The view owning path, with *rel set to the path below the view's
+ * directory; NULL when SRC serves path. */
+static const struct fs_view *fs_view_of(const struct fs *fs, const char *path, const char **rel)
+{
+	const char *rest;
+	size_t i;
+
+	if (!fs->nviews || !path)
+		return NULL;
+	for (i = 0; i < fs->nviews; i++) {
+		rest = fspath_under(path, fs->views[i].name, fs->views[i].len);
+		if (rest) {
+			if (rel)
+				*rel = *rest == '/' ? rest + 1 : rest;
+			return &fs->views[i];
+		}
+	}
+	return NULL;
+}
+
+static void fs_notify(const struct fs *fs, enum fs_change what, const char *path, const char *path2)
+{
+	if (!fs->hook || !path)
+		return;
+	fs->hook(fs->hook_arg, what, path + 1, path2 ? path2 + 1 : NULL);
+}
+
+/* Hands a node just created by root to the caller, as a kernel filesystem
+ * would create it: the caller's uid, and the caller's gid unless the parent
+ * directory is setgid (then the group the kernel inherited stays).  fd >= 0
+ * names the node, else (fp) without following a symlink. */
+static int fs_give_to_caller(const struct fs *fs, const struct fspath *fp, int fd)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	struct stat parent;
+	gid_t gid = ctx->gid;
+	int ret;
+
+	if (!fs->as_root || (ctx->uid == 0 && ctx->gid == 0))
+		return 0;
+	ret = fspath_parent_stat(fp, &parent);
+	if (ret)
+		return ret;
+	if (parent.st_mode & S_ISGID)
+		gid = (gid_t)-1;
+	if (fd >= 0)
+		ret = fchown(fd, ctx->uid, gid);
+	else
+		ret = fchownat(fp->dirfd, fp->name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW);
+	return ret < 0 ? -errno : 0;
+}
+
+/* Undoes a creation whose ownership could not be set, so that no node owned
+ * by root is left behind for a user. */
+static void fs_undo_create(const struct fspath *fp, int flags)
+{
+	int saved = errno;
+
+	unlinkat(fp->dirfd, fp->name, flags);
+	errno = saved;
+}
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	const struct fs_view *v;
+	struct fspath fp = FSPATH_INIT;
+	const char *rel;
+	int ret;
+
+	if ((v = fs_view_of(fs, path, &rel)))
+		return v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
+	if (fi)
+		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = fstatat(fp.dirfd, fp.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_readlink(const char *path, char *buf, size_t size)
+{
+	struct fs *fs = fs_cur();
+	const struct fs_view *v;
+	struct fspath fp = FSPATH_INIT;
+	const char *rel;
+	ssize_t n;
+	int ret;
+
+	if ((v = fs_view_of(fs, path, &rel)))
+		return v->ops->readlink ? v->ops->readlink(v->arg, rel, buf, size) : -ENOENT;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	n = readlinkat(fp.dirfd, fp.name, buf, size - 1);
+	if (n < 0) {
+		ret = -errno;
+		goto out;
+	}
+	buf[n] = '\0';
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	if (mknodat(fp.dirfd, fp.name, mode, rdev) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fs_give_to_caller(fs, &fp, -1);
+	if (ret)
+		fs_undo_create(&fp, 0);
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_mkdir(const char *path, mode_t mode)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	if (mkdirat(fp.dirfd, fp.name, mode) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fs_give_to_caller(fs, &fp, -1);
+	if (ret)
+		fs_undo_create(&fp, AT_REMOVEDIR);
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_symlink(const char *target, const char *path)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	if (symlinkat(target, fp.dirfd, fp.name) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fs_give_to_caller(fs, &fp, -1);
+	if (ret)
+		fs_undo_create(&fp, 0);
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_remove(const char *path, int flags)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = unlinkat(fp.dirfd, fp.name, flags) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	if (!ret && !flags)
+		fs_notify(fs, FS_CHANGE_UNLINK, path, NULL);
+	return ret;
+}
+
+static int fs_unlink(const char *path)
+{
+	return fs_remove(path, 0);
+}
+
+static int fs_rmdir(const char *path)
+{
+	return fs_remove(path, AT_REMOVEDIR);
+}
+
+/* Resolves two paths for the two-name operations. */
+static int fs_resolve2(const struct fs *fs, const char *a, const char *b, struct fspath *fa,
+		       struct fspath *fb)
+{
+	int ret;
+
+	if (fs_view_of(fs, a, NULL) || fs_view_of(fs, b, NULL))
+		return -EROFS;
+	ret = fspath_resolve(fa, fs->rootfd, a);
+	if (ret)
+		return ret;
+	ret = fspath_resolve(fb, fs->rootfd, b);
+	if (ret)
+		fspath_release(fa);
+	return ret;
+}
+
+static int fs_rename(const char *from, const char *to, unsigned int flags)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fa = FSPATH_INIT, fb = FSPATH_INIT;
+	int ret;
+
+	ret = fs_resolve2(fs, from, to, &fa, &fb);
+	if (ret)
+		return ret;
+	ret = renameat2(fa.dirfd, fa.name, fb.dirfd, fb.name, flags) < 0 ? -errno : 0;
+	fspath_release(&fa);
+	fspath_release(&fb);
+	if (!ret)
+		fs_notify(fs, flags & RENAME_EXCHANGE ? FS_CHANGE_EXCHANGE : FS_CHANGE_RENAME,
+			  from, to);
+	return ret;
+}
+
+static int fs_link(const char *from, const char *to)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fa = FSPATH_INIT, fb = FSPATH_INIT;
+	int ret;
+
+	ret = fs_resolve2(fs, from, to, &fa, &fb);
+	if (ret)
+		return ret;
+	ret = linkat(fa.dirfd, fa.name, fb.dirfd, fb.name, 0) < 0 ? -errno : 0;
+	fspath_release(&fa);
+	fspath_release(&fb);
+	if (!ret) {
+		/* The high-level API gives each name its own kernel inode: drop
+		 * the old name's cached attributes so its link count is fresh. */
+		fuse_invalidate_path(fuse_get_context()->fuse, from);
+		fs_notify(fs, FS_CHANGE_LINK, from, to);
+	}
+	return ret;
+}
+
+static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	if (fi)
+		return fchmod((int)fi->fh, mode) < 0 ? -errno : 0;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = fchmodat(fp.dirfd, fp.name, mode, 0) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	if (fi)
+		return fchown((int)fi->fh, uid, gid) < 0 ? -errno : 0;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = fchownat(fp.dirfd, fp.name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int fd = -1, ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	if (fi) {
+		ret = ftruncate((int)fi->fh, size) < 0 ? -errno : 0;
+		goto out;
+	}
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	fd = openat(fp.dirfd, fp.name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = ftruncate(fd, size) < 0 ? -errno : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	fspath_release(&fp);
+	if (!ret)
+		fs_notify(fs, FS_CHANGE_WRITE, path, NULL);
+	return ret;
+}
+
+static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	if (fi)
+		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = utimensat(fp.dirfd, fp.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static void fs_open_flags(struct fuse_file_info *fi)
+{
+	/* O_DIRECT callers get uncached I/O end to end. */
+	if (fi->flags & O_DIRECT)
+		fi->direct_io = 1;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	const struct fs_view *v;
+	struct fspath fp = FSPATH_INIT;
+	const char *rel;
+	int fd, ret;
+
+	if ((v = fs_view_of(fs, path, &rel))) {
+		if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+			return -EROFS;
+		return v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
+	}
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	fd = openat(fp.dirfd, fp.name, fi->flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	fi->fh = (uint64_t)fd;
+	fs_open_flags(fi);
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	int flags = fi->flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -1, ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	/* Only a node this call created may change owner: create exclusively,
+	 * and fall back to opening what a racing creator made. */
+	fd = openat(fp.dirfd, fp.name, flags | O_EXCL, mode);
+	if (fd < 0 && errno == EEXIST && !(fi->flags & O_EXCL)) {
+		fd = openat(fp.dirfd, fp.name, flags & ~O_CREAT);
+		if (fd < 0) {
+			ret = -errno;
+			goto out;
+		}
+	} else if (fd < 0) {
+		ret = -errno;
+		goto out;
+	} else {
+		ret = fs_give_to_caller(fs, &fp, fd);
+		if (ret) {
+			close(fd);
+			fd = -1;
+			fs_undo_create(&fp, 0);
+			goto out;
+		}
+	}
+	fi->fh = (uint64_t)fd;
+	fs_open_flags(fi);
+out:
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	const struct fs_view *v;
+	struct fuse_bufvec *bv;
+	const char *rel;
+	int n;
+
+	bv = malloc(sizeof(*bv));
+	if (!bv)
+		return -ENOMEM;
+	*bv = FUSE_BUFVEC_INIT(size);
+	if ((v = fs_view_of(fs, path, &rel))) {
+		bv->buf[0].mem = malloc(size ? size : 1);
+		if (!bv->buf[0].mem) {
+			free(bv);
+			return -ENOMEM;
+		}
+		n = v->ops->read ? v->ops->read(v->arg, rel, bv->buf[0].mem, size, off, fi) : -EIO;
+		if (n < 0) {
+			free(bv->buf[0].mem);
+			free(bv);
+			return n;
+		}
+		bv->buf[0].size = (size_t)n;
+	} else {
+		/* Hand the kernel the fd: libfuse splices file -> pipe -> device. */
+		bv->buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+		bv->buf[0].fd = (int)fi->fh;
+		bv->buf[0].pos = off;
+	}
+	*bufp = bv;
+	return 0;
+}
+
+static int fs_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(fuse_buf_size(buf));
+
+	(void)path;
+	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	dst.buf[0].fd = (int)fi->fh;
+	dst.buf[0].pos = off;
+	return (int)fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+}
+
+static int fs_statfs(const char *path, struct statvfs *st)
+{
+	(void)path;
+	return fstatvfs(fs_cur()->rootfd, st) < 0 ? -errno : 0;
+}
+
+static int fs_release(const char *path, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	const struct fs_view *v;
+	const char *rel;
+
+	if ((v = fs_view_of(fs, path, &rel))) {
+		if (v->ops->release)
+			v->ops->release(v->arg, rel, fi);
+		return 0;
+	}
+	close((int)fi->fh);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		fs_notify(fs, FS_CHANGE_WRITE, path, NULL);
+	return 0;
+}
+
+static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	int fd = (int)fi->fh, ret;
+
+	if (fs_view_of(fs_cur(), path, NULL))
+		return 0;
+	ret = datasync ? fdatasync(fd) : fsync(fd);
+	return ret < 0 ? -errno : 0;
+}
+
+static bool fs_ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static struct fs_listed *fs_listed_slot(struct fs *fs, const struct stat *st)
+{
+	return &fs->listed[(st->st_ino * 0x9e3779b97f4a7c15ULL >> 40) % FS_LISTED_SLOTS];
+}
+
+/* Whether the kernel still holds every entry of the directory, with
+ * attributes, from a complete readdirplus listing of it as it is now. */
+static bool fs_listed_known(struct fs *fs, const struct stat *st)
+{
+	struct fs_listed *l = fs_listed_slot(fs, st);
+	struct timespec now;
+	bool known;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&fs->listed_lock);
+	known = l->ino == st->st_ino && l->dev == st->st_dev && fs_ts_eq(&l->mtime, &st->st_mtim) &&
+		fs_ts_eq(&l->ctime, &st->st_ctim) &&
+		(double)(now.tv_sec - l->at.tv_sec) + (double)(now.tv_nsec - l->at.tv_nsec) / 1e9 <
+			fs->entry_timeout;
+	pthread_mutex_unlock(&fs->listed_lock);
+	return known;
+}
+
+static void fs_listed_record(struct fs *fs, const struct fs_dir *d)
+{
+	struct fs_listed *l = fs_listed_slot(fs, &d->st);
+
+	pthread_mutex_lock(&fs->listed_lock);
+	*l = (struct fs_listed){ d->st.st_dev, d->st.st_ino, d->st.st_mtim, d->st.st_ctim,
+				 d->started };
+	pthread_mutex_unlock(&fs->listed_lock);
+}
+
+static int fs_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	struct fs_dir *d = NULL;
+	int fd = -1, ret;
+
+	fi->fh = 0;
+	if (fs_view_of(fs, path, NULL))
+		return 0;
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fd = openat(fp.dirfd, fp.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (fstat(fd, &d->st) == 0)
+		d->known = fs_listed_known(fs, &d->st);
+	d->dp = fdopendir(fd);
+	if (!d->dp) {
+		ret = -errno;
+		goto out;
+	}
+	fd = -1;
+	fi->fh = (uintptr_t)d;
+	d = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(d);
+	fspath_release(&fp);
+	return ret;
+}
+
+/* Root listing while views are registered: the views' names, then SRC's
+ * entries minus the names views hide, all at offset 0 (libfuse keeps the
+ * whole listing), since telldir() cookies could collide with made-up
+ * offsets for the views. */
+static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_dir_t filler)
+{
+	struct stat st;
+	struct dirent *e;
+	size_t i;
+
+	for (i = 0; i < fs->nviews; i++) {
+		const struct fs_view *v = &fs->views[i];
+
+		memset(&st, 0, sizeof(st));
+		if (v->ops->getattr)
+			v->ops->getattr(v->arg, "", &st);
+		/* readdir(3) skips entries with inode 0. */
+		if (!st.st_ino)
+			st.st_ino = FS_VIEW_INO - i;
+		st.st_mode = S_IFDIR;
+		filler(buf, v->name, &st, 0, 0);
+	}
+	memset(&st, 0, sizeof(st));
+	rewinddir(d->dp);
+	while ((errno = 0, e = readdir(d->dp))) {
+		char top[NAME_MAX + 3];
+
+		top[0] = '/';
+		strcpy(top + 1, e->d_name);
+		if (fs_view_of(fs, top, NULL))
+			continue;
+		st.st_ino = e->d_ino;
+		st.st_mode = (mode_t)DTTOIF(e->d_type);
+		filler(buf, e->d_name, &st, 0, 0);
+	}
+	return errno ? -errno : 0;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct fs *fs = fs_cur();
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	const struct fs_view *v;
+	const char *rel;
+	bool plus = flags & FUSE_READDIR_PLUS;
+
+	if ((v = fs_view_of(fs, path, &rel)))
+		return v->ops->readdir ? v->ops->readdir(v->arg, rel, buf, filler) : -ENOENT;
+	if (fs->nviews && path && !strcmp(path, "/"))
+		return fs_readdir_root_views(fs, d, buf, filler);
+	if (off != d->off) {
+		seekdir(d->dp, off);
+		d->entry = NULL;
+		d->off = off;
+	}
+	if (off == 0) {
+		d->plus_whole = plus;
+		clock_gettime(CLOCK_MONOTONIC, &d->started);
+	} else if (!plus) {
+		d->plus_whole = false;
+	}
+	for (;;) {
+		struct stat st;
+		enum fuse_fill_dir_flags fill = 0;
+		off_t next;
+
+		if (!d->entry) {
+			errno = 0;
+			d->entry = readdir(d->dp);
+			if (!d->entry) {
+				if (errno)
+					return -errno;
+				if (d->plus_whole && !d->known && d->st.st_ino)
+					fs_listed_record(fs, d);
+				return 0;
+			}
+		}
+		next = telldir(d->dp);
+		memset(&st, 0, sizeof(st));
+		/* ls -l lists again and again: attributes the kernel still holds
+		 * need not be looked up and sent each time. */
+		if (plus && !d->known &&
+		    fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			fill = FUSE_FILL_DIR_PLUS;
+		} else {
+			st.st_ino = d->entry->d_ino;
+			st.st_mode = (mode_t)DTTOIF(d->entry->d_type);
+		}
+		if (filler(buf, d->entry->d_name, &st, next, fill))
+			return 0;
+		d->entry = NULL;
+		d->off = next;
+	}
+}
+
+static int fs_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (d) {
+		closedir(d->dp);
+		free(d);
+	}
+	return 0;
+}
+
+static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	int ret;
+
+	(void)path;
+	if (!d)
+		return 0;
+	ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
+	return ret < 0 ? -errno : 0;
+}
+
+static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	/* st_ino from SRC: hard links and rsync -H/find -samefile work. */
+	cfg->use_ino = 1;
+	/* Unlinked open files stay usable through their fd, without hidden
+	 * .fuse_hidden renames in SRC. */
+	cfg->hard_remove = 1;
+	/* Cached pages survive open() unless mtime or size changed. */
+	cfg->auto_cache = 1;
+	cfg->kernel_cache = 0;
+	cfg->direct_io = 0;
+	fs_cur()->entry_timeout = cfg->entry_timeout;
+	/* Paths stay available to read/release for view dispatch and the
+	 * change hook. */
+	cfg->nullpath_ok = 0;
+
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
+	if (conn->capable & FUSE_CAP_SPLICE_MOVE)
+		conn->want |= FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* The kernel clears setuid/setgid on writes by non-owners itself;
+	 * our root-owned writes would keep them. */
+	conn->want &= ~(unsigned)FUSE_CAP_HANDLE_KILLPRIV;
+	return fs_cur();
+}
+
+static int fs_access(const char *path, int mask)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	const char *rel;
+	struct stat st;
+	int ret;
+
+	if (fs_view_of(fs, path, &rel))
+		return (mask & W_OK) ? -EROFS : fs_getattr(path, &st, NULL);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	ret = faccessat(fp.dirfd, fp.name, mask, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_flock(const char *path, struct fuse_file_info *fi, int op)
+{
+	if (fs_view_of(fs_cur(), path, NULL))
+		return -EOPNOTSUPP;
+	return flock((int)fi->fh, op) < 0 ? -errno : 0;
+}
+
+static int fs_fallocate(const char *path, int mode, off_t off, off_t len,
+			struct fuse_file_info *fi)
+{
+	if (fs_view_of(fs_cur(), path, NULL))
+		return -EROFS;
+	if (!fi)
+		return -EOPNOTSUPP;
+	return fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
+}
+
+static ssize_t fs_copy_file_range(const char *path_in, struct fuse_file_info *fi_in,
+				  off_t off_in, const char *path_out,
+				  struct fuse_file_info *fi_out, off_t off_out, size_t len,
+				  int flags)
+{
+	struct fs *fs = fs_cur();
+	ssize_t n;
+
+	if (fs_view_of(fs, path_in, NULL) || fs_view_of(fs, path_out, NULL))
+		return -EXDEV;
+	n = copy_file_range((int)fi_in->fh, &off_in, (int)fi_out->fh, &off_out, len,
+			    (unsigned int)flags);
+	if (n < 0)
+		return -errno;
+	fs_notify(fs, FS_CHANGE_WRITE, path_out, NULL);
+	return n;
+}
+
+static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_info *fi)
+{
+	struct stat st;
+	off_t r;
+	int ret;
+
+	/* View files have no holes: data up to the size, a hole at the end. */
+	if (fs_view_of(fs_cur(), path, NULL)) {
+		ret = fs_getattr(path, &st, NULL);
+		if (ret)
+			return ret;
+		if (off < 0 || off >= st.st_size)
+			return -ENXIO;
+		return whence == SEEK_HOLE ? st.st_size : off;
+	}
+	r = lseek((int)fi->fh, off, whence);
+	return r < 0 ? -errno : r;
+}
+
+/* The xattr family has no *at() form in glibc: go through the fd of the
+ * walked parent in /proc, never following a final symlink. */
+static int fs_xattr_path(const struct fs *fs, const char *path, struct fspath *fp,
+			 char *buf, size_t size)
+{
+	int ret = fspath_resolve(fp, fs->rootfd, path);
+
+	if (!ret) {
+		ret = fspath_proc(fp, buf, size);
+		if (ret)
+			fspath_release(fp);
+	}
+	return ret;
+}
+
+static int fs_setxattr(const char *path, const char *name, const char *value, size_t size,
+		       int flags)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	char proc[PATH_MAX];
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
+	if (ret)
+		return ret;
+	ret = lsetxattr(proc, name, value, size, flags) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	char proc[PATH_MAX];
+	ssize_t n;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -ENODATA;
+	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
+	if (ret)
+		return ret;
+	n = lgetxattr(proc, name, value, size);
+	ret = n < 0 ? -errno : (int)n;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_listxattr(const char *path, char *list, size_t size)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	char proc[PATH_MAX];
+	ssize_t n;
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return 0;
+	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
+	if (ret)
+		return ret;
+	n = llistxattr(proc, list, size);
+	ret = n < 0 ? -errno : (int)n;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_removexattr(const char *path, const char *name)
+{
+	struct fs *fs = fs_cur();
+	struct fspath fp = FSPATH_INIT;
+	char proc[PATH_MAX];
+	int ret;
+
+	if (fs_view_of(fs, path, NULL))
+		return -EROFS;
+	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
+	if (ret)
+		return ret;
+	ret = lremovexattr(proc, name) < 0 ? -errno : 0;
+	fspath_release(&fp);
+	return ret;
+}
+
+void fs_get_operations(const struct fs *fs, struct fuse_operations *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->init = fs_init;
+	ops->getattr = fs_getattr;
+	ops->readlink = fs_readlink;
+	ops->mknod = fs_mknod;
+	ops->mkdir = fs_mkdir;
+	ops->unlink = fs_unlink;
+	ops->rmdir = fs_rmdir;
+	ops->symlink = fs_symlink;
+	ops->rename = fs_rename;
+	ops->link = fs_link;
+	ops->chmod = fs_chmod;
+	ops->chown = fs_chown;
+	ops->truncate = fs_truncate;
+	ops->utimens = fs_utimens;
+	ops->open = fs_open;
+	ops->create = fs_create;
+	ops->read_buf = fs_read_buf;
+	ops->write_buf = fs_write_buf;
+	ops->statfs = fs_statfs;
+	ops->release = fs_release;
+	ops->fsync = fs_fsync;
+	ops->opendir = fs_opendir;
+	ops->readdir = fs_readdir;
+	ops->releasedir = fs_releasedir;
+	ops->fsyncdir = fs_fsyncdir;
+	ops->access = fs_access;
+	ops->flock = fs_flock;
+	ops->fallocate = fs_fallocate;
+	ops->copy_file_range = fs_copy_file_range;
+	ops->lseek = fs_lseek;
+	/* Without handlers the kernel gets ENOSYS once and then answers every
+	 * xattr request (security.* on each ls -l and write) by itself. */
+	if (fs->opt.xattr) {
+		ops->setxattr = fs_setxattr;
+		ops->getxattr = fs_getxattr;
+		ops->listxattr = fs_listxattr;
+		ops->removexattr = fs_removexattr;
+	}
+}

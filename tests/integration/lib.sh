@@ -1,0 +1,90 @@
+# lib.sh - shared helpers for the mount tests (source it first).
+#
+# Makes a private temp dir $T with $SRC and $MNT, skips (exit 77) when FUSE
+# is unavailable, arms a per-case watchdog (SIMBOOK_CASE_TIMEOUT seconds,
+# default 120) and an EXIT trap that always unmounts (fusermount3 -u -z),
+# kills the daemon and removes $T.  The binary under test is
+# $SIMBOOK_BUILD/simbookfs, so the same scripts run the sanitizer build.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SIMBOOK_BUILD=${SIMBOOK_BUILD:-$top/build}
+FS_BIN=$SIMBOOK_BUILD/simbookfs
+FS_PID=
+FS_MNT=
+FS_LOG=
+FS_WRAP=()	# command prefix for the daemon, e.g. (prlimit --nofile=256:256 --)
+
+skip() { echo "skip: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+say() { echo "# $*"; }
+
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+command -v fusermount3 >/dev/null 2>&1 || skip "no fusermount3"
+[ -x "$FS_BIN" ] || fail "$FS_BIN is not built"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/simbookfs-test.XXXXXX")
+SRC=$T/src
+MNT=$T/mnt
+mkdir -p "$SRC" "$MNT"
+
+is_mounted() { # dir
+	awk -v m="$1" '$2 == m && $3 ~ /^fuse/ { found = 1 } END { exit !found }' /proc/mounts
+}
+
+lib_cleanup() {
+	local rc=$?
+	set +e
+	trap - EXIT TERM INT
+	[ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
+	if [ -n "$FS_MNT" ] && is_mounted "$FS_MNT"; then
+		fusermount3 -u -z "$FS_MNT" 2>/dev/null || umount -l "$FS_MNT" 2>/dev/null || true
+	fi
+	if [ -n "$FS_PID" ] && kill -0 "$FS_PID" 2>/dev/null; then
+		kill "$FS_PID" 2>/dev/null
+		sleep 0.2
+		kill -9 "$FS_PID" 2>/dev/null || true
+	fi
+	if [ "$rc" -ne 0 ] && [ -n "$FS_LOG" ] && [ -s "$FS_LOG" ]; then
+		echo "--- daemon log (tail)"; tail -n 30 "$FS_LOG"
+	fi
+	rm -rf "$T" 2>/dev/null || true
+	exit "$rc"
+}
+trap lib_cleanup EXIT
+trap 'echo "FAIL: interrupted or timed out" >&2; exit 124' TERM INT
+(sleep "${SIMBOOK_CASE_TIMEOUT:-120}"; kill -TERM $$ 2>/dev/null) >/dev/null 2>&1 &
+WATCHDOG=$!
+
+wait_mounted() { # dir pid
+	local i
+	for i in $(seq 1 200); do
+		is_mounted "$1" && return 0
+		[ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# mount_fs [SRC MNT] [daemon args...]: runs the daemon in the foreground
+# (in the background of this shell) and waits for the mount.
+mount_fs() {
+	local src=$SRC mnt=$MNT
+	if [ $# -ge 2 ] && [ "${1#-}" = "$1" ]; then src=$1 mnt=$2; shift 2; fi
+	FS_LOG=$T/fs.log
+	"${FS_WRAP[@]}" "$FS_BIN" "$src" "$mnt" -f "$@" >>"$FS_LOG" 2>&1 &
+	FS_PID=$!
+	FS_MNT=$mnt
+	wait_mounted "$mnt" "$FS_PID" || fail "mount of $src at $mnt failed: $(tail -n 5 "$FS_LOG")"
+}
+
+# umount_fs: unmounts and checks the daemon exits 0 (sanitizer reports
+# make it exit non-zero).
+umount_fs() {
+	local rc=0
+	fusermount3 -u "$FS_MNT" || fail "fusermount3 -u $FS_MNT failed"
+	wait "$FS_PID" || rc=$?
+	FS_PID=
+	FS_MNT=
+	[ "$rc" -eq 0 ] || fail "daemon exited with $rc: $(tail -n 20 "$FS_LOG")"
+}
