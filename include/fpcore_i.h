@@ -57,14 +57,19 @@ struct fpc_gram {
 	unsigned head;		/* clen ring index of the oldest character */
 	unsigned nwin;		/* complete characters kept, <= n */
 	uint64_t nchars;	/* complete characters seen */
-	uint8_t clen[16];	/* byte lengths of the kept characters (ring) */
+	int prev_space;		/* the last complete character was a space */
+	uint8_t clen[16];	/* byte lengths of the kept characters (ring),
+				 * FPC_WORD_START set on a word's first one */
 	uint8_t buf[FPC_GRAM_BUF];
 };
+
+#define FPC_WORD_START 0x80
 
 static inline void fpc_gram_init(struct fpc_gram *g, unsigned n)
 {
 	memset(g, 0, sizeof(*g) - sizeof(g->buf));
 	g->n = n;
+	g->prev_space = 1;
 }
 
 static inline unsigned fpc_lead_len(uint8_t c)
@@ -82,34 +87,38 @@ static inline unsigned fpc_lead_len(uint8_t c)
 
 typedef void fpc_gram_emit(void *ctx, const uint8_t *p, unsigned len);
 
-/* Runs emit(ctx, bytes, len) for every n-gram completed by the bytes.
- * Always inlined with a constant emit, so each family's feature code sits
+/* Runs emit(ctx, bytes, len) for every n-gram completed by the bytes, or
+ * with anchored != 0 only for those whose first character starts a word
+ * (is the text's first or follows a space).  Always inlined with a constant emit, so each family's feature code sits
  * in the loop; the state lives in locals during the loop because stores
  * through uint8_t pointers would otherwise force reloading every field. */
 static inline __attribute__((always_inline))
 void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
-		   fpc_gram_emit *emit, void *ctx)
+		   int anchored, fpc_gram_emit *emit, void *ctx)
 {
 	const uint8_t *p = buf;
 	unsigned n = g->n, start = g->start, done = g->done, end = g->end;
 	unsigned want = g->want, head = g->head, nwin = g->nwin;
 	uint64_t nchars = g->nchars;
+	int prev_space = g->prev_space;
 	uint8_t *b = g->buf, *clen = g->clen;
 	size_t i;
 
 /* closes the open character, emitting the n-gram that ends with it */
 #define FPC_CLOSE(iend) do { \
 	if (nwin == n) { \
-		start += clen[head]; \
+		start += clen[head] & ~FPC_WORD_START; \
 		head = (head + 1) & 15; \
 		nwin--; \
 	} \
-	clen[(head + nwin) & 15] = (uint8_t)(end - done); \
+	clen[(head + nwin) & 15] = (uint8_t)((end - done) | \
+					     (prev_space ? FPC_WORD_START : 0)); \
+	prev_space = end - done == 1 && b[done] == ' '; \
 	nwin++; \
 	nchars++; \
 	done = end; \
 	want = 0; \
-	if (nwin == n) { \
+	if (nwin == n && (!anchored || (clen[head] & FPC_WORD_START))) { \
 		unsigned wl_ = done - start; \
 		/* read the n-gram from the input when it lies there whole: \
 		 * reading bytes just stored one by one into b stalls the CPU */ \
@@ -151,27 +160,32 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	g->head = head;
 	g->nwin = nwin;
 	g->nchars = nchars;
+	g->prev_space = prev_space;
 }
 
-/* End of text: closes the open character and emits its n-gram, or the
- * whole text when it is shorter than n characters (but not empty). */
+/* End of text: closes the open character and emits its n-gram (anchored
+ * as in fpc_gram_feed), or the whole text when it is shorter than n
+ * characters (but not empty). */
 static inline __attribute__((always_inline))
-void fpc_gram_final(struct fpc_gram *g, fpc_gram_emit *emit, void *ctx)
+void fpc_gram_final(struct fpc_gram *g, int anchored, fpc_gram_emit *emit, void *ctx)
 {
 	int full = 0;
 
 	if (g->want) {
 		if (g->nwin == g->n) {
-			g->start += g->clen[g->head];
+			g->start += g->clen[g->head] & ~FPC_WORD_START;
 			g->head = (g->head + 1) & 15;
 			g->nwin--;
 		}
-		g->clen[(g->head + g->nwin) & 15] = (uint8_t)(g->end - g->done);
+		/* an open character is never a space: no prev_space update */
+		g->clen[(g->head + g->nwin) & 15] = (uint8_t)((g->end - g->done) |
+			(g->prev_space ? FPC_WORD_START : 0));
 		g->nwin++;
 		g->nchars++;
 		g->done = g->end;
 		g->want = 0;
-		full = g->nwin == g->n;
+		full = g->nwin == g->n &&
+		       (!anchored || (g->clen[g->head] & FPC_WORD_START));
 	}
 	if (full || (g->nchars > 0 && g->nchars < g->n))
 		emit(ctx, g->buf + g->start, g->done - g->start);

@@ -19,6 +19,7 @@ struct fp {
 	struct dupniq *dq;
 	struct chunksk *ck;
 	struct wordhash wh;
+	uint64_t last[MINHASH_SHINGLE];	/* last word hashes, ring by word index */
 	uint64_t nbytes;
 	uint32_t nbreaks;
 	int failed;
@@ -80,15 +81,25 @@ struct fp *fp_new(void)
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 {
 	struct fp *f = ctx;
+	uint64_t sh = 0;
 
 	while (f->next_chunk < f->nchunks && f->chunk_word[f->next_chunk] <= idx) {
 		if (f->chunk_word[f->next_chunk] == idx)
 			chunksk_break(f->ck);
 		f->next_chunk++;
 	}
-	minhash_add_word(f->mh, h);
+	f->last[idx % MINHASH_SHINGLE] = h;
+	if (idx + 1 >= MINHASH_SHINGLE) {
+		uint64_t w[MINHASH_SHINGLE];
+		unsigned i;
+
+		for (i = 0; i < MINHASH_SHINGLE; i++)
+			w[i] = f->last[(idx + 1 + i) % MINHASH_SHINGLE];
+		sh = minhash_shingle(w, MINHASH_SHINGLE);
+	}
+	minhash_add_word_sh(f->mh, h, sh);
 	mlsh_add_word(f->ml, h);
-	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word(f->ck, h) < 0)
+	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word_sh(f->ck, h, sh) < 0)
 		f->failed = 1;
 }
 

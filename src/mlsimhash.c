@@ -48,16 +48,22 @@ void mlsh_reset(struct mlsh *ml)
 		fpc_bitctr_init(&ml->bc[i], 1);
 }
 
-static void add_shingle(struct mlsh *ml, uint64_t s)
+static inline void add_shingle(struct mlsh *ml, uint64_t s)
 {
 	uint64_t m = fpc_mix(s);
 	unsigned i;
 
+	/* without a branch on the random membership bit: the slot is always
+	 * written and only counted when the shingle belongs to the lexicon */
 	for (i = 0; i < MLSH_LEXICONS; i++) {
-		if ((m >> i) & 1) {
-			*fpc_bitctr_slot(&ml->bc[i]) = s;
-			fpc_bitctr_commit(&ml->bc[i]);
-		}
+		struct fpc_bitctr *bc = &ml->bc[i];
+		unsigned in = (m >> i) & 1;
+
+		bc->buf[bc->nbuf][0] = s;
+		bc->nbuf += in;
+		bc->n += in;
+		if (bc->nbuf == 16)
+			fpc_bitctr_block(bc);
 	}
 }
 

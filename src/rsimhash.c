@@ -77,14 +77,14 @@ void feature(void *ctx, const uint8_t *p, unsigned len)
 
 static void update_generic(struct rsimhash *rs, const void *buf, size_t len)
 {
-	fpc_gram_feed(&rs->g, buf, len, feature, rs);
+	fpc_gram_feed(&rs->g, buf, len, 1, feature, rs);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2")))
 static void update_avx2(struct rsimhash *rs, const void *buf, size_t len)
 {
-	fpc_gram_feed(&rs->g, buf, len, feature, rs);
+	fpc_gram_feed(&rs->g, buf, len, 1, feature, rs);
 }
 #endif
 
@@ -119,7 +119,7 @@ void rsimhash_final(struct rsimhash *rs, struct rsimhash_value *out)
 	struct strength st[RSIMHASH_COUNTERS];
 	unsigned p;
 
-	fpc_gram_final(&rs->g, feature, rs);
+	fpc_gram_final(&rs->g, 1, feature, rs);
 	n = rs->bc.n;
 	fpc_bitctr_counts(&rs->bc, counts);
 	memset(out, 0, sizeof(*out));

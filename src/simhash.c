@@ -61,7 +61,7 @@ void feature(void *ctx, const uint8_t *p, unsigned len)
 
 void simhash_update(struct simhash *sh, const void *buf, size_t len)
 {
-	fpc_gram_feed(&sh->g, buf, len, feature, sh);
+	fpc_gram_feed(&sh->g, buf, len, 0, feature, sh);
 }
 
 void simhash_final(struct simhash *sh, struct simhash_value *out, uint64_t *nfeatures)
@@ -69,7 +69,7 @@ void simhash_final(struct simhash *sh, struct simhash_value *out, uint64_t *nfea
 	uint64_t counts[256];
 	unsigned j;
 
-	fpc_gram_final(&sh->g, feature, sh);
+	fpc_gram_final(&sh->g, 0, feature, sh);
 	if (sh->nfeat & 1) {
 		/* the odd feature alone in its slot: zeros count for nothing */
 		uint64_t *slot = fpc_bitctr_slot(&sh->bc);
