@@ -60,6 +60,7 @@ struct fpc_gram {
 	int prev_space;		/* the last complete character was a space */
 	unsigned start_s;	/* short window (see fpc_gram_feed): oldest byte */
 	unsigned nshort;	/* short window: complete characters kept */
+	unsigned run1;		/* one-byte characters ending the text, capped at n */
 	uint8_t clen[16];	/* byte lengths of the kept characters (ring),
 				 * FPC_WORD_START set on a word's first one */
 	uint8_t buf[FPC_GRAM_BUF];
@@ -105,7 +106,7 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	const uint8_t *p = buf;
 	unsigned n = g->n, start = g->start, done = g->done, end = g->end;
 	unsigned want = g->want, head = g->head, nwin = g->nwin;
-	unsigned start_s = g->start_s, nshort = g->nshort;
+	unsigned start_s = g->start_s, nshort = g->nshort, run1 = g->run1, k;
 	uint64_t nchars = g->nchars;
 	int prev_space = g->prev_space;
 	uint8_t *b = g->buf, *clen = g->clen;
@@ -136,6 +137,7 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	} \
 	clen[tail_] = (uint8_t)((end - done) | (prev_space ? FPC_WORD_START : 0)); \
 	prev_space = end - done == 1 && b[done] == ' '; \
+	run1 = end - done == 1 ? (run1 < n ? run1 + 1 : n) : 0; \
 	nwin++; \
 	nshort++; \
 	nchars++; \
@@ -150,6 +152,36 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	for (i = 0; i < len; i++) {
 		uint8_t c = p[i];
 
+		/* Fast path for ASCII once the last n characters are single bytes
+		 * of this piece: every gram is then the n bytes ending at i, read
+		 * from the input; the window is rebuilt once at the end of the
+		 * run.  Same grams, same order as the general path below. */
+		if (!want && run1 == n && i >= n && c < 0x80) {
+			size_t j = i;
+
+			do {
+				if (emit_s)
+					emit_s(ctx_s, p + j + 1 - ns, ns);
+				if (!anchored || p[j - n] == ' ')
+					emit(ctx, p + j + 1 - n, n);
+				j++;
+			} while (j < len && p[j] < 0x80);
+			nchars += j - i;
+			memcpy(b, p + j - n, n);
+			for (k = 0; k < n; k++)
+				clen[k] = (uint8_t)(1 | (p[j - n + k - 1] == ' ' ? FPC_WORD_START : 0));
+			start = 0;
+			done = end = n;
+			head = 0;
+			nwin = n;
+			if (emit_s) {
+				start_s = n - ns;
+				nshort = ns;
+			}
+			prev_space = p[j - 1] == ' ';
+			i = j - 1;
+			continue;
+		}
 		if (want) {
 			if ((c & 0xc0) == 0x80) {
 				b[end++] = c;
@@ -184,6 +216,7 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	g->prev_space = prev_space;
 	g->start_s = start_s;
 	g->nshort = nshort;
+	g->run1 = run1;
 }
 
 /* End of text: closes the open character and emits its grams (as in
