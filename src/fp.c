@@ -20,7 +20,7 @@ struct fp {
 	struct dupniq *dq;
 	struct chunksk *ck;
 	struct wordhash wh;
-	uint64_t last[MINHASH_SHINGLE];	/* last word hashes, ring by word index */
+	uint64_t last[MINHASH_SHINGLE];	/* the last word hashes, oldest first */
 	uint64_t nbytes;
 	uint32_t nbreaks;
 	int failed;
@@ -115,15 +115,10 @@ static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 			chunksk_break(f->ck);
 		f->next_chunk++;
 	}
-	f->last[idx % MINHASH_SHINGLE] = h;
-	if (idx + 1 >= MINHASH_SHINGLE) {
-		uint64_t w[MINHASH_SHINGLE];
-		unsigned i;
-
-		for (i = 0; i < MINHASH_SHINGLE; i++)
-			w[i] = f->last[(idx + 1 + i) % MINHASH_SHINGLE];
-		sh = minhash_shingle(w, MINHASH_SHINGLE);
-	}
+	memmove(f->last, f->last + 1, sizeof(f->last) - sizeof(f->last[0]));
+	f->last[MINHASH_SHINGLE - 1] = h;
+	if (idx + 1 >= MINHASH_SHINGLE)
+		sh = minhash_shingle(f->last, MINHASH_SHINGLE);
 	minhash_add_word_sh(f->mh, h, sh);
 	mlsh_add_word(f->ml, h);
 	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word_sh(f->ck, h, sh) < 0)
