@@ -258,7 +258,7 @@ void fpc_gram_final(struct fpc_gram *g, int anchored, fpc_gram_emit *emit, void 
 	fpc_gram_init(g, g->n);
 }
 
-/* Bit-sliced counter: adds vectors of nw 64-bit words (nw = 1, 4 or 8) and
+/* Bit-sliced counter: adds vectors of nw 64-bit words (nw = 4 or 8) and
  * tells, for each bit position, how many of them had the bit set.  Inputs
  * are buffered 16 at a time and reduced with a carry-save adder tree
  * (Harley-Seal); the resulting "sixteens" ripple into FPC_PLANES bit
