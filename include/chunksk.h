@@ -66,6 +66,18 @@ int chunksk_final(struct chunksk *ck, struct chunksk_book *out);
 /* Similarity of two chunk sketches: equal values / CHUNKSK_K, 0..1. */
 double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b);
 
+/* A matched chunk pair: indices into the two sets. */
+struct chunksk_pair {
+	uint32_t a, b;
+	double sim;
+};
+
+/* Matches each chunk of a with b's most similar chunk (first one on ties)
+ * when their similarity is >= min_sim (and > 0).  pairs must have room for
+ * a->n entries; *npairs receives how many were found, in a's order. */
+void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
+		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs);
+
 struct chunksk_fit {
 	uint32_t pairs;		/* matched chunk pairs used for the fit */
 	double a_matched;	/* fraction of a's chunks with a match, 0..1 */
@@ -81,9 +93,8 @@ struct chunksk_fit {
 	double mean_sim;	/* mean similarity of the matched pairs */
 };
 
-/* Aligns a's chunks with b's: each chunk of a is matched with b's most
- * similar chunk (first one on ties) if their similarity is >= min_sim
- * (CHUNKSK_MIN_SIM is a sensible default), then the line is fitted. */
+/* Aligns a's chunks with b's: chunksk_match() (CHUNKSK_MIN_SIM is a
+ * sensible min_sim), then the line is fitted over the pairs. */
 #define CHUNKSK_MIN_SIM 0.25
 /* Returns 0 or -ENOMEM (fit is then zero). */
 int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,

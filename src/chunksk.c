@@ -266,20 +266,12 @@ double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b)
 	return (double)n / CHUNKSK_K;
 }
 
-int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
-		  double min_sim, struct chunksk_fit *fit)
+void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
+		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0;
-	uint32_t i, j, na = 0, nb = 0;
-	uint8_t *hit = NULL;
+	uint32_t i, j, n = 0;
 
-	memset(fit, 0, sizeof(*fit));
-	if (!a->n || !b->n)
-		return 0;
-	hit = calloc(b->n, 1);	/* b's chunks that matched */
-	if (!hit)
-		return -ENOMEM;
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n && b->n; i++) {
 		double best = -1, s;
 		uint32_t at = 0;
 
@@ -292,22 +284,48 @@ int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		}
 		if (best < min_sim || best <= 0)
 			continue;
-		na++;
-		if (!hit[at]) {
-			hit[at] = 1;
+		pairs[n].a = i;
+		pairs[n].b = at;
+		pairs[n].sim = best;
+		n++;
+	}
+	*npairs = n;
+}
+
+int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
+		  double min_sim, struct chunksk_fit *fit)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0;
+	struct chunksk_pair *pairs = NULL;
+	uint32_t i, na = 0, nb = 0;
+	uint8_t *hit = NULL;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!a->n || !b->n)
+		return 0;
+	pairs = malloc((size_t)a->n * sizeof(*pairs));
+	hit = calloc(b->n, 1);	/* b's chunks that matched */
+	if (!pairs || !hit) {
+		free(pairs);
+		free(hit);
+		return -ENOMEM;
+	}
+	chunksk_match(a, b, min_sim, pairs, &na);
+	for (i = 0; i < na; i++) {
+		double x = a->c[pairs[i].a].first, y = b->c[pairs[i].b].first;
+
+		if (!hit[pairs[i].b]) {
+			hit[pairs[i].b] = 1;
 			nb++;
 		}
-		{
-			double x = a->c[i].first, y = b->c[at].first;
-
-			sx += x;
-			sy += y;
-			sxx += x * x;
-			sxy += x * y;
-			syy += y * y;
-			ssim += best;
-		}
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
+		ssim += pairs[i].sim;
 	}
+	free(pairs);
 	free(hit);
 	fit->pairs = na;
 	fit->a_matched = (double)na / a->n;

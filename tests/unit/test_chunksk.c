@@ -204,6 +204,21 @@ static void test_align(void)
 	CHECK(fabs(fit.slope - 1) < 1e-9 && fabs(fit.offset) < 1e-6 && fit.r2 > 0.999);
 	CHECK(fit.a_matched == 1 && fit.b_matched == 1 && fit.mean_sim == 1);
 
+	{
+		struct chunksk_pair pairs[8];
+		uint32_t n, i;
+
+		REQUIRE(part.win.n <= 8);
+		chunksk_match(&part.win, &whole.win, CHUNKSK_MIN_SIM, pairs, &n);
+		CHECK(n >= 3);
+		for (i = 0; i < n; i++) {
+			/* part window k starts at whole word 3000 + 2000 k: whole
+			 * window 1 + k or 2 + k overlaps it by half */
+			CHECK(pairs[i].b == pairs[i].a + 1 || pairs[i].b == pairs[i].a + 2);
+			CHECK(pairs[i].sim >= CHUNKSK_MIN_SIM);
+			CHECK(i == 0 || pairs[i].a > pairs[i - 1].a);
+		}
+	}
 	REQUIRE(chunksk_align(&part.win, &whole.win, CHUNKSK_MIN_SIM, &fit) == 0);
 	CHECK(fit.a_matched >= 0.75);
 	CHECK(fit.b_matched <= 0.5);
