@@ -7,6 +7,8 @@
  *    index in the book (0-based), so aligned spans can be reported.
  *  - entries whose 32-bit hash equals another entry's are dropped (both),
  *    so every hash occurs at most once per sequence, which the LIS needs.
+ *    (Two words whose 64-bit hashes differ in bit 0 only count as one word:
+ *    the table uses that bit as a flag; a 2^-63 event.)
  * Comparison: the LCS of two sequences only uses words present in both,
  * each once per side, so it is the longest increasing subsequence of the
  * other side's indices taken in this side's order, O(n log n).
