@@ -79,15 +79,21 @@ void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
 		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs);
 
 struct chunksk_fit {
-	uint32_t pairs;		/* matched chunk pairs used for the fit */
-	double a_matched;	/* fraction of a's chunks with a match, 0..1 */
-	double b_matched;	/* fraction of b's chunks with a match, 0..1 */
-	/* Least-squares line p_b = slope * p_a + offset over the matched
+	uint32_t pairs;		/* matched chunk pairs kept for the fit */
+	uint32_t outliers;	/* matched pairs dropped as off the line */
+	double a_matched;	/* fraction of a's chunks in a kept pair, 0..1 */
+	double b_matched;	/* fraction of b's chunks in a kept pair, 0..1 */
+	/* Least-squares line p_b = slope * p_a + offset over the kept
 	 * pairs' first-word indices (words).  slope 1, offset 0: same
 	 * layout; offset far from 0 or matched fractions far from 1: one
 	 * book is a part of the other.  slope 0, offset 0 when pairs < 2
-	 * (or all matched a chunks start at the same word: then offset is
-	 * the mean b position). */
+	 * (or all kept a chunks start at the same word: then offset is the
+	 * mean b position).  Outliers: the pairs are chained in a's order,
+	 * a pair joining the chain (the longest one that fits) whose last
+	 * pair lies no more than CHUNKSK_OUTLIER words plus half the a-step
+	 * off the diagonal step from it; only the longest chain is fitted (a
+	 * shared preface or licence text matching at the far end of the
+	 * other book would otherwise tilt the line). */
 	double slope, offset;
 	double r2;		/* coefficient of determination, 0..1 */
 	double mean_sim;	/* mean similarity of the matched pairs */
@@ -96,6 +102,7 @@ struct chunksk_fit {
 /* Aligns a's chunks with b's: chunksk_match() (CHUNKSK_MIN_SIM is a
  * sensible min_sim), then the line is fitted over the pairs. */
 #define CHUNKSK_MIN_SIM 0.25
+#define CHUNKSK_OUTLIER CHUNKSK_WINDOW
 /* Returns 0 or -ENOMEM (fit is then zero). */
 int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		   double min_sim, struct chunksk_fit *fit);

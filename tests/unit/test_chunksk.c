@@ -225,6 +225,37 @@ static void test_align(void)
 	CHECK(fit.slope > 0.8 && fit.slope < 1.2);
 	CHECK(fit.offset > 1500 && fit.offset < 4500);
 
+	/* the same part and whole, both ending with the same 4,000-word
+	 * licence text: the licence pairs fall off the line and are dropped */
+	{
+		struct chunksk_book w2, p2;
+		struct sbuf lic, t;
+
+		chunksk_book_init(&w2);
+		chunksk_book_init(&p2);
+		sbuf_init(&lic);
+		sbuf_init(&t);
+		fpt_text(&lic, 49, 4000, 20000);
+		sbuf_addstr(&t, sb.buf);
+		sbuf_addch(&t, ' ');
+		sbuf_addstr(&t, lic.buf);
+		REQUIRE(sketch(t.buf, NULL, 0, &w2) == 0);
+		sbuf_setlen(&t, 0);
+		sbuf_add(&t, from, (size_t)(to - from));
+		sbuf_addch(&t, ' ');
+		sbuf_addstr(&t, lic.buf);
+		REQUIRE(sketch(t.buf, NULL, 0, &p2) == 0);
+		REQUIRE(chunksk_align(&p2.win, &w2.win, CHUNKSK_MIN_SIM, &fit) == 0);
+		CHECK(fit.outliers >= 1);
+		CHECK(fit.pairs >= 3);
+		CHECK(fit.slope > 0.8 && fit.slope < 1.2);
+		CHECK(fit.offset > 1500 && fit.offset < 4500);
+		chunksk_book_release(&w2);
+		chunksk_book_release(&p2);
+		sbuf_release(&lic);
+		sbuf_release(&t);
+	}
+
 	REQUIRE(chunksk_align(&whole.win, &other.win, CHUNKSK_MIN_SIM, &fit) == 0);
 	CHECK(fit.a_matched <= 0.1);
 	CHECK(fabs(chunksk_sim(&whole.win.c[0], &whole.win.c[0]) - 1) < 1e-12);
