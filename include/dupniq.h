@@ -61,7 +61,15 @@ struct dupniq_result {
 	 * the span, 0..1. */
 	uint32_t a_first, a_last, b_first, b_last;
 	double a_cover, b_cover;
+	/* Words inside aligned stretches: the sum of the gaps between
+	 * consecutive LCS words where both gaps are at most DUPNIQ_GAP words,
+	 * as a fraction of that book's words, 0..1.  Unlike the span, stray
+	 * matches far from the rest (a shared preface, licence or index) add
+	 * nothing. */
+	double a_covered, b_covered;
 };
+
+#define DUPNIQ_GAP 500
 
 /* Compares x with y.  When the number of common words is below min_lcs
  * (0: never prune) the LCS cannot reach it: only common is filled and

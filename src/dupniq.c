@@ -340,18 +340,34 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 	}
 	res->lcs = len;
 	if (len) {
-		uint32_t last = tail[len - 1], first = last;
+		uint32_t last = tail[len - 1], first = last, next = UINT32_MAX;
+		uint64_t ca = 0, cb = 0;
 
-		for (k = last; k != UINT32_MAX; k = prev[k])
+		/* walk the chain backwards: k, then prev[k], ... */
+		for (k = last; k != UINT32_MAX; next = k, k = prev[k]) {
 			first = k;
+			if (next != UINT32_MAX) {
+				uint32_t ga = x->pos[xi[next]] - x->pos[xi[k]];
+				uint32_t gb = y->pos[yi[next]] - y->pos[yi[k]];
+
+				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP) {
+					ca += ga;
+					cb += gb;
+				}
+			}
+		}
 		res->a_first = x->pos[xi[first]];
 		res->a_last = x->pos[xi[last]];
 		res->b_first = y->pos[yi[first]];
 		res->b_last = y->pos[yi[last]];
-		if (x->nwords)
+		if (x->nwords) {
 			res->a_cover = (double)(res->a_last - res->a_first + 1) / x->nwords;
-		if (y->nwords)
+			res->a_covered = (double)ca / x->nwords;
+		}
+		if (y->nwords) {
 			res->b_cover = (double)(res->b_last - res->b_first + 1) / y->nwords;
+			res->b_covered = (double)cb / y->nwords;
+		}
 		res->cs = len / sqrt((double)x->n * (double)y->n);
 		if (len >= 2)
 			res->its = log((double)len) / log((double)x->n + y->n - len);
