@@ -62,10 +62,12 @@ struct dupniq_result {
 	uint32_t a_first, a_last, b_first, b_last;
 	double a_cover, b_cover;
 	/* Words inside aligned stretches: the sum of the gaps between
-	 * consecutive LCS words where both gaps are at most DUPNIQ_GAP words,
-	 * as a fraction of that book's words, 0..1.  Unlike the span, stray
-	 * matches far from the rest (a shared preface, licence or index) add
-	 * nothing. */
+	 * consecutive LCS words where both gaps are at most DUPNIQ_GAP words
+	 * and about equal (|ga - gb| <= (ga + gb) / 8 + 3: the same text lies
+	 * between them), as a fraction of that book's words, 0..1.  Unlike
+	 * the span, stray matches far from the rest (a shared preface,
+	 * licence or index) and chance matches between unrelated books add
+	 * little. */
 	double a_covered, b_covered;
 };
 

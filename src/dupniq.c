@@ -350,7 +350,11 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 				uint32_t ga = x->pos[xi[next]] - x->pos[xi[k]];
 				uint32_t gb = y->pos[yi[next]] - y->pos[yi[k]];
 
-				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP) {
+				/* the same text between two aligned words has about
+				 * the same length on both sides; chance matches in
+				 * unrelated books do not */
+				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
+				    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
 					ca += ga;
 					cb += gb;
 				}
