@@ -99,9 +99,13 @@ struct chunksk_fit {
 	double mean_sim;	/* mean similarity of the matched pairs */
 };
 
-/* Aligns a's chunks with b's: chunksk_match() (CHUNKSK_MIN_SIM is a
- * sensible min_sim), then the line is fitted over the pairs. */
-#define CHUNKSK_MIN_SIM 0.25
+/* Aligns a's chunks with b's: chunksk_match(), then the line is fitted
+ * over the pairs.  CHUNKSK_MIN_SIM, a sensible min_sim, asks for 2 equal
+ * values of 16: one can come by chance from a common phrase whose shingle
+ * is the minimum of its bin in two unrelated chunks, two rarely; and 5%
+ * OCR-like errors still leave most chunks of a copy matched (with 4 of 16,
+ * only a sixth of them were). */
+#define CHUNKSK_MIN_SIM 0.125
 #define CHUNKSK_OUTLIER CHUNKSK_WINDOW
 /* Returns 0 or -ENOMEM (fit is then zero). */
 int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
