@@ -13,4 +13,8 @@ struct cli_cmd {
 	const char *usage;	/* one line: arguments and purpose */
 };
 
+/* cli_extract.c: `simbook text FILE [--normalized]`, `simbook meta FILE`. */
+int cli_text(int argc, char **argv);
+int cli_meta(int argc, char **argv);
+
 #endif
