@@ -582,7 +582,7 @@ static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t 
 /* Removes the fingerprint of id: book, record and every band entry. */
 static int book_remove(struct wtx *w, uint64_t id)
 {
-	uint8_t kb[8], key[2 + 8 + 8];
+	uint8_t kb[8], key[IDX_SH_BYTES + 8];
 	uint64_t *mh = NULL;
 	struct brec b;
 	MDB_val v;
@@ -629,7 +629,7 @@ rec:
 
 static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 {
-	uint8_t kb[8], key[2 + 8 + 8], *buf = NULL, *rec = NULL;
+	uint8_t kb[8], key[IDX_SH_BYTES + 8], *buf = NULL, *rec = NULL;
 	size_t blen = BOOK_HDR + (size_t)fp->n_mh_bands * 8;
 	uint32_t i;
 	int ret;
