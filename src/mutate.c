@@ -618,7 +618,7 @@ static void vocab_word(size_t w, char *buf)
 		return;
 	}
 	h = splitmix64(&h);
-	nsyl = 1 + (size_t)(h % 3) + (w > 3000) + (w > 12000);
+	nsyl = 1 + (size_t)(h % 2) + (w > 2000) + (w > 15000);
 	h >>= 2;
 	for (i = 0; i < nsyl; i++) {
 		const char *o = onsets[h % NELEM(onsets)], *v, *c;
