@@ -36,15 +36,19 @@ struct relate_signals {
 	uint64_t words_a, words_b;	/* words of the normalised texts */
 	int simhash_distance;	/* S1 Hamming distance 0..128 */
 	int rsimhash_distance;	/* S4 symmetric robust distance 0..128 */
-	int mlsimhash_distance;	/* S3 best same-lexicon distance, 0..128 */
+	int mlsimhash_distance;	/* S3 best same-lexicon distance, 0..64 */
 	double jaccard;		/* S2 min-hash Jaccard estimate of 5-shingles */
 	double bsim;		/* S4 Broder B-similarity as a fraction 0..1 */
 	double dupniq_cs;	/* S5 |LCS| / sqrt(|X||Y|) */
 	double dupniq_its;	/* S5 log|LCS| / log(|X|+|Y|-|LCS|) */
-	double cover_a;		/* fraction of A's text aligned with B (0..1) */
-	double cover_b;		/* fraction of B's text aligned with A */
-	double chunk_slope;	/* linear fit of matching chunk positions; */
-	double chunk_offset;	/*   b = slope * a + offset (fractions of B) */
+	double span_cover_a;	/* S5: fraction of A's words inside the span
+				 * of the LCS (first to last aligned word) */
+	double span_cover_b;	/* the same for B */
+	double chunk_cover_a;	/* fraction of A's text windows whose sketch
+				 * matches a window of B */
+	double chunk_cover_b;	/* fraction of B's windows matched by A's */
+	double chunk_slope;	/* linear fit of matching window positions */
+	double chunk_r2;	/*   (b = slope * a + offset) and its r^2 */
 };
 
 /* Thresholds of the rule (see relate.c for the meaning and the source of

@@ -63,13 +63,34 @@ static void set(struct relate_result *out, enum relate_class c, double diff, con
 	out->rule = rule;
 }
 
+/* How much of each book is aligned with the other: the matched text windows
+ * (precise on clean text, blind under heavy OCR noise, where window
+ * sketches stop matching), or the DUPNIQ span when its score says the
+ * unique-word alignment is real (robust to noise, but a span reaches from
+ * the first to the last aligned word). */
+static void cover(const struct relate_signals *s, const struct relate_params *p,
+		  double *ca, double *cb, int *have)
+{
+	int chunk = s->chunk_cover_a >= 0.0 && s->chunk_cover_b >= 0.0;
+	int span = s->span_cover_a >= 0.0 && s->span_cover_b >= 0.0 &&
+		   (s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min);
+
+	*ca = chunk ? s->chunk_cover_a : 0.0;
+	*cb = chunk ? s->chunk_cover_b : 0.0;
+	if (span && s->span_cover_a > *ca && s->span_cover_b > *cb) {
+		*ca = s->span_cover_a;
+		*cb = s->span_cover_b;
+	}
+	*have = chunk || span;
+}
+
 void relate_decide(const struct relate_signals *s, const struct relate_params *pp,
 		   struct relate_result *out)
 {
 	struct relate_params def;
 	const struct relate_params *p = pp;
 	int near_sh, strong, have_cover;
-	double ca = s->cover_a, cb = s->cover_b, lo, hi, ratio;
+	double ca, cb, lo, hi, ratio;
 
 	if (!p) {
 		relate_params_default(&def);
@@ -83,9 +104,7 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 		set(out, RELATE_SAME_TEXT, 0.0, "same normalised text");
 		return;
 	}
-	have_cover = ca >= 0.0 && cb >= 0.0;
-	if (!have_cover)
-		ca = cb = 0.0;
+	cover(s, p, &ca, &cb, &have_cover);
 	near_sh = (s->simhash_distance >= 0 && s->simhash_distance <= p->simhash_near) ||
 		  (s->rsimhash_distance >= 0 && s->rsimhash_distance <= p->rsimhash_near);
 	strong = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||

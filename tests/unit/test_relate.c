@@ -16,10 +16,12 @@ static void unrelated(struct relate_signals *s)
 	s->bsim = 0.0;
 	s->dupniq_cs = 0.01;
 	s->dupniq_its = 0.3;
-	s->cover_a = 0.01;
-	s->cover_b = 0.01;
-	s->chunk_slope = -1;
-	s->chunk_offset = -1;
+	s->span_cover_a = 0.9;
+	s->span_cover_b = 0.9;
+	s->chunk_cover_a = 0.0;
+	s->chunk_cover_b = 0.0;
+	s->chunk_slope = 0;
+	s->chunk_r2 = 0;
 }
 
 static enum relate_class decide(const struct relate_signals *s)
@@ -58,20 +60,21 @@ static void test_near(void)
 
 	unrelated(&s);
 	s.simhash_distance = 3;
-	s.cover_a = 0.93;
-	s.cover_b = 0.95;
+	s.chunk_cover_a = 0.93;
+	s.chunk_cover_b = 0.95;
 	s.dupniq_its = 0.9;
 	relate_decide(&s, NULL, &r);
 	CHECK_EQ_INT(r.cls, RELATE_NEAR_DUPLICATE);
 	CHECK(r.difference > 0.06 && r.difference < 0.08);
 	/* heavy OCR noise: simhash far, but aligned whole */
 	s.simhash_distance = 25;
-	s.cover_a = 0.85;
-	s.cover_b = 0.88;
+	s.chunk_cover_a = 0.85;
+	s.chunk_cover_b = 0.88;
 	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
 	/* simhash alone, without alignment scores */
 	unrelated(&s);
-	s.cover_a = s.cover_b = -1;
+	s.chunk_cover_a = s.chunk_cover_b = -1;
+	s.span_cover_a = s.span_cover_b = -1;
 	s.simhash_distance = 5;
 	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
 	/* a close simhash between books of very different sizes is not enough */
@@ -87,13 +90,13 @@ static void test_containment(void)
 	s.words_a = 10000;
 	s.words_b = 120000;
 	s.dupniq_its = 0.78;
-	s.cover_a = 0.97;
-	s.cover_b = 0.08;
+	s.chunk_cover_a = 0.97;
+	s.chunk_cover_b = 0.08;
 	CHECK_EQ_INT(decide(&s), RELATE_B_CONTAINS_A);
 	s.words_a = 120000;
 	s.words_b = 10000;
-	s.cover_a = 0.08;
-	s.cover_b = 0.97;
+	s.chunk_cover_a = 0.08;
+	s.chunk_cover_b = 0.97;
 	CHECK_EQ_INT(decide(&s), RELATE_A_CONTAINS_B);
 }
 
@@ -103,12 +106,16 @@ static void test_overlap_and_noise(void)
 
 	unrelated(&s);
 	s.dupniq_its = 0.75;
-	s.cover_a = 0.45;
-	s.cover_b = 0.5;
+	s.chunk_cover_a = 0.45;
+	s.chunk_cover_b = 0.5;
+	s.span_cover_a = 0.55;
+	s.span_cover_b = 0.6;
 	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
-	/* a score above threshold with nothing aligned is noise */
-	s.cover_a = 0.02;
-	s.cover_b = 0.03;
+	/* a min-hash score above threshold with nothing aligned is noise */
+	s.dupniq_its = 0.3;
+	s.jaccard = 0.15;
+	s.chunk_cover_a = 0.02;
+	s.chunk_cover_b = 0.03;
 	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
 }
 
