@@ -13,4 +13,8 @@ struct cli_cmd {
 	const char *usage;	/* one line: arguments and purpose */
 };
 
+/* cli_fp.c */
+int cli_fingerprint(int argc, char **argv);
+int cli_compare(int argc, char **argv);
+
 #endif
