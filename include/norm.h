@@ -79,8 +79,9 @@ int norm_run(const char *utf8, size_t len, const size_t *chunk_off, size_t nchun
  * START, ASCII case-insensitive) or "*END*THE SMALL PRINT!" (old releases),
  * looked for in the first 256 KiB; the body starts at the next line.
  * Footer = the first line after the header starting with "*** END OF THE/THIS
- * PROJECT GUTENBERG", "End of the Project Gutenberg" or "End of Project
- * Gutenberg"; the body ends where that line starts.  Leading spaces on a line
+ * PROJECT GUTENBERG" (any '*' and spaces before END), "End of the Project
+ * Gutenberg" or "End of Project Gutenberg" (optionally after "The "); the
+ * body ends where that line starts.  Leading spaces on a line
  * are skipped.
  * Sets *start and *end (0 <= start <= end <= len; the whole text when no
  * marker is found) and returns a bit mask: NORM_PG_HEADER | NORM_PG_FOOTER
