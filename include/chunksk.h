@@ -83,7 +83,8 @@ struct chunksk_fit {
  * similar chunk (first one on ties) if their similarity is >= min_sim
  * (CHUNKSK_MIN_SIM is a sensible default), then the line is fitted. */
 #define CHUNKSK_MIN_SIM 0.25
-void chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
+/* Returns 0 or -ENOMEM (fit is then zero). */
+int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		   double min_sim, struct chunksk_fit *fit);
 
 #endif

@@ -5,10 +5,11 @@
  *    characters, each occurrence counted; a text of 1 to 11 characters has
  *    one feature, the whole text.
  *  - feature hash: h = XXH3_128bits_withSeed(window bytes, RSIMHASH_SEED),
- *    expanded to 512 bits: 64-bit word i (i = 0..7) is
- *    mix(h.low64 ^ (h.high64 + (i + 1) * 0x9e3779b97f4a7c15)), where mix is
- *    the splitmix64 finaliser (x ^= x >> 30; x *= 0xbf58476d1ce4e5b9;
- *    x ^= x >> 27; x *= 0x94d049bb133111eb; x ^= x >> 31).
+ *    cut into four 32-bit parts q0..q3 (q0 = low 32 bits of h.low64, q1 its
+ *    high 32 bits, q2, q3 likewise from h.high64), expanded to 512 bits:
+ *    32-bit lane k (k = 0..15, bits 32k..32k+31) is
+ *    fmix32(q[k % 4] ^ salt[k]) with murmur3's 32-bit finaliser and the
+ *    salts listed in rsimhash.c (the first hex digits of pi).
  *  - 512 counters as in simhash; the sign bit of position p is 1 iff
  *    counter p > 0; the 128 positions with the largest |counter| are kept
  *    (ties: lower position first) and marked in the 512-bit mask.
