@@ -16,10 +16,29 @@ static int cmp_hp(const void *x, const void *y)
 	return a->hash < b->hash ? -1 : a->hash > b->hash;
 }
 
-static double gap_of(const struct dupniq_seq *s, double factor)
+static int cmp_u32(const void *x, const void *y)
 {
-	double g = s->n ? factor * (double)s->nwords / (double)s->n : 0.0;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 
+	return a < b ? -1 : a > b;
+}
+
+/* factor times the median distance between consecutive LCS words on one
+ * side (nwords words, p positions), within [ALIGN_MIN_GAP,
+ * ALIGN_MAX_SPACINGS mean spacings of nuniq unique words] (tmp: len - 1
+ * scratch entries). */
+static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, const uint32_t *lcs,
+		     uint32_t len, uint32_t *tmp, double factor)
+{
+	double g, cap = ALIGN_MAX_SPACINGS * (double)nwords / (double)nuniq;
+	uint32_t i;
+
+	for (i = 1; i < len; i++)
+		tmp[i - 1] = p[lcs[i]] - p[lcs[i - 1]];
+	qsort(tmp, len - 1, sizeof(*tmp), cmp_u32);
+	g = factor * (double)tmp[(len - 1) / 2];
+	if (g > cap)
+		g = cap;
 	return g < ALIGN_MIN_GAP ? ALIGN_MIN_GAP : g;
 }
 
@@ -27,10 +46,11 @@ int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double 
 		 struct align_cover *out)
 {
 	struct hp *sb = NULL, key, *hit;
-	uint32_t *pa = NULL, *pb = NULL, *tail = NULL, *prev = NULL, n = 0, len = 0, i, k;
+	uint32_t *pa = NULL, *pb = NULL, *tail = NULL, *prev = NULL, n = 0, len = 0, i, k, start;
 	uint64_t cov_a = 0, cov_b = 0;
 	double ga, gb;
-	int ret = 0, inblock = 0;
+	uint32_t nu;
+	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!a->n || !b->n)
@@ -84,21 +104,24 @@ int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double 
 	/* walk the LCS backwards: tail[] is reused to hold it in order */
 	for (k = tail[len - 1], i = len; k != UINT32_MAX; k = prev[k])
 		tail[--i] = k;
-	ga = gap_of(a, gap_factor);
-	gb = gap_of(b, gap_factor);
-	for (i = 1; i < len; i++) {
-		uint32_t x0 = tail[i - 1], x1 = tail[i];
-		uint32_t da = pa[x1] - pa[x0], db = pb[x1] - pb[x0];
+	/* The spacing cap uses the smaller unique-word count of the two: OCR
+	 * garbage makes many words unique in a noisy copy, which would make
+	 * its spacing, and so its cap, too small. */
+	nu = a->n < b->n ? a->n : b->n;
+	ga = gap_of(a->nwords, nu, pa, tail, len, prev, gap_factor);
+	gb = gap_of(b->nwords, nu, pb, tail, len, prev, gap_factor);
+	/* blocks: runs of close pairs; only runs of ALIGN_MIN_PAIRS count */
+	for (i = 1, start = 0; i <= len; i++) {
+		uint32_t x0 = tail[i - 1], x1 = i < len ? tail[i] : 0;
 
-		if (da <= ga && db <= gb) {
-			cov_a += da;
-			cov_b += db;
-			if (!inblock)
-				out->blocks++;
-			inblock = 1;
-		} else {
-			inblock = 0;
+		if (i < len && pa[x1] - pa[x0] <= ga && pb[x1] - pb[x0] <= gb)
+			continue;
+		if (i - start >= ALIGN_MIN_PAIRS) {
+			cov_a += pa[x0] - pa[tail[start]];
+			cov_b += pb[x0] - pb[tail[start]];
+			out->blocks++;
 		}
+		start = i;
 	}
 	out->cover_a = a->nwords ? (double)cov_a / a->nwords : 0.0;
 	out->cover_b = b->nwords ? (double)cov_b / b->nwords : 0.0;

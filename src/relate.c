@@ -3,12 +3,12 @@
  * The rule, in order (the first that applies decides):
  *  1. same file bytes -> identical file; same normalised text -> same text.
  *  2. Evidence of shared text: DUPNIQ its or cs at the published
- *     thresholds, a min-hash Jaccard above its threshold, or an aligned
- *     coverage of either book.
+ *     thresholds, a min-hash Jaccard above its threshold, or matched text
+ *     windows covering some of either book.
  *     None of them -> unrelated: a close simhash alone is not enough, books
  *     of one author or genre come close without sharing text.
- *  3. Coverage of each book by the other: the larger of the unique-word
- *     block cover (align.h) and the matched text windows (chunksk.h).
+ *  3. Coverage of each book by the other: the unique-word block cover
+ *     (align.h), or the matched text windows (chunksk.h) without blocks.
  *     (Nearly) all of both covered -> near duplicate, its difference the
  *     distinctive words that did not align (1 - cs).
  *  4. (Nearly) all of one covered, not the other -> the other contains it.
@@ -65,20 +65,18 @@ static void set(struct relate_result *out, enum relate_class c, double diff, con
 	out->rule = rule;
 }
 
-/* How much of each book is aligned with the other: the larger of the
- * unique-word block cover (robust to OCR noise, needs unique words) and the
- * matched text windows (precise on clean text, blind under heavy noise). */
+/* How much of each book is aligned with the other: the unique-word block
+ * cover (robust to OCR noise, and exact about where a replaced part
+ * starts); the matched text windows only when no block formed (books too
+ * short for unique words), as windows straddling a boundary count whole. */
 static void cover(const struct relate_signals *s, double *ca, double *cb, int *have)
 {
-	int block = s->block_cover_a >= 0.0 && s->block_cover_b >= 0.0;
+	int block = s->block_cover_a >= 0.0 && s->block_cover_b >= 0.0 &&
+		    s->block_cover_a + s->block_cover_b > 0.0;
 	int chunk = s->chunk_cover_a >= 0.0 && s->chunk_cover_b >= 0.0;
 
-	*ca = block ? s->block_cover_a : 0.0;
-	*cb = block ? s->block_cover_b : 0.0;
-	if (chunk && s->chunk_cover_a > *ca)
-		*ca = s->chunk_cover_a;
-	if (chunk && s->chunk_cover_b > *cb)
-		*cb = s->chunk_cover_b;
+	*ca = block ? s->block_cover_a : chunk ? s->chunk_cover_a : 0.0;
+	*cb = block ? s->block_cover_b : chunk ? s->chunk_cover_b : 0.0;
 	*have = block || chunk;
 }
 
@@ -120,7 +118,8 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 	/* Shared text must be seen by a text-level score: a close simhash
 	 * alone also joins books of one author or genre. */
 	text = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||
-	       s->jaccard >= p->jaccard_min || hi >= p->cover_min;
+	       s->jaccard >= p->jaccard_min ||
+	       s->chunk_cover_a >= p->cover_min || s->chunk_cover_b >= p->cover_min;
 	if (!text) {
 		set(out, RELATE_UNRELATED, -1.0, near_sh ? "close simhash but no shared text" :
 		    "no score above its threshold");
