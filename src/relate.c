@@ -3,8 +3,11 @@
  * The rule, in order (the first that applies decides):
  *  1. same file bytes -> identical file; same normalised text -> same text.
  *  2. Evidence of shared text: DUPNIQ its or cs at the published
- *     thresholds, a min-hash Jaccard above its threshold, or matched text
- *     windows covering some of either book.
+ *     thresholds, a min-hash Jaccard above its threshold, matched text
+ *     windows covering some of either book, or unique-word blocks covering
+ *     nearly all of both (heavy OCR noise pushes the scores under their
+ *     thresholds, but the alignment stays whole; between unrelated books
+ *     chance blocks cover at most ~40%).
  *     None of them -> unrelated: a close simhash alone is not enough, books
  *     of one author or genre come close without sharing text.
  *  3. Coverage of each book by the other: the unique-word block cover
@@ -119,7 +122,8 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 	 * alone also joins books of one author or genre. */
 	text = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||
 	       s->jaccard >= p->jaccard_min ||
-	       s->chunk_cover_a >= p->cover_min || s->chunk_cover_b >= p->cover_min;
+	       s->chunk_cover_a >= p->cover_min || s->chunk_cover_b >= p->cover_min ||
+	       (have_cover && lo >= p->cover_whole);
 	if (!text) {
 		set(out, RELATE_UNRELATED, -1.0, near_sh ? "close simhash but no shared text" :
 		    "no score above its threshold");
