@@ -54,6 +54,8 @@ void chunksk_reset(struct chunksk *ck);
 int chunksk_update(struct chunksk *ck, const void *buf, size_t len);
 /* Alternative to chunksk_update: one word hash at a time, in text order. */
 int chunksk_add_word(struct chunksk *ck, uint64_t word_hash);
+/* As chunksk_add_word, given the shingle hash as for minhash_add_word_sh(). */
+int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle);
 /* The next word starts a new spine chunk (ignored before the first word
  * and when repeated without words in between). */
 void chunksk_break(struct chunksk *ck);

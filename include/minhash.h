@@ -50,6 +50,11 @@ void minhash_reset(struct minhash *mh);
 int minhash_update(struct minhash *mh, const void *buf, size_t len);
 /* Alternative to minhash_update: one word hash at a time, in text order. */
 void minhash_add_word(struct minhash *mh, uint64_t word_hash);
+/* As minhash_add_word, given the hash of the shingle that ends with this
+ * word (minhash_shingle() of the last MINHASH_SHINGLE words; ignored for a
+ * text's first MINHASH_SHINGLE - 1 words), so that one pass computes it
+ * once for several consumers (fp.h). */
+void minhash_add_word_sh(struct minhash *mh, uint64_t word_hash, uint64_t shingle);
 /* Signature of the text fed since the last reset; resets mh. */
 void minhash_final(struct minhash *mh, struct minhash_sig *out);
 int minhash_compute(enum minhash_scheme scheme, const void *text, size_t len,

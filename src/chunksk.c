@@ -136,7 +136,9 @@ static void add_shingle(struct chunksk *ck, uint32_t idx, uint32_t spine, uint64
 	sketch_add(&ck->win.c[idx / CHUNKSK_WINDOW], h);
 }
 
-int chunksk_add_word(struct chunksk *ck, uint64_t word_hash)
+/* shingle: the hash of the shingle ending with this word, or 0 with
+ * have_sh == 0 to compute it here. */
+static inline int add_word(struct chunksk *ck, uint64_t word_hash, int have_sh, uint64_t shingle)
 {
 	uint32_t idx = ck->nwords, sp;
 	uint64_t w[LAG];
@@ -160,14 +162,27 @@ int chunksk_add_word(struct chunksk *ck, uint64_t word_hash)
 	if (ck->nwords >= LAG) {
 		uint32_t start = ck->nwords - LAG;
 
-		for (i = 0; i < LAG; i++)
-			w[i] = ck->last[(start + i) % LAG];
-		add_shingle(ck, start, ck->spine_of[start % LAG], minhash_shingle(w, LAG));
+		if (!have_sh) {
+			for (i = 0; i < LAG; i++)
+				w[i] = ck->last[(start + i) % LAG];
+			shingle = minhash_shingle(w, LAG);
+		}
+		add_shingle(ck, start, ck->spine_of[start % LAG], shingle);
 	}
 	return 0;
 fail:
 	ck->failed = 1;
 	return -ENOMEM;
+}
+
+int chunksk_add_word(struct chunksk *ck, uint64_t word_hash)
+{
+	return add_word(ck, word_hash, 0, 0);
+}
+
+int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle)
+{
+	return add_word(ck, word_hash, 1, shingle);
 }
 
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)

@@ -126,6 +126,14 @@ static void last_words(const struct minhash *mh, unsigned n, uint64_t *w)
 		w[i] = mh->last[(mh->nwords - n + i) % MINHASH_SHINGLE];
 }
 
+void minhash_add_word_sh(struct minhash *mh, uint64_t word_hash, uint64_t shingle)
+{
+	mh->last[mh->nwords % MINHASH_SHINGLE] = word_hash;
+	mh->nwords++;
+	if (mh->nwords >= MINHASH_SHINGLE)
+		add_shingle(mh, shingle);
+}
+
 void minhash_add_word(struct minhash *mh, uint64_t word_hash)
 {
 	uint64_t w[MINHASH_SHINGLE];

@@ -1,5 +1,6 @@
 /* wordhash.c - streaming word splitter and word hash (wordhash.h). */
 #include <errno.h>
+#include <string.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -39,9 +40,9 @@ int wordhash_update(struct wordhash *wh, const void *buf, size_t len,
 			continue;
 		}
 		w = p;
-		while (p < end && *p != ' ')
-			p++;
-		if (p == end) {
+		p = memchr(p, ' ', (size_t)(end - p));
+		if (!p) {
+			p = end;
 			/* cut by the end of the piece: keep it for later */
 			if (sbuf_add(&wh->part, w, (size_t)(p - w)) < 0) {
 				sbuf_setlen(&wh->part, 0);
