@@ -78,8 +78,8 @@ static int epub_read(struct epub *e, zip_uint64_t idx, uint64_t cap, struct sbuf
 	if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
 		return ex_fail(ctx, -EBADMSG, "entry %s has no size", name);
 	if (st.size > budget)
-		return ex_fail(ctx, -EFBIG, "entry %s declares %llu bytes, over the limit of %llu "
-			       "bytes unpacked per archive", name, (unsigned long long)st.size,
+		return ex_fail(ctx, -EFBIG, "entry %s declares %llu bytes, over the unpacking "
+			       "limit of %llu", name, (unsigned long long)st.size,
 			       (unsigned long long)budget);
 	if (st.size > RATIO_FLOOR && st.size / (st.comp_size ? st.comp_size : 1) > lim->max_ratio)
 		return ex_fail(ctx, -EFBIG, "entry %s: compression ratio over %u (zip bomb?)",
@@ -110,7 +110,7 @@ static int epub_read(struct epub *e, zip_uint64_t idx, uint64_t cap, struct sbuf
 		if (got > budget || got > st.size) {
 			ret = ex_fail(ctx, got > st.size ? -EBADMSG : -EFBIG,
 				      got > st.size ? "entry %s: more data than its declared size" :
-				      "entry %s: over the limit of bytes unpacked per archive", name);
+				      "entry %s: over the unpacking limit", name);
 			goto out;
 		}
 		if (got > RATIO_FLOOR && got / (st.comp_size ? st.comp_size : 1) > lim->max_ratio) {
@@ -451,26 +451,32 @@ static int add_document(struct epub *e, zip_uint64_t idx, struct sbuf *raw, stru
 {
 	struct extract_doc *doc = e->ctx->doc;
 	size_t before = doc->text.len, start, *p;
+	struct sbuf *src = raw;
 	const char *cs;
 	char decl[64];
 	int ret;
 
-	ret = epub_read(e, idx, 0, raw);
+	ret = epub_read(e, idx, e->ctx->lim->max_entry_bytes, raw);
 	if (ret)
 		return ret;
 	sbuf_setlen(utf8, 0);
-	ret = txt_decode(raw->buf, raw->len,
-			 html_declared_charset(raw->buf, raw->len, decl, sizeof(decl)) ? decl : NULL,
-			 e->ctx->lim->max_unzipped_bytes * 4, utf8, &cs);
-	if (ret)
-		return ex_fail(e->ctx, ret, "decoding a content document: %s", strerror(-ret));
+	/* EPUB content is UTF-8 nearly always: then the parser reads the
+	 * entry as it is (it treats CR as white space) */
+	if (!txt_is_utf8(raw->buf, raw->len)) {
+		ret = txt_decode(raw->buf, raw->len,
+				 html_declared_charset(raw->buf, raw->len, decl, sizeof(decl)) ? decl : NULL,
+				 e->ctx->lim->max_unzipped_bytes * 4, utf8, &cs);
+		if (ret)
+			return ex_fail(e->ctx, ret, "decoding a content document: %s", strerror(-ret));
+		src = utf8;
+	}
 	if (before) {
 		ret = sbuf_addstr(&doc->text, "\n\n");
 		if (ret)
 			return ret;
 	}
 	start = doc->text.len;
-	ret = html_to_text(e->ctx, utf8->buf, utf8->len, &doc->text, NULL);
+	ret = html_to_text(e->ctx, src->buf, src->len, &doc->text, NULL);
 	if (ret)
 		return ret;
 	if (doc->text.len == start) {
@@ -524,6 +530,8 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 			continue;
 		key.id = idref;
 		it = e->nitems ? bsearch(&key, e->items, e->nitems, sizeof(*e->items), cmp_item) : NULL;
+		if (!it)
+			ret = ex_warn(e->ctx, "spine refers to unknown item %.100s", idref);
 		xmlFree(idref);
 		if (!it || !it->path)
 			continue;

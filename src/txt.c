@@ -154,6 +154,12 @@ static int decode_utf8(const unsigned char *in, size_t len, struct tout *o,
 		}
 		if (i >= len)
 			break;
+		if (in[i] == '\r' && i + 1 < len && in[i + 1] == '\n') {
+			/* CR LF: drop the CR, the LF starts the next span */
+			o->cr = 0;
+			i++;
+			continue;
+		}
 		if (in[i] == '\r') {
 			ret = put_cp(o, '\r');
 			i++;
@@ -365,6 +371,35 @@ int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
 	}
 	*charset = "WINDOWS-1252";
 	return decode_cp1252(u, len, &o);
+}
+
+int txt_is_utf8(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i = 0, k;
+	uint32_t cp;
+
+	if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
+		return 0;
+	while (i < n) {
+		while (i + 8 <= n) {
+			uint64_t w;
+
+			memcpy(&w, u + i, 8);
+			if (w & HIGHS)
+				break;
+			i += 8;
+		}
+		while (i < n && u[i] < 0x80)
+			i++;
+		if (i >= n)
+			break;
+		k = utf8_seq(u + i, n - i, &cp);
+		if (!k)
+			return 0;
+		i += k;
+	}
+	return 1;
 }
 
 int txt_looks_binary(const unsigned char *p, size_t n)
