@@ -56,10 +56,11 @@ struct acc_summary {
  * read or fingerprinted, a temporary file that cannot be written). */
 int acc_run(const struct acc_opts *o, const struct relate_params *p, struct acc_summary *sum);
 
-/* Like acc_run, but first searches a grid of relate parameters for the best
- * mean class F1 on the train half (seed), then reports the chosen point on
- * the held-out half (other base books, seed + 1).  *best receives the
- * chosen parameters. */
+/* Like acc_run, but first searches relate parameters for the best mean
+ * class F1 on the train half (even-numbered base books, seed): one
+ * parameter at a time from the defaults, a change kept only when strictly
+ * better.  Then reports the chosen point on the held-out half (the other
+ * base books, seed + 1).  *best receives the chosen parameters. */
 int acc_tune(const struct acc_opts *o, struct relate_params *best, struct acc_summary *sum);
 
 #endif
