@@ -1063,7 +1063,7 @@ static void report_real(FILE *f, const struct corpus *c, const enum relate_class
 	unsigned flagged = 0, neg = 0;
 
 	fprintf(f, "\n### Real books: RELATIONS.tsv rows\n\n"
-		"| A | B | listed | relate() | simhash | Jaccard | cs | its | windows A/B matched | DUPNIQ span A/B |\n"
+		"| A | B | listed | relate() | simhash | Jaccard | cs | its | windows A/B matched | blocks A/B |\n"
 		"|---|---|---|---|--:|--:|--:|--:|--:|--:|\n");
 	for (i = 0; i < c->npairs; i++) {
 		const struct acc_pair *p = &c->pairs[i];
@@ -1077,7 +1077,7 @@ static void report_real(FILE *f, const struct corpus *c, const enum relate_class
 				fprintf(f, "| %s | unrelated | **%s** | %d | %.3f | %.3f | %.3f | %.2f/%.2f | %.2f/%.2f |\n",
 					p->name ? p->name : "?", relate_class_name(pred[i]),
 					s->simhash_distance, s->jaccard, s->dupniq_cs, s->dupniq_its,
-					s->chunk_cover_a, s->chunk_cover_b, s->span_cover_a, s->span_cover_b);
+					s->chunk_cover_a, s->chunk_cover_b, s->block_cover_a, s->block_cover_b);
 			}
 			continue;
 		}
@@ -1089,7 +1089,7 @@ static void report_real(FILE *f, const struct corpus *c, const enum relate_class
 			p->cat == ACC_REAL_EDITION ? "edition" : "part of B",
 			relate_class_name(pred[i]), (p->accept & BIT(pred[i])) ? "" : " (miss)",
 			s->simhash_distance, s->jaccard, s->dupniq_cs, s->dupniq_its,
-			s->chunk_cover_a, s->chunk_cover_b, s->span_cover_a, s->span_cover_b);
+			s->chunk_cover_a, s->chunk_cover_b, s->block_cover_a, s->block_cover_b);
 	}
 	fprintf(f, "\nOther pairs of real books (unlisted, so unrelated): %u, flagged related: %u\n",
 		neg, flagged);
