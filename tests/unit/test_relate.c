@@ -22,8 +22,6 @@ static void unrelated(struct relate_signals *s)
 	s->block_cover_b = 0.0;
 	s->chunk_cover_a = 0.0;
 	s->chunk_cover_b = 0.0;
-	s->chunk_slope = 0;
-	s->chunk_r2 = 0;
 }
 
 static enum relate_class decide(const struct relate_signals *s)
