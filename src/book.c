@@ -191,6 +191,8 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	sig->dupniq_its = sc->dupniq.its;
 	sig->span_cover_a = sc->dupniq.lcs ? sc->dupniq.a_cover : 0.0;
 	sig->span_cover_b = sc->dupniq.lcs ? sc->dupniq.b_cover : 0.0;
+	sig->stretch_cover_a = sc->dupniq.lcs ? sc->dupniq.a_covered : 0.0;
+	sig->stretch_cover_b = sc->dupniq.lcs ? sc->dupniq.b_covered : 0.0;
 	sig->chunk_cover_a = sc->win_fit.a_matched;
 	sig->chunk_cover_b = sc->win_fit.b_matched;
 	return ret;
