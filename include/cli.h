@@ -17,4 +17,8 @@ struct cli_cmd {
 int cli_text(int argc, char **argv);
 int cli_meta(int argc, char **argv);
 
+/* cli_fp.c: `simbook fingerprint FILE...`, `simbook compare A B`. */
+int cli_fingerprint(int argc, char **argv);
+int cli_compare(int argc, char **argv);
+
 #endif
