@@ -5,6 +5,8 @@
 #include "cli.h"
 
 static const struct cli_cmd cmds[] = {
+	{ "text", cli_text, "FILE [--normalized]  print a book's text (or the fingerprint input)" },
+	{ "meta", cli_meta, "FILE  print a book's format, metadata and chunks as JSON" },
 	{ NULL, NULL, NULL }
 };
 
