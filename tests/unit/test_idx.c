@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -769,7 +770,7 @@ static void test_hostile_values(void)
 struct reader_arg {
 	struct idx *ix;
 	const uint8_t *sh;
-	volatile int stop;
+	atomic_int *stop;
 	int errors;
 	long queries;
 };
@@ -781,7 +782,7 @@ static void *reader(void *p)
 	struct idx_file f;
 	size_t n;
 
-	while (!a->stop) {
+	while (!*a->stop) {
 		if (idx_near(a->ix, a->sh, 7, &h, &n))
 			a->errors++;
 		else
@@ -797,7 +798,8 @@ static void test_growth_concurrent(void)
 {
 	const char *dir = new_dir();
 	struct idx_opts o = { 7, 1 << 20 };
-	struct reader_arg ra;
+	struct reader_arg ra[2];
+	atomic_int stop = 0;
 	pthread_t th[2];
 	uint8_t sh[16], th2[16] = { 0 };
 	struct idx *ix = NULL;
@@ -812,11 +814,13 @@ static void test_growth_concurrent(void)
 	memset(blob, 'r', 64 * 1024 - 1);
 	blob[64 * 1024 - 1] = '\0';
 	rnd_sh(sh);
-	memset(&ra, 0, sizeof(ra));
-	ra.ix = ix;
-	ra.sh = sh;
-	for (i = 0; i < 2; i++)
-		REQUIRE(pthread_create(&th[i], NULL, reader, &ra) == 0);
+	memset(ra, 0, sizeof(ra));
+	for (i = 0; i < 2; i++) {
+		ra[i].ix = ix;
+		ra[i].sh = sh;
+		ra[i].stop = &stop;
+		REQUIRE(pthread_create(&th[i], NULL, reader, &ra[i]) == 0);
+	}
 	for (i = 0; i < 300; i++) {
 		uint8_t s2[16];
 
@@ -824,12 +828,13 @@ static void test_growth_concurrent(void)
 		snprintf(path, sizeof(path), "g/%d", i);
 		fails += add_book(ix, path, s2, th2, NULL, 0, blob) == 0;
 	}
-	ra.stop = 1;
-	for (i = 0; i < 2; i++)
+	stop = 1;
+	for (i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
+		CHECK_EQ_INT(ra[i].errors, 0);
+		CHECK(ra[i].queries > 0);
+	}
 	CHECK_EQ_INT(fails, 0);
-	CHECK_EQ_INT(ra.errors, 0);
-	CHECK(ra.queries > 0);
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.books, 300);
 	free(blob);
