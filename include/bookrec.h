@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "book.h"
+#include "fprec.h"
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
