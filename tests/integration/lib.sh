@@ -34,6 +34,7 @@ is_mounted() { # dir
 
 lib_cleanup() {
 	local rc=$?
+	set +e
 	trap - EXIT TERM INT
 	[ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
 	if [ -n "$FS_MNT" ] && is_mounted "$FS_MNT"; then

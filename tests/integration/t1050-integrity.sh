@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 here=$(dirname "$0")
-OPS=${SIMBOOK_FSX_OPS:-4000}
+OPS=${SIMBOOK_FSX_OPS:-10000}
 SEED=${SIMBOOK_FSX_SEED:-$RANDOM}
 mount_fs
 mkdir "$T/expect"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The change hook: with -d the daemon registers a hook that logs every
+# change, so this checks which operations report which paths (relative to
+# SRC) -- and that reading reports nothing.
+. "$(dirname "$0")/lib.sh"
+
+mount_fs -d
+mkdir "$MNT/sub"
+echo one >"$MNT/sub/a"
+mv "$MNT/sub/a" "$MNT/b"
+ln "$MNT/b" "$MNT/c"
+truncate -s 2 "$MNT/c"
+cat "$MNT/c" "$MNT/b" >/dev/null
+rm "$MNT/b"
+echo two >"$MNT/d"
+python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+os.chdir(sys.argv[1])
+assert libc.renameat2(-100, b"c", -100, b"d", 2) == 0
+os.copy_file_range(os.open("d", os.O_RDONLY), os.open("e", os.O_WRONLY | os.O_CREAT, 0o644), 100)
+' "$MNT"
+umount_fs
+grep -o "simbookfs: change .*" "$FS_LOG" >"$T/changes"
+cat "$T/changes"
+expect() { grep -qxF "simbookfs: change $1" "$T/changes" || fail "missing: change $1"; }
+expect "write 'sub/a'"
+expect "rename 'sub/a' 'b'"
+expect "link 'b' 'c'"
+expect "write 'c'"
+expect "unlink 'b'"
+expect "write 'd'"
+expect "exchange 'c' 'd'"
+expect "write 'e'"
+# truncate(1) reports twice (ftruncate, then release of its fd); the reads
+# of c and b that follow add nothing.
+[ "$(grep -c "write 'c'" "$T/changes")" -eq 2 ] || fail "reading reported a write"
+[ "$(grep -c "write 'b'" "$T/changes")" -eq 0 ] || fail "reading reported a write"
+echo ok

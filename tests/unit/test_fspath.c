@@ -1,0 +1,153 @@
+/* Unit tests for fspath: short and over-long path resolution, parents,
+ * /proc forms and top-level name matching. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fspath.h"
+
+static char tmpl[] = "/tmp/test_fspath.XXXXXX";
+static int rootfd = -1;
+
+static void test_short(void)
+{
+	struct fspath fp = FSPATH_INIT;
+	struct stat st;
+
+	REQUIRE(fspath_resolve(&fp, rootfd, "/", FSPATH_MAX) == 0);
+	CHECK_EQ_STR(fp.name, ".");
+	CHECK(fp.dirfd == rootfd && !fp.owned);
+	CHECK(fstatat(fp.dirfd, fp.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
+	fspath_release(&fp);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/a/b", FSPATH_MAX) == 0);
+	CHECK_EQ_STR(fp.name, "a/b");
+	CHECK(fp.dirfd == rootfd && !fp.owned);
+	fspath_release(&fp);
+	CHECK(fp.dirfd == -1);
+}
+
+/* Builds dirs of 200-byte names under rootfd, depth levels deep, and
+ * returns the FUSE path "/c/c/.../leaf" (malloc'd). */
+static char *make_deep(int depth)
+{
+	char comp[201], *path;
+	size_t len = 0;
+	int fd = dup(rootfd), nfd, i;
+
+	memset(comp, 'c', 200);
+	comp[200] = '\0';
+	path = malloc((size_t)depth * 201 + 16);
+	if (!path || fd < 0)
+		return NULL;
+	for (i = 0; i < depth; i++) {
+		if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST)
+			return NULL;
+		nfd = openat(fd, comp, O_PATH | O_DIRECTORY);
+		close(fd);
+		if (nfd < 0)
+			return NULL;
+		fd = nfd;
+		path[len++] = '/';
+		memcpy(path + len, comp, 200);
+		len += 200;
+	}
+	nfd = openat(fd, "leaf", O_CREAT | O_WRONLY, 0644);
+	if (nfd >= 0)
+		close(nfd);
+	close(fd);
+	memcpy(path + len, "/leaf", 6);
+	return path;
+}
+
+static void test_long(void)
+{
+	struct fspath fp = FSPATH_INIT;
+	struct stat st;
+	char *path = make_deep(30);
+	long fds_before, fds_after;
+
+	REQUIRE(path && strlen(path) > PATH_MAX);
+	fds_before = (long)dup(0);
+	close((int)fds_before);
+	REQUIRE(fspath_resolve(&fp, rootfd, path, FSPATH_MAX) == 0);
+	CHECK(fp.owned && fp.dirfd != rootfd);
+	CHECK_EQ_STR(fp.name, "leaf");
+	CHECK(fstatat(fp.dirfd, fp.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
+	CHECK(fspath_parent_stat(&fp, &st) == 0 && S_ISDIR(st.st_mode));
+	fspath_release(&fp);
+	fds_after = (long)dup(0);
+	close((int)fds_after);
+	CHECK_EQ_INT(fds_after, fds_before);	/* nothing leaked */
+
+	/* A missing middle component gives the walk's errno. */
+	path[250] = 'X';
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, path, FSPATH_MAX), -ENOENT);
+	free(path);
+}
+
+static void test_limit(void)
+{
+	struct fspath fp = FSPATH_INIT;
+	char proc[PATH_MAX];
+	struct stat st;
+
+	/* A small maxlen forces the walk even for short paths. */
+	REQUIRE(mkdirat(rootfd, "x", 0755) == 0 || errno == EEXIST);
+	REQUIRE(mkdirat(rootfd, "x/y", 0755) == 0 || errno == EEXIST);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y/z", 3) == 0);
+	CHECK(fp.owned);
+	CHECK_EQ_STR(fp.name, "z");
+	CHECK(fspath_proc(&fp, proc, sizeof(proc)) == 0);
+	CHECK(strncmp(proc, "/proc/self/fd/", 14) == 0);
+	CHECK(strcmp(proc + strlen(proc) - 2, "/z") == 0);
+	fspath_release(&fp);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y", FSPATH_PROC_MAX) == 0);
+	REQUIRE(fspath_proc(&fp, proc, sizeof(proc)) == 0);
+	CHECK(lstat(proc, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(fspath_proc(&fp, proc, 10) == -ENAMETOOLONG);
+	CHECK(fspath_parent_stat(&fp, &st) == 0 && S_ISDIR(st.st_mode));
+	fspath_release(&fp);
+	/* The last component alone may not exceed NAME_MAX. */
+	{
+		char big[600] = "/x/";
+		memset(big + 3, 'n', 300);
+		CHECK_EQ_INT(fspath_resolve(&fp, rootfd, big, 100), -ENAMETOOLONG);
+	}
+}
+
+static void test_under(void)
+{
+	CHECK_EQ_STR(fspath_under("/similar", "similar", 7), "");
+	CHECK_EQ_STR(fspath_under("/similar/a/b", "similar", 7), "/a/b");
+	CHECK(fspath_under("/similarity", "similar", 7) == NULL);
+	CHECK(fspath_under("/simil", "similar", 7) == NULL);
+	CHECK(fspath_under("/x/similar", "similar", 7) == NULL);
+	CHECK(fspath_under("/", "similar", 7) == NULL);
+}
+
+int main(void)
+{
+	char cmd[128];
+	int ret;
+
+	if (!mkdtemp(tmpl))
+		return 1;
+	rootfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	if (rootfd < 0)
+		return 1;
+	RUN(test_short);
+	RUN(test_long);
+	RUN(test_limit);
+	RUN(test_under);
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	ret = system(cmd);
+	(void)ret;
+	return CHECK_DONE();
+}
