@@ -3,7 +3,7 @@
  * docs/ACCURACY.md.
  *
  *   build/bench/accuracy [--seed N] [--quick] [--tune] [--no-real] [--sweep]
- *                        [--books DIR]
+ *                        [--dump FILE] [--books DIR]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +13,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: accuracy [--seed N] [--quick] [--tune] [--no-real] [--sweep] [--books DIR]\n"
+	fprintf(f, "usage: accuracy [--seed N] [--quick] [--tune] [--no-real] [--sweep] [--dump FILE]\n"
+		"                [--books DIR]\n"
 		"  --quick    small synthetic corpus (what the unit test runs)\n"
 		"  --tune     grid-search relate() on even-numbered bases (seed N), report on\n"
 		"             the odd-numbered ones with seed N+1 (held out)\n"
 		"  --no-real  skip the real-book pairs (RELATIONS.tsv)\n"
 		"  --sweep    print every threshold of every method\n"
+		"  --dump     write every pair's scores and decision to FILE (TSV)\n"
 		"  --books    real-book corpus (default $SIMBOOK_BOOKS; synthetic only if unset)\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct acc_opts o = { 1, 0, NULL, 0, 1, 0, stdout };
+	struct acc_opts o = { 1, 0, NULL, 0, 1, 0, stdout, NULL };
 	struct acc_summary s;
 	struct relate_params p;
 	int tune = 0, i, ret;
@@ -41,7 +43,13 @@ int main(int argc, char **argv)
 			o.real = 0;
 		else if (!strcmp(argv[i], "--sweep"))
 			o.sweep = 1;
-		else if (!strcmp(argv[i], "--books") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
+			o.dump = fopen(argv[++i], "w");
+			if (!o.dump) {
+				perror(argv[i]);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--books") && i + 1 < argc)
 			o.books = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
@@ -67,6 +75,8 @@ int main(int argc, char **argv)
 	} else {
 		ret = acc_run(&o, NULL, &s);
 	}
+	if (o.dump)
+		fclose(o.dump);
 	if (ret) {
 		fprintf(stderr, "accuracy: failed (%d)\n", ret);
 		return 1;

@@ -27,6 +27,7 @@ struct acc_opts {
 				 * other pair of real books */
 	int sweep;		/* print the full threshold sweep per method */
 	FILE *out;		/* report as Markdown; NULL: silent */
+	FILE *dump;		/* every pair's signals as TSV; NULL: none */
 };
 
 /* Measured figures of one run (the targets of issue 4). */

@@ -48,9 +48,11 @@ struct book_cmp {
 	struct relate_result rel;	/* the decision with the given params */
 };
 
-/* The signals of relate.h from raw scores; same_file from the file hashes. */
-void book_signals(const struct book *a, const struct book *b,
-		  const struct fp_scores *sc, struct relate_signals *sig);
+/* The signals of relate.h from raw scores, plus the block alignment of the
+ * unique-word sequences (align.h); same_file from the file hashes.
+ * 0 or -ENOMEM. */
+int book_signals(const struct book *a, const struct book *b,
+		 const struct fp_scores *sc, struct relate_signals *sig);
 
 /* Compares a with b: every score, the signals and the relation decided with
  * p (NULL: relate defaults).  0 or -ENOMEM. */

@@ -54,6 +54,8 @@ void chunksk_reset(struct chunksk *ck);
 int chunksk_update(struct chunksk *ck, const void *buf, size_t len);
 /* Alternative to chunksk_update: one word hash at a time, in text order. */
 int chunksk_add_word(struct chunksk *ck, uint64_t word_hash);
+/* As chunksk_add_word, given the shingle hash as for minhash_add_word_sh(). */
+int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle);
 /* The next word starts a new spine chunk (ignored before the first word
  * and when repeated without words in between). */
 void chunksk_break(struct chunksk *ck);
@@ -83,7 +85,8 @@ struct chunksk_fit {
  * similar chunk (first one on ties) if their similarity is >= min_sim
  * (CHUNKSK_MIN_SIM is a sensible default), then the line is fitted. */
 #define CHUNKSK_MIN_SIM 0.25
-void chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
+/* Returns 0 or -ENOMEM (fit is then zero). */
+int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		   double min_sim, struct chunksk_fit *fit);
 
 #endif

@@ -48,11 +48,13 @@ struct extract_limits {
 					 * entries needed are read */
 	uint64_t max_unzipped_bytes;	/* total bytes inflated from one archive
 					 * [64 MiB], whatever the entries declare */
+	uint64_t max_entry_bytes;	/* one content document unpacked [16 MiB] */
 	uint64_t max_meta_bytes;	/* container.xml, OPF, encryption.xml,
 					 * each [4 MiB] */
 	uint32_t max_entries;		/* entries in the central directory [10000] */
 	uint32_t max_ratio;		/* uncompressed/compressed size of an entry,
-					 * checked once it passes 1 MiB [200] */
+					 * checked once it passes 1 MiB [100];
+					 * text deflates 3-10x, zeros 1000x */
 	uint32_t max_depth;		/* XML/HTML element nesting [256] */
 	uint64_t max_text_bytes;	/* extracted UTF-8 text [32 MiB] */
 	uint32_t max_millis;		/* wall-clock time per file [5000] */

@@ -34,15 +34,15 @@ struct fp_book {
 	struct chunksk_book ck;		/* chunk sketches, owns its arrays */
 };
 
-/* Empty book (every family of the empty text is NOT implied: call
- * fp_compute for that); allocates nothing. */
+/* Zeroed book (not the fingerprints of the empty text: fp_compute_text()
+ * of "" gives those); allocates nothing. */
 void fp_book_init(struct fp_book *b);
 /* Frees the arrays; b is empty again. */
 void fp_book_release(struct fp_book *b);
 
 /* Fingerprints a normalised document (chunk breaks from doc->chunk_word;
- * word offsets are not needed) into out (initialised, released first).
- * Returns 0 or -ENOMEM. */
+ * word offsets are not needed; nchunks = doc->nchunks) into out
+ * (initialised, released first; untouched on error).  0 or -ENOMEM. */
 int fp_compute(const struct norm_doc *doc, struct fp_book *out);
 /* Same for plain normalised text without chunk marks. */
 int fp_compute_text(const void *text, size_t len, struct fp_book *out);
@@ -53,11 +53,13 @@ struct fp *fp_new(void);	/* NULL on -ENOMEM */
 void fp_free(struct fp *f);
 /* Normalised bytes, split anywhere.  0 or -ENOMEM. */
 int fp_update(struct fp *f, const void *buf, size_t len);
-/* The next word starts a new input chunk; call only between words (after
- * a piece ending with a complete word). */
+/* The next word starts a new input chunk: call it before each chunk, the
+ * first included (like chunk_word[0] == 0); nchunks counts the calls.  A
+ * word cut by the end of the last piece ends here. */
 void fp_break(struct fp *f);
 /* Moves the fingerprints of the text fed so far into out (initialised,
- * released first) and makes f ready for a new text.  0 or -ENOMEM. */
+ * released first; untouched on error) and makes f ready for a new text.
+ * 0 or -ENOMEM. */
 int fp_final(struct fp *f, struct fp_book *out);
 
 /* Raw scores of a pair (a, b).  "a" plays the main role where a score is

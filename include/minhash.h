@@ -9,8 +9,10 @@
  *    its smallest value.  Empty bins are filled by optimal densification:
  *    for empty bin i, attempts t = 1, 2, ... probe bin
  *    mix(i * 2^32 + t ^ MINHASH_SEED) mod 128 (mix: splitmix64 finaliser)
- *    and copy the first non-empty bin's value.  No shingle: every value is
- *    MINHASH_EMPTY.
+ *    and copy the value of the first bin that was non-empty before
+ *    densification (after 4096 failed attempts, the next non-empty bin
+ *    upwards, cyclically, so the fill always ends).  No shingle: every
+ *    value is MINHASH_EMPTY.
  *  - classic scheme (for comparison in benchmarks and the accuracy
  *    harness, not stored): value i = min over shingles of
  *    mix(shingle hash ^ seed_i), seed_i = mix(MINHASH_SEED + i + 1).
@@ -48,6 +50,11 @@ void minhash_reset(struct minhash *mh);
 int minhash_update(struct minhash *mh, const void *buf, size_t len);
 /* Alternative to minhash_update: one word hash at a time, in text order. */
 void minhash_add_word(struct minhash *mh, uint64_t word_hash);
+/* As minhash_add_word, given the hash of the shingle that ends with this
+ * word (minhash_shingle() of the last MINHASH_SHINGLE words; ignored for a
+ * text's first MINHASH_SHINGLE - 1 words), so that one pass computes it
+ * once for several consumers (fp.h). */
+void minhash_add_word_sh(struct minhash *mh, uint64_t word_hash, uint64_t shingle);
 /* Signature of the text fed since the last reset; resets mh. */
 void minhash_final(struct minhash *mh, struct minhash_sig *out);
 int minhash_compute(enum minhash_scheme scheme, const void *text, size_t len,
@@ -58,6 +65,12 @@ int minhash_compute(enum minhash_scheme scheme, const void *text, size_t len,
 unsigned minhash_bsim(const struct minhash_sig *a, const struct minhash_sig *b);
 /* Jaccard estimate, bsim / MINHASH_K, 0..1. */
 double minhash_jaccard(const struct minhash_sig *a, const struct minhash_sig *b);
+/* The shingle hash of n (1..MINHASH_SHINGLE) word hashes. */
+uint64_t minhash_shingle(const uint64_t *words, unsigned n);
+/* Optimal densification of k bins (empty: value == empty), as defined
+ * above; used by chunksk.h too. */
+void minhash_densify(uint64_t *bins, unsigned k, uint64_t empty);
+
 /* LSH band keys: key i (0..nbands-1) = XXH3_64bits_withSeed(values
  * [i*rows, (i+1)*rows) as big-endian uint64, MINHASH_SEED + i), so equal
  * rows in different bands never collide.  Needs nbands * rows <= MINHASH_K;

@@ -65,9 +65,9 @@ void norm_doc_release(struct norm_doc *doc);
  * chunk_off: nchunks byte offsets into utf8, ascending (may be NULL when
  * nchunks is 0); chunk k's first word is the first word that starts at or
  * after chunk_off[k] (chunk_word[0] is always 0, so words before
- * chunk_off[0] belong to chunk 0).  Word starts are located exactly where
- * chunks are separated by at least two ASCII bytes (extraction separates
- * them by "\n\n").
+ * chunk_off[0] belong to chunk 0).  Word starts are located exactly when
+ * each chunk starts after ASCII white space (extraction separates chunks
+ * by "\n\n").
  * Returns 0, -EINVAL (offsets not ascending or beyond len, or more than
  * 2^32-1 bytes of output), -ENOMEM; out is left empty on error. */
 int norm_run(const char *utf8, size_t len, const size_t *chunk_off, size_t nchunks,

@@ -44,6 +44,12 @@ struct relate_signals {
 	double span_cover_a;	/* S5: fraction of A's words inside the span
 				 * of the LCS (first to last aligned word) */
 	double span_cover_b;	/* the same for B */
+	double block_cover_a;	/* S5: fraction of A's words inside aligned
+				 * blocks: runs of LCS words with no gap wider
+				 * than a few dozen unique-word spacings, so a
+				 * replaced or missing part leaves a hole but
+				 * scattered OCR damage does not */
+	double block_cover_b;	/* the same for B */
 	double chunk_cover_a;	/* fraction of A's text windows whose sketch
 				 * matches a window of B */
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */

@@ -36,6 +36,8 @@ void wordhash_release(struct wordhash *wh);
  * -ENOMEM (the word being cut is then lost; the state stays usable). */
 int wordhash_update(struct wordhash *wh, const void *buf, size_t len,
 		    wordhash_fn *fn, void *ctx);
+/* Ends the word being cut, if any (as a space would): for chunk breaks. */
+void wordhash_flush(struct wordhash *wh, wordhash_fn *fn, void *ctx);
 /* Emits the last word, if any, and resets wh for a new text. */
 void wordhash_final(struct wordhash *wh, wordhash_fn *fn, void *ctx);
 /* Hash of one word (bytes without spaces). */

@@ -376,7 +376,7 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 		ret = load_buf(c, bv[i].text, bv[i].len, name, &orig[i]);
 	}
 	for (i = 0; i < nb && !ret; i++) {
-		const struct base *b = &bv[i], *d1 = &bv[(i + 1) % nb], *d2 = &bv[(i + 2) % nb];
+		const struct base *b = &bv[i], *d1 = &bv[(i + 1) % nb];
 		const char *parts[4];
 		size_t lens[4], pos;
 		double f;
@@ -426,12 +426,20 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 				ret = derived_pair(c, orig[i], &u, "edited.txt", ACC_SENT,
 						   RELATE_NEAR_DUPLICATE, 0, f, (int)(k & 1), NULL);
 		}
-		/* partial replacement of 15-80% */
+		/* partial replacement of 15-80%, by text of other books joined
+		 * until there is enough of it */
 		for (k = 0; k < 2 && !ret; k++) {
 			f = 0.15 + 0.65 * mut_rng_unit(&r);
+			sbuf_setlen(&u, 0);
+			for (j = 1; j < nb && !ret && u.len < (size_t)(f * (double)b->len) + 64; j++) {
+				const struct base *x = &bv[(i + j + k) % nb];
+
+				if (x != b)
+					ret = mut_join((const char *const *)&x->text, &x->len, 1, &u);
+			}
 			sbuf_setlen(&t, 0);
-			ret = mut_replace(&r, b->text, b->len, k ? d2->text : d1->text,
-					  k ? d2->len : d1->len, f, &t, NULL);
+			if (!ret)
+				ret = mut_replace(&r, b->text, b->len, u.buf, u.len, f, &t, NULL);
 			if (!ret)
 				ret = derived_pair(c, orig[i], &t, "partial.txt", ACC_PARTIAL, RELATE_OVERLAP,
 						   f <= 0.25 ? BIT(RELATE_NEAR_DUPLICATE) : 0, f,
@@ -461,10 +469,11 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 				lens[j] = 0;
 				continue;
 			}
-			/* a part of 20-50% of another book */
-			f = 0.2 + 0.3 * mut_rng_unit(&r);
-			parts[j] = x->text + (size_t)((1.0 - f) * mut_rng_unit(&r) * (double)x->len);
-			lens[j] = (size_t)(f * (double)x->len);
+			/* a part of another book, 25-60% as long as this one */
+			lens[j] = (size_t)((0.25 + 0.35 * mut_rng_unit(&r)) * (double)b->len);
+			if (lens[j] > x->len)
+				lens[j] = x->len;
+			parts[j] = x->text + (size_t)(mut_rng_unit(&r) * (double)(x->len - lens[j]));
 			/* cut on white space so no word is split */
 			while (lens[j] && parts[j] > x->text && parts[j][-1] != ' ' && parts[j][-1] != '\n') {
 				parts[j]++;
@@ -476,9 +485,13 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 		sbuf_setlen(&t, 0);
 		if (!ret)
 			ret = mut_join(parts, lens, 4, &t);
+		/* with short other books the book may still be most of the
+		 * anthology: then a near duplicate is right too */
+		f = (double)b->len / (double)t.len;
 		if (!ret)
 			ret = derived_pair(c, orig[i], &t, "anthology.txt", ACC_ANTHOLOGY,
-					   RELATE_A_CONTAINS_B, 0, (double)b->len / (double)t.len, 1, NULL);
+					   RELATE_A_CONTAINS_B, f >= 0.8 ? BIT(RELATE_NEAR_DUPLICATE) : 0,
+					   f, 1, NULL);
 	}
 	/* negatives: every pair of originals, and a noisy copy against another
 	 * book (a derived book sharing no text with it) */
@@ -1083,6 +1096,27 @@ static void report(const struct acc_opts *o, const struct corpus *c, const enum 
 		report_real(f, c, pred);
 }
 
+static void dump_pairs(FILE *f, const struct corpus *c, const enum relate_class *pred)
+{
+	size_t i;
+
+	fprintf(f, "kind\tparam\tlabel\tpredicted\twords_a\twords_b\tsimhash\trsimhash\tmlsh\t"
+		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tname\n");
+	for (i = 0; i < c->npairs; i++) {
+		const struct acc_pair *p = &c->pairs[i];
+		const struct relate_signals *s = &p->sig;
+
+		fprintf(f, "%s\t%.3f\t%s\t%s\t%llu\t%llu\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t"
+			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", cat_names[p->cat], p->param,
+			relate_class_name((enum relate_class)p->label), relate_class_name(pred[i]),
+			(unsigned long long)s->words_a, (unsigned long long)s->words_b,
+			s->simhash_distance, s->rsimhash_distance, s->mlsimhash_distance, s->jaccard,
+			s->dupniq_cs, s->dupniq_its, s->span_cover_a, s->span_cover_b,
+			s->block_cover_a, s->block_cover_b, s->chunk_cover_a, s->chunk_cover_b,
+			p->name ? p->name : "");
+	}
+}
+
 static void report_params(FILE *f, const struct relate_params *p)
 {
 	fprintf(f, "simhash_near=%d rsimhash_near=%d its_min=%.2f cs_min=%.2f jaccard_min=%.2f "
@@ -1120,6 +1154,8 @@ int acc_run(const struct acc_opts *o, const struct relate_params *p, struct acc_
 		report_params(o->out, p);
 	}
 	report(o, &c, pred, sum);
+	if (o->dump)
+		dump_pairs(o->dump, &c, pred);
 out:
 	free(pred);
 	corpus_release(&c);

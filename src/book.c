@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "align.h"
 #include "norm.h"
 
 static char *dup_or_null(const char *s)
@@ -165,10 +167,16 @@ void book_id(const struct book *b, char out[33])
 	simhash_hex(&b->fp.sim, out);
 }
 
-void book_signals(const struct book *a, const struct book *b,
-		  const struct fp_scores *sc, struct relate_signals *sig)
+int book_signals(const struct book *a, const struct book *b,
+		 const struct fp_scores *sc, struct relate_signals *sig)
 {
+	struct align_cover al;
+	int ret;
+
 	memset(sig, 0, sizeof(*sig));
+	ret = align_blocks(&a->fp.dq, &b->fp.dq, 0, &al);
+	sig->block_cover_a = al.cover_a;
+	sig->block_cover_b = al.cover_b;
 	sig->same_file = a->file_size == b->file_size && a->file_hash_hi == b->file_hash_hi &&
 			 a->file_hash_lo == b->file_hash_lo;
 	sig->same_text = sc->same_text;
@@ -187,6 +195,7 @@ void book_signals(const struct book *a, const struct book *b,
 	sig->chunk_cover_b = sc->win_fit.b_matched;
 	sig->chunk_slope = sc->win_fit.slope;
 	sig->chunk_r2 = sc->win_fit.r2;
+	return ret;
 }
 
 int book_compare(const struct book *a, const struct book *b,
@@ -198,7 +207,9 @@ int book_compare(const struct book *a, const struct book *b,
 	ret = fp_compare(&a->fp, &b->fp, &out->scores);
 	if (ret)
 		return ret;
-	book_signals(a, b, &out->scores, &out->sig);
+	ret = book_signals(a, b, &out->scores, &out->sig);
+	if (ret)
+		return ret;
 	relate_decide(&out->sig, p, &out->rel);
 	return 0;
 }

@@ -176,6 +176,8 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	printf("DUPNIQ span:         A words %u-%u (%.1f%%), B words %u-%u (%.1f%%)\n",
 	       d->a_first, d->a_last, 100.0 * d->a_cover, d->b_first, d->b_last,
 	       100.0 * d->b_cover);
+	printf("aligned blocks:      A %.1f%%, B %.1f%% of the words\n",
+	       100.0 * c->sig.block_cover_a, 100.0 * c->sig.block_cover_b);
 	printf("window alignment:    %u pairs, A matched %.1f%%, B matched %.1f%%, "
 	       "fit b = %.3f a %+.0f (r2 %.3f)\n", s->win_fit.pairs,
 	       100.0 * s->win_fit.a_matched, 100.0 * s->win_fit.b_matched,
@@ -226,12 +228,14 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 				"\"mlsimhash_distance\":%u,\"jaccard\":%.6f,\"bsim\":%u,"
 				"\"dupniq_cs\":%.6f,\"dupniq_its\":%.6f,\"dupniq_lcs\":%u,"
 				"\"dupniq_common\":%u,\"dupniq_a_span\":[%u,%u],\"dupniq_b_span\":[%u,%u],"
-				"\"dupniq_a_cover\":%.6f,\"dupniq_b_cover\":%.6f",
+				"\"dupniq_a_cover\":%.6f,\"dupniq_b_cover\":%.6f,"
+				"\"block_a_cover\":%.6f,\"block_b_cover\":%.6f",
 				c->sig.same_file ? "true" : "false", s->same_text ? "true" : "false",
 				s->simhash_distance, s->rsim_distance, s->rsim_asym_ab,
 				s->rsim_asym_ba, s->mlsh_distance, s->jaccard, s->minhash_bsim,
 				d->cs, d->its, d->lcs, d->common, d->a_first, d->a_last,
-				d->b_first, d->b_last, d->a_cover, d->b_cover);
+				d->b_first, d->b_last, d->a_cover, d->b_cover,
+				c->sig.block_cover_a, c->sig.block_cover_b);
 	if (!ret)
 		ret = json_fit(&o, "windows", &s->win_fit);
 	if (!ret)

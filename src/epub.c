@@ -78,8 +78,8 @@ static int epub_read(struct epub *e, zip_uint64_t idx, uint64_t cap, struct sbuf
 	if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
 		return ex_fail(ctx, -EBADMSG, "entry %s has no size", name);
 	if (st.size > budget)
-		return ex_fail(ctx, -EFBIG, "entry %s declares %llu bytes, over the limit of %llu "
-			       "bytes unpacked per archive", name, (unsigned long long)st.size,
+		return ex_fail(ctx, -EFBIG, "entry %s declares %llu bytes, over the unpacking "
+			       "limit of %llu", name, (unsigned long long)st.size,
 			       (unsigned long long)budget);
 	if (st.size > RATIO_FLOOR && st.size / (st.comp_size ? st.comp_size : 1) > lim->max_ratio)
 		return ex_fail(ctx, -EFBIG, "entry %s: compression ratio over %u (zip bomb?)",
@@ -110,7 +110,7 @@ static int epub_read(struct epub *e, zip_uint64_t idx, uint64_t cap, struct sbuf
 		if (got > budget || got > st.size) {
 			ret = ex_fail(ctx, got > st.size ? -EBADMSG : -EFBIG,
 				      got > st.size ? "entry %s: more data than its declared size" :
-				      "entry %s: over the limit of bytes unpacked per archive", name);
+				      "entry %s: over the unpacking limit", name);
 			goto out;
 		}
 		if (got > RATIO_FLOOR && got / (st.comp_size ? st.comp_size : 1) > lim->max_ratio) {
@@ -455,7 +455,7 @@ static int add_document(struct epub *e, zip_uint64_t idx, struct sbuf *raw, stru
 	char decl[64];
 	int ret;
 
-	ret = epub_read(e, idx, 0, raw);
+	ret = epub_read(e, idx, e->ctx->lim->max_entry_bytes, raw);
 	if (ret)
 		return ret;
 	sbuf_setlen(utf8, 0);
@@ -524,6 +524,8 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 			continue;
 		key.id = idref;
 		it = e->nitems ? bsearch(&key, e->items, e->nitems, sizeof(*e->items), cmp_item) : NULL;
+		if (!it)
+			ret = ex_warn(e->ctx, "spine refers to unknown item %.100s", idref);
 		xmlFree(idref);
 		if (!it || !it->path)
 			continue;

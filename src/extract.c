@@ -26,9 +26,10 @@ void extract_limits_default(struct extract_limits *lim)
 	lim->max_plain_bytes = 32u << 20;
 	lim->max_archive_bytes = 1u << 30;
 	lim->max_unzipped_bytes = 64u << 20;
+	lim->max_entry_bytes = 16u << 20;
 	lim->max_meta_bytes = 4u << 20;
 	lim->max_entries = 10000;
-	lim->max_ratio = 200;
+	lim->max_ratio = 100;
 	lim->max_depth = 256;
 	lim->max_text_bytes = 32u << 20;
 	lim->max_millis = 5000;

@@ -3,10 +3,11 @@
  * One pass over the input.  Runs of plain ASCII are tokenised by a byte
  * table (the common case in books, and the reason this is fast); a run that
  * holds non-ASCII bytes, together with the ASCII byte just before it (a
- * combining mark may compose with it), goes through utf8proc's compatibility
- * decomposition, case folding and composition, then the same tokeniser per
- * code point.  A run ends before an ASCII byte followed by another ASCII
- * byte (or the end): no composition or case folding crosses such a point.
+ * combining mark may compose with it) unless that byte is white space, goes
+ * through utf8proc's compatibility decomposition, case folding and
+ * composition, then the same tokeniser per code point.  A run ends at ASCII
+ * white space or before an ASCII byte followed by another ASCII byte (or the
+ * end): no composition or case folding crosses such a point.
  */
 #include "norm.h"
 
@@ -28,9 +29,8 @@ enum cls { C_SEP, C_LETTER, C_APOS, C_HYPH, C_WS, C_NL, C_IGNORE, C_MARK, C_CJK 
 
 enum join { J_NONE, J_APOS, J_HYPH, J_HYPH_SP, J_HYPH_NL };
 
-/* Classes of ASCII bytes, lower-case letters included (upper case is folded
- * before classification). */
-static const unsigned char ascii_cls[128] = {
+/* Classes of ASCII bytes (upper case is folded when copied). */
+static const unsigned char ascii_cls[256] = {	/* bytes >= 0x80: C_SEP, unused */
 	['\t'] = C_WS, ['\v'] = C_WS, ['\f'] = C_WS, [' '] = C_WS,
 	['\n'] = C_NL, ['\r'] = C_NL,
 	['\''] = C_APOS, ['-'] = C_HYPH,
@@ -50,6 +50,16 @@ static const unsigned char ascii_cls[128] = {
 	['Y'] = C_LETTER, ['Z'] = C_LETTER,
 };
 
+#define FOLD_CACHE 512	/* direct-mapped cache of folded code points */
+#define FOLD_OUT 3
+#define ONE_MAX 32		/* longest NFKC-casefold expansion is 18 */
+
+struct fold_slot {
+	int32_t cp;
+	uint8_t n;		/* 0: empty */
+	int32_t out[FOLD_OUT];
+};
+
 struct norm_state {
 	struct sbuf out;
 	uint32_t *word_off;
@@ -63,6 +73,8 @@ struct norm_state {
 	size_t ubuf_cap;
 	char *fix;		/* a run with invalid UTF-8 replaced */
 	size_t fix_cap;
+	int32_t one[ONE_MAX];
+	struct fold_slot cache[FOLD_CACHE];
 };
 
 void norm_doc_init(struct norm_doc *doc)
@@ -133,9 +145,8 @@ static enum cls classify(int32_t c)
 }
 
 /* Records the start of a word read at input offset pos. */
-static int word_start(struct norm_state *st, size_t pos)
+static inline int word_start(struct norm_state *st, size_t pos)
 {
-	int ret;
 
 	if (st->nwords == st->cap_words) {
 		size_t cap = st->cap_words ? st->cap_words * 2 : 1024;
@@ -146,11 +157,8 @@ static int word_start(struct norm_state *st, size_t pos)
 		st->word_off = p;
 		st->cap_words = cap;
 	}
-	if (st->nwords) {
-		ret = sbuf_addch(&st->out, ' ');
-		if (ret)
-			return ret;
-	}
+	if (st->nwords)
+		st->out.buf[st->out.len++] = ' ';	/* reserve() made room */
 	if (st->out.len > UINT32_MAX)
 		return -EINVAL;
 	while (st->next_chunk < st->nchunks && st->chunk_off[st->next_chunk] <= pos)
@@ -303,11 +311,13 @@ static int run_is_valid(const unsigned char *p, size_t n)
 	return 1;
 }
 
+static int emit_cps(struct norm_state *st, const int32_t *cps, size_t n, size_t pos);
+
 /* Normalises one run (bytes [p, p+n) starting at input offset pos). */
 static int slow_run(struct norm_state *st, const unsigned char *p, size_t n, size_t pos)
 {
 	const utf8proc_uint8_t *src = p;
-	utf8proc_ssize_t got, i;
+	utf8proc_ssize_t got;
 	size_t len = n;
 	int ret = 0;
 
@@ -335,25 +345,28 @@ static int slow_run(struct norm_state *st, const unsigned char *p, size_t n, siz
 	got = utf8proc_normalize_utf32(st->ubuf, got, NORM_OPTS);
 	if (got < 0)
 		return -EINVAL;
-	ret = sbuf_grow(&st->out, (size_t)got * 4 + (size_t)got);
-	if (ret)
-		return ret;
-	for (i = 0; i < got; i++) {
-		int32_t c = st->ubuf[i];
+	return emit_cps(st, st->ubuf, (size_t)got, pos);
+}
 
-		ret = step(st, classify(c), pos);
-		if (ret < 0)
-			return ret;
-		if (ret) {
-			ret = sbuf_grow(&st->out, 4);
-			if (ret)
-				return ret;
-			st->out.len += (size_t)utf8proc_encode_char(c,
-					(utf8proc_uint8_t *)st->out.buf + st->out.len);
-			st->out.buf[st->out.len] = '\0';
-		}
-	}
-	return 0;
+#define ONES	0x0101010101010101ULL
+#define HIGHS	0x8080808080808080ULL
+
+/* High bit set in each byte of w that is an ASCII letter; *low gets w with
+ * those letters in lower case (other bytes are garbage). */
+static inline uint64_t letter_mask(uint64_t w, uint64_t *low)
+{
+	uint64_t x = (w & ~HIGHS) | (ONES * 0x20);
+	uint64_t ge_a = x + ONES * (0x80 - 'a');	/* no carries: x < 0x80 */
+	uint64_t gt_z = x + ONES * (0x80 - 'z' - 1);
+
+	*low = x;
+	return ge_a & ~gt_z & ~w & HIGHS;
+}
+
+/* ASCII white space neither composes nor case-folds with its neighbours. */
+static int is_space(unsigned char c)
+{
+	return ascii_cls[c] == C_WS || ascii_cls[c] == C_NL;
 }
 
 /* End of the non-ASCII run starting at i: the first ASCII byte followed by
@@ -363,7 +376,7 @@ static size_t run_end(const unsigned char *in, size_t len, size_t i)
 	size_t j = i, start = i;
 
 	while (j < len) {
-		if (in[j] < 0x80 && (j + 1 == len || in[j + 1] < 0x80))
+		if (in[j] < 0x80 && (j + 1 == len || in[j + 1] < 0x80 || is_space(in[j])))
 			return j;
 		if (j - start >= RUN_MAX && (in[j] & 0xC0) != 0x80) {
 			/* try to cut before the code point at j */
@@ -391,48 +404,239 @@ static size_t run_end(const unsigned char *in, size_t len, size_t i)
 	return len;
 }
 
-static int tokenise(struct norm_state *st, const unsigned char *in, size_t len)
+/* Marks and conjoining jamo are the only code points that compose with, or
+ * reorder around, the code point before them. */
+static int is_combining(int32_t c)
 {
-	size_t i = 0, j;
+	utf8proc_category_t cat;
+
+	if (c < 0x300)
+		return 0;
+	if ((c >= 0x1100 && c <= 0x11FF) || (c >= 0xA960 && c <= 0xA97F) ||
+	    (c >= 0xD7B0 && c <= 0xD7FF))
+		return 1;
+	cat = utf8proc_category(c);
+	return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_MC ||
+	       cat == UTF8PROC_CATEGORY_ME;
+}
+
+/* The code point at p (valid UTF-8 of length k), or -1. */
+static int32_t decode_at(const unsigned char *p, size_t n, size_t *k)
+{
+	utf8proc_int32_t c = -1;
+
+	*k = utf8_valid_len(p, n);
+	if (*k)
+		utf8proc_iterate(p, (utf8proc_ssize_t)*k, &c);
+	return c;
+}
+
+/* 1 if the code point starting at p combines with what precedes it. */
+static int next_combines(const unsigned char *p, size_t n)
+{
+	size_t k;
+
+	return n && p[0] >= 0x80 && is_combining(decode_at(p, n, &k));
+}
+
+/* Folds one code point that combines with neither neighbour: its result
+ * does not depend on context, so it is cached. */
+static int fold_one(struct norm_state *st, const unsigned char *p, size_t k, int32_t c,
+		    const int32_t **res, size_t *nres)
+{
+	struct fold_slot *f = &st->cache[(uint32_t)c % FOLD_CACHE];
+	utf8proc_ssize_t n;
+
+	if (f->cp == c && f->n) {
+		*res = f->out;
+		*nres = f->n;
+		return 0;
+	}
+	n = utf8proc_decompose(p, (utf8proc_ssize_t)k, st->one, ONE_MAX, NORM_OPTS);
+	if (n < 0 || n > ONE_MAX)
+		return -EINVAL;
+	n = utf8proc_normalize_utf32(st->one, n, NORM_OPTS);
+	if (n < 0)
+		return -EINVAL;
+	*res = st->one;
+	*nres = (size_t)n;
+	if (n <= FOLD_OUT) {
+		f->cp = c;
+		f->n = (uint8_t)n;
+		memcpy(f->out, st->one, (size_t)n * sizeof(*f->out));
+	}
+	return 0;
+}
+
+static int emit_cps(struct norm_state *st, const int32_t *cps, size_t n, size_t pos)
+{
+	size_t i;
 	int ret;
 
-	ret = sbuf_grow(&st->out, len + 1);
+	for (i = 0; i < n; i++) {
+		/* room for a space, the code point and the NUL */
+		ret = sbuf_grow(&st->out, 8);
+		if (ret)
+			return ret;
+		ret = step(st, classify(cps[i]), pos);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			st->out.len += (size_t)utf8proc_encode_char(cps[i],
+					(utf8proc_uint8_t *)st->out.buf + st->out.len);
+		}
+	}
+	return 0;
+}
+
+/* Room for the rest of the input in the ASCII loop: one byte per input
+ * byte plus one space per word, at most two per input byte. */
+static int reserve(struct norm_state *st, size_t left)
+{
+	return sbuf_grow(&st->out, 2 * left + 16);
+}
+
+static int tokenise(struct norm_state *st, const unsigned char *in, size_t len)
+{
+	size_t i = 0, j, k;
+	int ret;
+
+	ret = reserve(st, len);
 	if (ret)
 		return ret;
 	while (i < len) {
 		unsigned char c = in[i];
 
-		if (c >= 0x80 || (i + 1 < len && in[i + 1] >= 0x80)) {
-			j = run_end(in, len, i);
-			ret = slow_run(st, in + i, j - i, i);
-			if (ret)
-				return ret;
-			i = j;
-			ret = sbuf_grow(&st->out, len - i + 1);
-			if (ret)
-				return ret;
-			continue;
-		}
-		/* ASCII fast path: st->out has room for one byte per input byte
-		 * plus one space per word, grown in word_start(). */
-		if (ascii_cls[c] == C_LETTER && st->in_word == 1 &&
-		    st->join != J_HYPH_SP) {
-			st->join = J_NONE;
-			st->out.buf[st->out.len++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
+		if (c < 0x80) {
+			/* ASCII fast path, state in locals; reserve() made room */
+			int in_word = st->in_word;
+			enum join join = st->join;
+			char *o;
+			size_t ol;
+
+			for (; i < len && (c = in[i]) < 0x80; i++) {
+				if (i + 1 < len && in[i + 1] >= 0x80 && !is_space(c) &&
+				    next_combines(in + i + 1, len - i - 1))
+					break;
+				switch (ascii_cls[c]) {
+				case C_LETTER:
+				letter:
+					if (in_word != 1 || join == J_HYPH_SP) {
+						ret = word_start(st, i);
+						if (ret)
+							return ret;
+						in_word = 1;
+					}
+					join = J_NONE;
+					o = st->out.buf;
+					ol = st->out.len;
+					o[ol++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
+					/* the rest of the word's letters, eight bytes
+					 * at a time (reserve() left room to store 8) */
+					while (i + 9 <= len) {
+						uint64_t w, low, m;
+						size_t r;
+
+						memcpy(&w, in + i + 1, 8);
+						m = letter_mask(w, &low);
+						memcpy(o + ol, &low, 8);
+						r = (~m & HIGHS) ? (size_t)__builtin_ctzll(~m & HIGHS) / 8 : 8;
+						/* a letter just before non-ASCII is left
+						 * to the checks above (it may compose) */
+						if (r && i + 1 + r < len && in[i + 1 + r] >= 0x80)
+							r--;
+						ol += r;
+						i += r;
+						if (r < 8)
+							break;
+					}
+					while (i + 2 < len && ascii_cls[in[i + 1]] == C_LETTER &&
+					       in[i + 2] < 0x80) {
+						c = in[++i];
+						o[ol++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
+					}
+					st->out.len = ol;
+					/* the common "word word": straight to the
+					 * next letter (its successor is ASCII, so
+					 * the composition check is not needed) */
+					if (i + 3 < len && in[i + 1] == ' ' &&
+					    ascii_cls[in[i + 2]] == C_LETTER && in[i + 3] < 0x80) {
+						in_word = 0;
+						i += 2;
+						c = in[i];
+						goto letter;
+					}
+					break;
+				case C_WS:
+					if (in_word == 1 && join == J_HYPH)
+						join = J_HYPH_SP;
+					else if (!(in_word == 1 && join >= J_HYPH_SP))
+						in_word = 0, join = J_NONE;
+					break;
+				case C_NL:
+					if (in_word == 1 && join >= J_HYPH)
+						join = J_HYPH_NL;
+					else
+						in_word = 0, join = J_NONE;
+					break;
+				case C_APOS:
+					if (in_word == 1 && join == J_NONE)
+						join = J_APOS;
+					else
+						in_word = 0, join = J_NONE;
+					break;
+				case C_HYPH:
+					if (in_word == 1 && join == J_NONE)
+						join = J_HYPH;
+					else
+						in_word = 0, join = J_NONE;
+					break;
+				default:
+					in_word = 0, join = J_NONE;
+					break;
+				}
+			}
+			st->in_word = in_word;
+			st->join = join;
+			if (i >= len || c >= 0x80)
+				continue;
+			/* an ASCII base followed by combining marks: slow run */
 		} else {
-			ret = step(st, (enum cls)ascii_cls[c], i);
-			if (ret < 0)
-				return ret;
-			if (ret) {
-				ret = sbuf_grow(&st->out, len - i + 1);
+			int32_t cp = decode_at(in + i, len - i, &k);
+
+			if (cp < 0) {
+				/* invalid byte: U+FFFD, a separator */
+				ret = step(st, C_SEP, i);
+				if (ret < 0)
+					return ret;
+				i++;
+				continue;
+			}
+			if (!is_combining(cp) && !next_combines(in + i + k, len - i - k)) {
+				const int32_t *res;
+				size_t nres;
+
+				ret = fold_one(st, in + i, k, cp, &res, &nres);
+				if (!ret)
+					ret = emit_cps(st, res, nres, i);
+				if (!ret)
+					ret = reserve(st, len - i - k);
 				if (ret)
 					return ret;
-				st->out.buf[st->out.len++] =
-					(char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
+				i += k;
+				continue;
 			}
 		}
-		i++;
+		/* a base followed by combining marks, or a stray mark */
+		j = run_end(in, len, i);
+		ret = slow_run(st, in + i, j - i, i);
+		if (!ret)
+			ret = reserve(st, len - j);
+		if (ret)
+			return ret;
+		i = j;
 	}
+	st->out.buf[st->out.len] = '\0';
 	return 0;
 }
 

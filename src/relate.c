@@ -2,17 +2,19 @@
  *
  * The rule, in order (the first that applies decides):
  *  1. same file bytes -> identical file; same normalised text -> same text.
- *  2. Evidence of shared text: a small simhash distance (whole-book near
- *     duplicate), DUPNIQ its or cs at the published thresholds, a min-hash
- *     Jaccard above its threshold, or an aligned coverage of either book.
- *     None of them -> unrelated.
- *  3. Where the alignment covers (nearly) all of both books, or the simhash
- *     says near duplicate and neither book is much larger than the other ->
- *     near duplicate; the difference is what the alignment leaves uncovered.
- *  4. (Nearly) all of the smaller book aligned, not all of the larger one ->
- *     the larger contains the smaller.
- *  5. Otherwise some text is shared -> overlapping text, unless too little
- *     is aligned on both sides for the weak evidence to count.
+ *  2. Evidence of shared text: DUPNIQ its or cs at the published
+ *     thresholds, a min-hash Jaccard above its threshold, or matched text
+ *     windows covering some of either book.
+ *     None of them -> unrelated: a close simhash alone is not enough, books
+ *     of one author or genre come close without sharing text.
+ *  3. Coverage of each book by the other: the unique-word block cover
+ *     (align.h), or the matched text windows (chunksk.h) without blocks.
+ *     (Nearly) all of both covered -> near duplicate, its difference the
+ *     distinctive words that did not align (1 - cs).
+ *  4. (Nearly) all of one covered, not the other -> the other contains it.
+ *  5. Little of either covered -> unrelated; otherwise overlapping text.
+ *  6. Without any coverage (books too short): close simhash and similar
+ *     sizes -> near duplicate, else overlapping text.
  */
 #include "relate.h"
 
@@ -63,25 +65,29 @@ static void set(struct relate_result *out, enum relate_class c, double diff, con
 	out->rule = rule;
 }
 
-/* How much of each book is aligned with the other: the matched text windows
- * (precise on clean text, blind under heavy OCR noise, where window
- * sketches stop matching), or the DUPNIQ span when its score says the
- * unique-word alignment is real (robust to noise, but a span reaches from
- * the first to the last aligned word). */
-static void cover(const struct relate_signals *s, const struct relate_params *p,
-		  double *ca, double *cb, int *have)
+/* How much of each book is aligned with the other: the unique-word block
+ * cover (robust to OCR noise, and exact about where a replaced part
+ * starts); the matched text windows only when no block formed (books too
+ * short for unique words), as windows straddling a boundary count whole. */
+static void cover(const struct relate_signals *s, double *ca, double *cb, int *have)
 {
+	int block = s->block_cover_a >= 0.0 && s->block_cover_b >= 0.0 &&
+		    s->block_cover_a + s->block_cover_b > 0.0;
 	int chunk = s->chunk_cover_a >= 0.0 && s->chunk_cover_b >= 0.0;
-	int span = s->span_cover_a >= 0.0 && s->span_cover_b >= 0.0 &&
-		   (s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min);
 
-	*ca = chunk ? s->chunk_cover_a : 0.0;
-	*cb = chunk ? s->chunk_cover_b : 0.0;
-	if (span && s->span_cover_a > *ca && s->span_cover_b > *cb) {
-		*ca = s->span_cover_a;
-		*cb = s->span_cover_b;
-	}
-	*have = chunk || span;
+	*ca = block ? s->block_cover_a : chunk ? s->chunk_cover_a : 0.0;
+	*cb = block ? s->block_cover_b : chunk ? s->chunk_cover_b : 0.0;
+	*have = block || chunk;
+}
+
+/* Estimated fraction of the text that differs between near duplicates:
+ * the distinctive (once-occurring) words that did not align, the share
+ * most sensitive to any edit. */
+static double difference(const struct relate_signals *s)
+{
+	double d = s->dupniq_cs >= 0.0 ? 1.0 - s->dupniq_cs : -1.0;
+
+	return d < 0.0 ? -1.0 : d > 1.0 ? 1.0 : d;
 }
 
 void relate_decide(const struct relate_signals *s, const struct relate_params *pp,
@@ -89,7 +95,7 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 {
 	struct relate_params def;
 	const struct relate_params *p = pp;
-	int near_sh, strong, have_cover;
+	int near_sh, text, have_cover;
 	double ca, cb, lo, hi, ratio;
 
 	if (!p) {
@@ -104,41 +110,43 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 		set(out, RELATE_SAME_TEXT, 0.0, "same normalised text");
 		return;
 	}
-	cover(s, p, &ca, &cb, &have_cover);
-	near_sh = (s->simhash_distance >= 0 && s->simhash_distance <= p->simhash_near) ||
-		  (s->rsimhash_distance >= 0 && s->rsimhash_distance <= p->rsimhash_near);
-	strong = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||
-		 s->jaccard >= p->jaccard_min;
-	if (!near_sh && !strong && ca < p->cover_min && cb < p->cover_min) {
-		set(out, RELATE_UNRELATED, -1.0, "no score above its threshold");
-		return;
-	}
+	cover(s, &ca, &cb, &have_cover);
 	lo = ca < cb ? ca : cb;
 	hi = ca < cb ? cb : ca;
-	/* Size ratio of the smaller to the larger book: a whole-book simhash
-	 * match between books of very different sizes is not a near duplicate. */
+	near_sh = (s->simhash_distance >= 0 && s->simhash_distance <= p->simhash_near) ||
+		  (s->rsimhash_distance >= 0 && s->rsimhash_distance <= p->rsimhash_near);
+	/* Shared text must be seen by a text-level score: a close simhash
+	 * alone also joins books of one author or genre. */
+	text = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||
+	       s->jaccard >= p->jaccard_min ||
+	       s->chunk_cover_a >= p->cover_min || s->chunk_cover_b >= p->cover_min;
+	if (!text) {
+		set(out, RELATE_UNRELATED, -1.0, near_sh ? "close simhash but no shared text" :
+		    "no score above its threshold");
+		return;
+	}
+	if (have_cover) {
+		if (lo >= p->cover_whole) {
+			set(out, RELATE_NEAR_DUPLICATE, difference(s), "both books aligned almost whole");
+		} else if (hi >= p->cover_whole) {
+			if (ca >= cb)
+				set(out, RELATE_B_CONTAINS_A, -1.0, "A aligned almost whole inside B");
+			else
+				set(out, RELATE_A_CONTAINS_B, -1.0, "B aligned almost whole inside A");
+		} else if (hi < p->cover_min) {
+			set(out, RELATE_UNRELATED, -1.0, "scores above threshold but nothing aligned");
+		} else {
+			set(out, RELATE_OVERLAP, -1.0, "part of each text aligned");
+		}
+		return;
+	}
+	/* Without alignment (books too short for unique words and windows):
+	 * the whole-book scores and the sizes. */
 	ratio = s->words_a && s->words_b ?
 		(double)(s->words_a < s->words_b ? s->words_a : s->words_b) /
 		(double)(s->words_a < s->words_b ? s->words_b : s->words_a) : 1.0;
-	if (have_cover && lo >= p->cover_whole) {
-		set(out, RELATE_NEAR_DUPLICATE, 1.0 - lo, "both books aligned almost whole");
-		return;
-	}
-	if (near_sh && ratio >= p->cover_whole) {
-		set(out, RELATE_NEAR_DUPLICATE, have_cover ? 1.0 - lo : -1.0,
-		    "simhash distance within the near-duplicate threshold");
-		return;
-	}
-	if (have_cover && hi >= p->cover_whole) {
-		if (ca >= cb)
-			set(out, RELATE_B_CONTAINS_A, -1.0, "A aligned almost whole inside B");
-		else
-			set(out, RELATE_A_CONTAINS_B, -1.0, "B aligned almost whole inside A");
-		return;
-	}
-	if (have_cover && hi < p->cover_min && !near_sh) {
-		set(out, RELATE_UNRELATED, -1.0, "scores above threshold but nothing aligned");
-		return;
-	}
-	set(out, RELATE_OVERLAP, -1.0, "part of the text is shared");
+	if (near_sh && ratio >= p->cover_whole)
+		set(out, RELATE_NEAR_DUPLICATE, difference(s), "close simhash and shared text");
+	else
+		set(out, RELATE_OVERLAP, -1.0, "shared text, no alignment");
 }

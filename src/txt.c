@@ -154,6 +154,12 @@ static int decode_utf8(const unsigned char *in, size_t len, struct tout *o,
 		}
 		if (i >= len)
 			break;
+		if (in[i] == '\r' && i + 1 < len && in[i + 1] == '\n') {
+			/* CR LF: drop the CR, the LF starts the next span */
+			o->cr = 0;
+			i++;
+			continue;
+		}
 		if (in[i] == '\r') {
 			ret = put_cp(o, '\r');
 			i++;
