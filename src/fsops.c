@@ -664,9 +664,16 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 
 	memset(&st, 0, sizeof(st));
 	st.st_mode = S_IFDIR;
-	for (i = 0; i < fs->nviews; i++)
-		if (!fs->views[i].hidden)
-			filler(buf, fs->views[i].name, &st, 0, 0);
+	/* Each view's own inode number: readdir() callers skip entries whose
+	 * d_ino is 0. */
+	for (i = 0; i < fs->nviews; i++) {
+		struct stat vst;
+
+		if (fs->views[i].hidden || !fs->views[i].ops->getattr ||
+		    fs->views[i].ops->getattr(fs->views[i].arg, "", &vst))
+			continue;
+		filler(buf, fs->views[i].name, &vst, 0, 0);
+	}
 	rewinddir(d->dp);
 	while ((errno = 0, e = readdir(d->dp))) {
 		char top[NAME_MAX + 3];

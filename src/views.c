@@ -453,6 +453,19 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 			    (!ents[i].file.has_fp || ents[i].file.state != IDX_INDEXED))
 				continue;
 			st.st_mode = S_IFDIR;
+			if (ents[i].is_dir) {
+				struct sbuf full;
+
+				sbuf_init(&full);
+				if (sbuf_addf(&full, "%s%s%s", rel, *rel ? "/" : "", nm)) {
+					ret = -ENOMEM;
+					break;
+				}
+				st.st_ino = view_ino(VK_SIMILAR, hash_str(full.buf, 1));
+				sbuf_release(&full);
+			} else {
+				st.st_ino = view_ino(VK_SIMILAR, ents[i].file.id);
+			}
 			filler(buf, nm, &st, 0, 0);
 		}
 		idx_entries_free(ents, n);
@@ -462,11 +475,15 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 		ret = list_get(v, r.id, &lr);
 		if (!ret) {
 			st.st_mode = S_IFREG;
+			st.st_ino = view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
 			st.st_mode = S_IFLNK;
-			for (i = 0; i < lr->l->n; i++)
-				if (target_ok(v, lr->l->v[i].path, NULL))
-					filler(buf, lr->l->v[i].name, &st, 0, 0);
+			for (i = 0; i < lr->l->n; i++) {
+				if (!target_ok(v, lr->l->v[i].path, NULL))
+					continue;
+				st.st_ino = view_ino(VK_SIMILAR, hash_str(lr->l->v[i].path, r.id));
+				filler(buf, lr->l->v[i].name, &st, 0, 0);
+			}
 			listref_put(v, lr);
 		}
 	} else {
@@ -817,16 +834,21 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 	filler(buf, "..", NULL, 0, 0);
 	if (!*rel) {
 		st.st_mode = S_IFDIR;
-		for (i = 0; i < gs->n; i++)
+		for (i = 0; i < gs->n; i++) {
+			st.st_ino = view_ino(k, hash_str(gs->g[i].name, 2));
 			filler(buf, gs->g[i].name, &st, 0, 0);
+		}
 	} else {
 		ret = groups_find(gs, rel, &g, &m);
 		if (!ret && m != SIZE_MAX)
 			ret = -ENOTDIR;
 		st.st_mode = S_IFLNK;
-		for (i = 0; !ret && i < gs->g[g].n; i++)
-			if (target_ok(v, gs->g[g].m[i].path, NULL))
-				filler(buf, gs->g[g].m[i].name, &st, 0, 0);
+		for (i = 0; !ret && i < gs->g[g].n; i++) {
+			if (!target_ok(v, gs->g[g].m[i].path, NULL))
+				continue;
+			st.st_ino = view_ino(k, hash_str(gs->g[g].m[i].path, 3));
+			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
+		}
 	}
 	groups_put(v, gs);
 	return ret;
@@ -1024,9 +1046,15 @@ static int lk_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir
 		ret = -ENOTDIR;
 	memset(&st, 0, sizeof(st));
 	st.st_mode = S_IFLNK;
-	for (i = 0; !ret && i < n; i++)
-		if (target_ok(v, e[i].path, NULL))
-			filler(buf, e[i].name, &st, 0, 0);
+	for (i = 0; !ret && i < n; i++) {
+		char key[NAME_MAX + 40];
+
+		if (!target_ok(v, e[i].path, NULL))
+			continue;
+		snprintf(key, sizeof(key), "%.32s/%s", rel, e[i].name);
+		st.st_ino = view_ino(VK_LOOKUP, hash_str(key, 5));
+		filler(buf, e[i].name, &st, 0, 0);
+	}
 	lk_free(e, n);
 	return ret;
 }
