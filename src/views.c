@@ -1391,7 +1391,7 @@ static void *views_thread(void *arg)
 		v->dirty = 0;
 		pthread_mutex_unlock(&v->lock);
 		/* Let a burst of changes settle into one invalidation. */
-		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 		gen = idx_generation(v->ix);
 		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
 		fuse_invalidate_path(v->fuse, top);
