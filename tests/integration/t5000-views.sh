@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
+FS_ARGS=()
 
 LIB=$T/lib
 python3 "$(dirname "$0")/genlib.py" "$LIB"
