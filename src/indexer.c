@@ -42,6 +42,7 @@ struct indexer {
 	pthread_cond_t cond;
 	int stopping;
 	char *skip_dir;
+	pthread_mutex_t rename_lock;	/* check and rename as one step */
 };
 
 static void indexer_notify(struct indexer *ixr)
@@ -384,6 +385,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ixr->notify_arg = opts->notify_arg;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
+	pthread_mutex_init(&ixr->rename_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ixr->cond, &ca);
@@ -447,6 +449,7 @@ void indexer_free(struct indexer *ixr)
 	idx_close(ixr->ix);
 	pthread_cond_destroy(&ixr->cond);
 	pthread_mutex_destroy(&ixr->lock);
+	pthread_mutex_destroy(&ixr->rename_lock);
 	free(ixr->skip_dir);
 	free(ixr);
 }
@@ -500,8 +503,10 @@ void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int 
 	 * whichever comes second finds from gone from the index and must not
 	 * replace to (a file renamed over another that was never indexed only
 	 * needs to be fingerprinted, below). */
+	pthread_mutex_lock(&ixr->rename_lock);
 	if (exchange || idx_get(ixr->ix, from, &f) == 0 || indexer_has_under(ixr, from))
 		n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
+	pthread_mutex_unlock(&ixr->rename_lock);
 	idx_file_release(&f);
 
 	indexer_restat(ixr, to);
