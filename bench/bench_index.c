@@ -1,7 +1,7 @@
 /* bench_index.c - index benchmarks that need no mount.
  *
  *   build/bench/bench_index [--n N] [--queries Q] [--files F] [--tree DIR]
- *                           [--no-brute] [--no-scan] [--keep]
+ *                           [--no-brute] [--no-scan] [--keep] [--index DIR]
  *
  * 1. All near pairs (d <= 7) over N synthetic 128-bit fingerprints with
  *    planted near copies: banded search in memory and through the LMDB index,
@@ -12,6 +12,8 @@
  * 3. No-change rescan of a tree of F files (created once under /tmp, or DIR),
  *    against a plain openat/fstatat walk of the same tree.
  * 4. Memory: anonymous RSS (the LMDB map is file-backed and reported apart).
+ * --keep leaves the index in /tmp; --index DIR uses (and keeps) DIR, loading
+ * it only when it does not already hold the N books of this seed.
  * Everything is deterministic (fixed seed); times are wall clock.
  */
 #include <dirent.h>
@@ -178,7 +180,7 @@ static int load_index(struct idx *ix, uint8_t (*sh)[16], size_t n)
 	return 0;
 }
 
-static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
+static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, const char *reuse)
 {
 	uint8_t (*sh)[16] = malloc(n * sizeof(*sh));
 	struct band_pair *bp = NULL;
@@ -187,13 +189,17 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
 	struct band_layout bl;
 	struct idx_groups g;
 	struct idx *ix = NULL;
-	char dir[] = "/tmp/bench_index.XXXXXX", cmd[128];
+	char dir[256] = "/tmp/bench_index.XXXXXX", cmd[300];
 	size_t nbp = 0, nip = 0, nh, i, j, want = 0, hits_total = 0, biggest = 0;
 	double t0, t_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
 	int ret;
 
 	printf("== %zu fingerprints, d <= 7 (8 bands of 16 bits)\n", n);
-	if (!sh || !mkdtemp(dir)) {
+	if (reuse) {
+		snprintf(dir, sizeof(dir), "%s", reuse);
+		keep = 1;
+	}
+	if (!sh || (!reuse && !mkdtemp(dir))) {
 		fprintf(stderr, "bench: setup failed\n");
 		exit(1);
 	}
@@ -221,14 +227,23 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
 		fprintf(stderr, "idx_open: %s\n", strerror(-ret));
 		exit(1);
 	}
-	t0 = now();
-	ret = load_index(ix, sh, n);
-	t_load = now() - t0;
-	if (ret) {
-		fprintf(stderr, "load: %s\n", strerror(-ret));
-		exit(1);
+	{
+		struct idx_counts c;
+
+		if (idx_counts(ix, &c) == 0 && c.books == n) {
+			printf("  index reused from %s\n", dir);
+		} else {
+			t0 = now();
+			ret = load_index(ix, sh, n);
+			t_load = now() - t0;
+			if (ret) {
+				fprintf(stderr, "load: %s\n", strerror(-ret));
+				exit(1);
+			}
+			printf("  index load (1 txn per book)   %9.3f s  (%.0f books/s)\n", t_load,
+			       n / t_load);
+		}
 	}
-	printf("  index load (1 txn per book)   %9.3f s  (%.0f books/s)\n", t_load, n / t_load);
 	rss("after load");
 	t0 = now();
 	ret = idx_near_pairs(ix, 7, &ip, &nip);
@@ -466,8 +481,10 @@ static void bench_rescan(size_t nfiles, const char *tree)
 int main(int argc, char **argv)
 {
 	size_t n = 75000, nq = 10000, nfiles = 100000;
-	const char *tree = NULL;
+	const char *tree = NULL, *reuse = NULL;
 	int brute = 1, do_scan = 1, keep = 0, i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows when redirected */
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--n") && i + 1 < argc)
@@ -482,11 +499,13 @@ int main(int argc, char **argv)
 			brute = 0;
 		else if (!strcmp(argv[i], "--no-scan"))
 			do_scan = 0;
+		else if (!strcmp(argv[i], "--index") && i + 1 < argc)
+			reuse = argv[++i];
 		else if (!strcmp(argv[i], "--keep"))
 			keep = 1;
 		else {
 			fprintf(stderr, "usage: %s [--n N] [--queries Q] [--files F] [--tree DIR] "
-				"[--no-brute] [--no-scan] [--keep]\n", argv[0]);
+				"[--no-brute] [--no-scan] [--keep] [--index DIR]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -494,7 +513,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "--n must be >= 20, --queries >= 1\n");
 		return 2;
 	}
-	bench_pairs_and_queries(n, nq, brute, keep);
+	bench_pairs_and_queries(n, nq, brute, keep, reuse);
 	if (do_scan && nfiles)
 		bench_rescan(nfiles, tree);
 	rss("at exit");

@@ -1105,7 +1105,10 @@ uint64_t idx_generation(struct idx *ix)
 {
 	MDB_envinfo info;
 
+	/* reads the meta pages in the map: not while a resize remaps it */
+	pthread_rwlock_rdlock(&ix->maplock);
 	mdb_env_info(ix->env, &info);
+	pthread_rwlock_unlock(&ix->maplock);
 	return info.me_last_txnid;
 }
 

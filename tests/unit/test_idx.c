@@ -164,6 +164,17 @@ static void test_basic_persist(void)
 	CHECK_EQ_INT(nb, 4);
 	CHECK(bands[3] == 4);
 	free(bands);
+	{	/* the generation moves with writes only */
+		uint64_t g0 = idx_generation(ix), g1;
+
+		REQUIRE(idx_get(ix, "c.txt", &f) == 0);
+		idx_file_release(&f);
+		CHECK(idx_generation(ix) == g0);
+		REQUIRE(idx_exempt_set(ix, "c.txt", "a/b/book.epub", 1) == 0);
+		g1 = idx_generation(ix);
+		CHECK(g1 > g0);
+		CHECK_EQ_INT(idx_sync(ix), 0);
+	}
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.files, 2);
 	CHECK_EQ_INT(c.books, 2);
@@ -789,6 +800,8 @@ static void *reader(void *p)
 			free(h);
 		if (idx_get(a->ix, "g/0", &f) == 0)
 			idx_file_release(&f);
+		if (idx_generation(a->ix) == 0)
+			a->errors++;
 		a->queries++;
 	}
 	return NULL;
