@@ -869,6 +869,12 @@ static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
 		rc = mdb_env_set_mapsize(ix->env, map_size);
 	if (rc == 0)
 		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC, 0600);
+	if (rc == 0) {
+		int dead = 0;
+
+		/* free reader slots left by a process that died mid-read */
+		rc = mdb_reader_check(ix->env, &dead);
+	}
 	if (rc) {
 		mdb_env_close(ix->env);
 		ix->env = NULL;
