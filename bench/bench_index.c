@@ -50,6 +50,16 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CPU time of this process: the machine is shared, so wall time alone
+ * overstates what a step costs when other work competes for the cores. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void rss(const char *when)
 {
 	char line[256];
@@ -192,7 +202,7 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	struct idx *ix = NULL;
 	char dir[256] = "/tmp/bench_index.XXXXXX", cmd[300];
 	size_t nbp = 0, nip = 0, nh, i, j, want = 0, hits_total = 0, biggest = 0;
-	double t0, t_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
+	double t0, c0, t_mem, c_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
 	int ret;
 
 	printf("== %zu fingerprints, d <= 7 (8 bands of 16 bits)\n", n);
@@ -207,30 +217,37 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	make_hashes(sh, n);
 	band_layout_init(&bl, 7);
 	t0 = now();
+	c0 = cpu_now();
 	ret = band_pairs(&bl, (const uint8_t (*)[16])sh, n, 7, &bp, &nbp);
 	t_mem = now() - t0;
+	c_mem = cpu_now() - c0;
 	if (ret) {
 		fprintf(stderr, "band_pairs: %s\n", strerror(-ret));
 		exit(1);
 	}
-	printf("  near pairs in memory          %9.3f s  (%zu pairs)\n", t_mem, nbp);
+	printf("  near pairs in memory          %9.3f s  (cpu %.3f s; %zu pairs)\n", t_mem, c_mem, nbp);
 	if (brute) {
+		double c_brute;
+
 		t0 = now();
+		c0 = cpu_now();
 		want = brute_pairs(sh, n, n, 7);
 		t_brute = now() - t0;
-		printf("  brute force (baseline)        %9.3f s  (%zu pairs)  speed-up x%.0f, recall %s\n",
-		       t_brute, want, t_brute / t_mem, want == nbp ? "1.000 (same pairs)" : "MISMATCH");
+		c_brute = cpu_now() - c0;
+		printf("  brute force (baseline)        %9.3f s  (cpu %.3f s; %zu pairs)  speed-up x%.0f (cpu), recall %s\n",
+		       t_brute, c_brute, want, c_brute / c_mem,
+		       want == nbp ? "1.000 (same pairs)" : "MISMATCH");
 	}
 	if (!brute) {
 		/* too slow in full: time 1000 rows against all, scale to n(n-1)/2 */
 		size_t rows = n < 1000 ? n : 1000, cnt = 0;
 		double est;
 
-		t0 = now();
+		c0 = cpu_now();
 		cnt = brute_pairs(sh, n, rows, 7);
-		est = (now() - t0) * ((double)n * (n - 1) / 2) / ((double)rows * n - rows * (rows + 1) / 2.0);
-		printf("  brute force (estimated from %zu rows) %6.1f s  speed-up x%.0f  (%zu pairs in the sample)\n",
-		       rows, est, est / t_mem, cnt);
+		est = (cpu_now() - c0) * ((double)n * (n - 1) / 2) / ((double)rows * n - rows * (rows + 1) / 2.0);
+		printf("  brute force (cpu, estimated from %zu rows) %6.1f s  speed-up x%.0f (cpu)  (%zu pairs in the sample)\n",
+		       rows, est, est / c_mem, cnt);
 	}
 	free(bp);
 
@@ -258,23 +275,26 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	}
 	rss("after load");
 	t0 = now();
+	c0 = cpu_now();
 	ret = idx_near_pairs(ix, 7, &ip, &nip);
 	t_idx = now() - t0;
 	if (ret) {
 		fprintf(stderr, "idx_near_pairs: %s\n", strerror(-ret));
 		exit(1);
 	}
-	printf("  near pairs through the index  %9.3f s  (%zu pairs%s)\n", t_idx, nip,
+	printf("  near pairs through the index  %9.3f s  (cpu %.3f s; %zu pairs%s)\n", t_idx,
+	       cpu_now() - c0, nip,
 	       brute ? (nip == want ? ", == brute force" : ", MISMATCH with brute force") : "");
 	free(ip);
 	t0 = now();
+	c0 = cpu_now();
 	ret = idx_clusters(ix, 7, &g);
 	if (ret == 0) {
 		for (i = 0; i < g.ngroups; i++)
 			if (g.start[i + 1] - g.start[i] > biggest)
 				biggest = g.start[i + 1] - g.start[i];
-		printf("  clusters (on demand)          %9.3f s  (%zu groups, largest %zu)\n", now() - t0,
-		       g.ngroups, biggest);
+		printf("  clusters (on demand)          %9.3f s  (cpu %.3f s; %zu groups, largest %zu)\n",
+		       now() - t0, cpu_now() - c0, g.ngroups, biggest);
 		idx_groups_release(&g);
 	}
 
@@ -458,6 +478,12 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	t0 = now();
 	ret = scan_run(s);
 	t_first = now() - t0;
+	{
+		double la[1];
+
+		if (getloadavg(la, 1) == 1)
+			printf("  (load average %.1f on %ld cores)\n", la[0], sysconf(_SC_NPROCESSORS_ONLN));
+	}
 	scan_progress(s, &pr);
 	printf("  first scan (all new, marked queued)  %7.3f s  (%llu files, %llu queued)\n", t_first,
 	       (unsigned long long)pr.files, (unsigned long long)pr.queued);
@@ -545,6 +571,13 @@ int main(int argc, char **argv)
 	if (n < 20 || nq < 1) {
 		fprintf(stderr, "--n must be >= 20, --queries >= 1\n");
 		return 2;
+	}
+	{
+		double la[1];
+
+		if (getloadavg(la, 1) == 1)
+			printf("(load average %.1f on %ld cores at start)\n", la[0],
+			       sysconf(_SC_NPROCESSORS_ONLN));
 	}
 	bench_pairs_and_queries(n, nq, brute, keep, reuse);
 	if (do_scan && nfiles)
