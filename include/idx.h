@@ -26,9 +26,12 @@
  * be the writer at a time.
  *
  * Durability: the index is derived data that a rescan can rebuild, so commits
- * are not fsync'd one by one (MDB_NOSYNC); idx_sync() and idx_close() flush.
- * A crash of the process loses nothing; a crash of the machine can lose the
- * last writes, which the next scan redoes.
+ * are not fsync'd one by one (MDB_NOSYNC: an fsync per rename or unlink
+ * through the mount would make `rm -r` crawl); a flusher thread syncs within
+ * opts.sync_ms of a write, and idx_sync() and idx_close() flush.  A crash of
+ * the process loses nothing; a crash of the machine can lose the writes of
+ * the last interval, which the next scan redoes, and an index LMDB then
+ * finds unreadable is rebuilt at open.
  *
  * Ownership: everything returned is copied out of LMDB before the read
  * transaction ends and belongs to the caller: arrays are malloc'd (free()
@@ -72,12 +75,16 @@ struct idx_stat {
 	uint64_t dev;
 };
 
+/* A zeroed struct (or NULL) gives every default. */
 struct idx_opts {
 	uint32_t max_d;		/* simhash threshold the band tables guarantee
-				 * (default 7 = 8 bands of 16 bits); changing it
-				 * on an existing index rebuilds the band table */
+				 * (0 = 7: 8 bands of 16 bits; at most 63);
+				 * changing it on an existing index rebuilds the
+				 * simhash band table */
 	uint64_t map_size;	/* initial map size in bytes (0 = 256 MiB); grows
 				 * by doubling when full */
+	uint32_t sync_ms;	/* committed writes reach the disk within this
+				 * many ms (0 = 1000) */
 };
 
 /* What the fingerprinting work supplies for one book.  The index copies it. */

@@ -532,7 +532,7 @@ static void test_bands_complete(void)
 	struct idx *ix = NULL;
 	size_t np = 0, nwant = 0, i, j, nh = 0, bad = 0;
 	char path[32];
-	struct idx_opts o = { 7, 0 };
+	struct idx_opts o = { 7, 0, 0 };
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
@@ -810,7 +810,7 @@ static void *reader(void *p)
 static void test_growth_concurrent(void)
 {
 	const char *dir = new_dir();
-	struct idx_opts o = { 7, 1 << 20 };
+	struct idx_opts o = { 0, 1 << 20, 50 };
 	struct reader_arg ra[2];
 	atomic_int stop = 0;
 	pthread_t th[2];
@@ -822,6 +822,7 @@ static void test_growth_concurrent(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
+	CHECK_EQ_INT(idx_max_d(ix), 7);	/* zero means the default */
 	blob = malloc(64 * 1024);
 	REQUIRE(blob);
 	memset(blob, 'r', 64 * 1024 - 1);
