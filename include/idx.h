@@ -192,6 +192,12 @@ int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st);
  * removed (>= 0), or -errno. */
 int idx_unlink(struct idx *ix, const char *path);
 
+/* Removes the file whose id is id, wherever it is now (as idx_unlink() for
+ * one file).  For the worker that finds, after storing its result, that the
+ * file it read is no longer at its path: a path-based unlink could remove a
+ * newer file's entry.  -ENOENT when the id is unknown. */
+int idx_drop(struct idx *ix, uint64_t id);
+
 #define IDX_RENAME_EXCHANGE 1u	/* swap the two (RENAME_EXCHANGE) */
 /* Renames from to to: the file at from (and everything under from + "/")
  * moves to the new path, keeping ids, fingerprints and exemptions.  Entries

@@ -1401,6 +1401,27 @@ int idx_unlink(struct idx *ix, const char *path)
 	return idx_write(ix, unlink_fn, (void *)(uintptr_t)path);
 }
 
+static int drop_fn(struct wtx *w, void *arg)
+{
+	struct frec *f = malloc(sizeof(*f));
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = file_by_id(w, *(const uint64_t *)arg, f);
+	if (ret == 0)
+		ret = file_remove(w, f);
+	free(f);
+	return ret;
+}
+
+int idx_drop(struct idx *ix, uint64_t id)
+{
+	int ret = idx_write(ix, drop_fn, &id);
+
+	return ret < 0 ? ret : 0;
+}
+
 struct rename_arg {
 	const char *from, *to;
 	unsigned flags;

@@ -454,6 +454,15 @@ static void test_rename_unlink(void)
 	free(h);
 	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 1);
 	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 0);
+	{	/* drop by id, wherever the file is now */
+		uint64_t g = add_book(ix, "g/h.txt", sh, th, NULL, 0, "G");
+
+		REQUIRE(g);
+		CHECK_EQ_INT(idx_rename(ix, "g", "k", 0), 1);
+		CHECK_EQ_INT(idx_drop(ix, g), 0);
+		CHECK_EQ_INT(idx_get(ix, "k/h.txt", &f), -ENOENT);
+		CHECK_EQ_INT(idx_drop(ix, g), -ENOENT);
+	}
 	REQUIRE(idx_counts(ix, &cnt) == 0);
 	CHECK_EQ_INT(cnt.files, 1);
 	CHECK_EQ_INT(cnt.books, 1);
