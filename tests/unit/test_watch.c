@@ -273,9 +273,72 @@ static void test_index_follows(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* Blocks the watch thread so the kernel queue overflows. */
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+
+static void gated_event(void *arg, enum watch_what what, const char *path, const char *path2)
+{
+	pthread_mutex_lock(&gate);
+	pthread_mutex_unlock(&gate);
+	if (strncmp(path, "f0", 2) != 0)	/* keep the log short */
+		on_event(arg, what, path, path2);
+}
+
+static void test_overflow(void)
+{
+	char src[64] = "/tmp/test_watch_ovf.XXXXXX", cmd[128], name[32];
+	struct watch_opts o;
+	struct watch_stats st;
+	struct watch *w = NULL;
+	long limit = 16384;
+	FILE *f;
+	int fd, i, n;
+
+	f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &limit) != 1)
+			limit = 16384;
+		fclose(f);
+	}
+	if (limit > 40000)
+		SKIP("max_queued_events too large to overflow quickly");
+	REQUIRE(mkdtemp(src));
+	fd = open(src, O_RDONLY | O_DIRECTORY);
+	REQUIRE(fd >= 0);
+	log_buf[0] = '\0';
+	memset(&o, 0, sizeof(o));
+	o.src_fd = fd;
+	o.fn = gated_event;
+	REQUIRE(watch_new(&w, &o) == 0);
+	pthread_mutex_lock(&gate);
+	/* each empty file gives two events (create, close after write) */
+	n = (int)(limit / 2 + 1000);
+	for (i = 0; i < n; i++) {
+		int ffd;
+
+		snprintf(name, sizeof(name), "f%06d", i);
+		ffd = openat(fd, name, O_WRONLY | O_CREAT, 0644);
+		if (ffd < 0)
+			break;
+		close(ffd);
+	}
+	CHECK(mkdirat(fd, "late", 0755) == 0);	/* its event is lost in the overflow */
+	pthread_mutex_unlock(&gate);
+	CHECK(saw("rescan \n"));
+	watch_stats(w, &st);
+	CHECK(st.overflows >= 1);
+	CHECK(write_file(fd, "late/x.txt") == 0);	/* watched again after the overflow */
+	CHECK(saw("file late/x.txt\n"));
+	watch_free(w);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", src);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	RUN(test_events);
+	RUN(test_overflow);
 	RUN(test_index_follows);
 	return CHECK_DONE();
 }
