@@ -146,7 +146,7 @@ struct idx_counts {
 };
 
 /* Opens (creating when needed) the index in directory dir (created, mode
- * 0700, if missing).  opts may be NULL for defaults.  An index written with
+ * 0700, if missing; its parent must exist).  opts may be NULL for defaults.  An index written with
  * another schema version, or one LMDB cannot read, is emptied and rebuilt
  * (idx_rebuilt() says so; the next scan refills it).  Returns 0 and *out, or
  * -errno (-EINVAL for bad options). */
