@@ -16,7 +16,9 @@
  *    books share a min-hash band", "which books have this text hash";
  *  - "not a duplicate" exemptions between two books (kept across rename).
  *
- * Concurrency: any number of threads may call any function at once.  Reads
+ * Concurrency: any number of threads may call any function at once.  Open
+ * the index after any fork() (daemonizing): LMDB environments and the
+ * index's threads do not survive it.  Reads
  * run in their own LMDB read transaction per call (MDB_NOTLS) and are never
  * blocked by a writer; writes are serialised by a mutex inside the index, each
  * call being one transaction (all or nothing).  The only pause readers can see
