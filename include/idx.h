@@ -16,12 +16,12 @@
  *    books share a min-hash band", "which books have this text hash";
  *  - "not a duplicate" exemptions between two books (kept across rename).
  *
- * Concurrency: any number of threads may call any function at once.  Open
- * the index after any fork() (daemonizing): LMDB environments and the
- * index's threads do not survive it.  Reads
- * run in their own LMDB read transaction per call (MDB_NOTLS) and are never
- * blocked by a writer; writes are serialised by a mutex inside the index, each
- * call being one transaction (all or nothing).  The only pause readers can see
+ * Concurrency: any number of threads may call any function at once (except
+ * idx_close()).  Reads run in their own LMDB read transaction per call
+ * (MDB_NOTLS) and are never blocked by a writer; writes are serialised by a
+ * mutex inside the index, each call being one transaction (all or nothing).
+ * Open the index after any fork() (daemonizing): LMDB environments and the
+ * index's threads do not survive it.  The only pause readers can see
  * is while the map grows (a write hit MDB_MAP_FULL: the map doubles and the
  * write is retried), which waits for in-flight read calls to finish.  Several
  * processes may open the same index (LMDB's own locking); one of them should
@@ -41,9 +41,10 @@
  * Nothing returned points into the map.
  *
  * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
- * converted in one place: MDB_NOTFOUND -> -ENOENT, MDB_MAP_FULL/MDB_TXN_FULL
- * -> -ENOSPC (after growth failed), MDB_READERS_FULL -> -EAGAIN, corruption
- * and version mismatches -> -EIO, unknown -> -EIO.  A value in the database
+ * converted in one place (idx_err() in idx.c): MDB_NOTFOUND -> -ENOENT,
+ * MDB_MAP_FULL/MDB_TXN_FULL -> -ENOSPC (after growth failed or past 1 TiB),
+ * MDB_READERS_FULL -> -EAGAIN, corruption and version mismatches -> -EIO,
+ * system errors -> their -errno.  A value in the database
  * that does not decode (short or hostile) is -EIO for that entry, never a
  * crash; lists skip such entries.
  */
@@ -148,10 +149,10 @@ struct idx_counts {
 };
 
 /* Opens (creating when needed) the index in directory dir (created, mode
- * 0700, if missing; its parent must exist).  opts may be NULL for defaults.  An index written with
- * another schema version, or one LMDB cannot read, is emptied and rebuilt
- * (idx_rebuilt() says so; the next scan refills it).  Returns 0 and *out, or
- * -errno (-EINVAL for bad options). */
+ * 0700, if missing; its parent must exist).  opts may be NULL for defaults.
+ * An index written with another schema version, or one LMDB cannot read, is
+ * emptied and rebuilt (idx_rebuilt() says so; the next scan refills it).
+ * Returns 0 and *out, or -errno (-EINVAL for bad options). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
