@@ -234,7 +234,8 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		want = brute_pairs(sh, n, n, 7);
 		t_brute = now() - t0;
 		c_brute = cpu_now() - c0;
-		printf("  brute force (baseline)        %9.3f s  (cpu %.3f s; %zu pairs)  speed-up x%.0f (cpu), recall %s\n",
+		printf("  brute force (baseline)        %9.3f s  (cpu %.3f s; %zu pairs)  "
+		       "speed-up x%.0f (cpu), recall %s\n",
 		       t_brute, c_brute, want, c_brute / c_mem,
 		       want == nbp ? "1.000 (same pairs)" : "MISMATCH");
 	}
@@ -245,8 +246,10 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 
 		c0 = cpu_now();
 		cnt = brute_pairs(sh, n, rows, 7);
-		est = (cpu_now() - c0) * ((double)n * (n - 1) / 2) / ((double)rows * n - rows * (rows + 1) / 2.0);
-		printf("  brute force (cpu, estimated from %zu rows) %6.1f s  speed-up x%.0f (cpu)  (%zu pairs in the sample)\n",
+		est = (cpu_now() - c0) * ((double)n * (n - 1) / 2) /
+		      ((double)rows * n - rows * (rows + 1) / 2.0);
+		printf("  brute force (cpu, estimated from %zu rows) %6.1f s  speed-up x%.0f (cpu)  "
+		       "(%zu pairs in the sample)\n",
 		       rows, est, est / c_mem, cnt);
 	}
 	free(bp);
@@ -527,7 +530,8 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	}
 	scan_progress(s, &pr);
 	printf("  plain openat/fstatat walk (floor)    %7.3f s  (%zu files)\n", t_plain, nplain);
-	printf("  no-change rescan                     %7.3f s  (%llu unchanged, %llu queued)  x%.2f of the walk\n",
+	printf("  no-change rescan                     %7.3f s  (%llu unchanged, %llu queued)  "
+	       "x%.2f of the walk\n",
 	       t_again, (unsigned long long)pr.unchanged, (unsigned long long)pr.queued,
 	       t_again / t_plain);
 	rss("after rescans");

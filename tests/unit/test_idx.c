@@ -84,7 +84,8 @@ static struct idx_stat stat_of(uint64_t n)
 }
 
 /* Adds path with a fingerprint; returns its id (0 on failure). */
-static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16], const uint8_t th[16],
+static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16],
+			 const uint8_t th[16],
 			 const uint64_t *mh, uint32_t nmh, const char *rec)
 {
 	struct idx_stat st = stat_of(strlen(path));
