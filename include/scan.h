@@ -28,7 +28,9 @@ struct scan;
 
 struct scan_opts {
 	int src_fd;		/* directory fd of SRC (dup'd: the caller keeps
-				 * its own), or -1 to open src */
+				 * its own), or -1 to open src; the daemon passes
+				 * the fd it opened before mounting, since a mount
+				 * over SRC hides SRC's path */
 	const char *src;	/* SRC path, used when src_fd < 0 */
 	struct idx *ix;		/* the index to update */
 	struct queue *q;	/* where changed files go; NULL = only mark them
