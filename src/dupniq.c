@@ -99,7 +99,7 @@ static int grow(struct dupniq *dq)
 	for (i = 0; i < dq->cap; i++) {
 		if (!dq->tab[i].hash)
 			continue;
-		for (j = fpc_mix(dq->tab[i].hash) & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
+		for (j = dq->tab[i].hash & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
 			;
 		nt[j] = dq->tab[i];
 	}
@@ -122,7 +122,8 @@ int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
 		dq->failed = 1;
 		return -ENOMEM;
 	}
-	for (j = fpc_mix(word_hash) & (dq->cap - 1); dq->tab[j].hash; j = (j + 1) & (dq->cap - 1)) {
+	/* word hashes are XXH3 values: their low bits index the table as is */
+	for (j = word_hash & (dq->cap - 1); dq->tab[j].hash; j = (j + 1) & (dq->cap - 1)) {
 		if (dq->tab[j].hash == word_hash) {
 			dq->tab[j].count = 2;
 			return 0;

@@ -13,7 +13,7 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 	(l) = csa_u ^ csa_c; \
 } while (0)
 
-/* Reduces 16 inputs per word group of type T (u64 or a 4-word vector):
+/* Reduces 16 inputs per group of STEP words (a 4-word vector):
  * ones..eights are the running carry-save planes, sixteens goes into the
  * rippling planes. */
 #define BLOCK_BODY(T, STEP) do { \
@@ -57,11 +57,6 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 		} \
 	} \
 } while (0)
-
-static void block_u64(struct fpc_bitctr *bc)
-{
-	BLOCK_BODY(uint64_t, 1);
-}
 
 static void block_v4_generic(struct fpc_bitctr *bc)
 {
@@ -112,10 +107,7 @@ static void flush_planes(struct fpc_bitctr *bc)
 
 void fpc_bitctr_block(struct fpc_bitctr *bc)
 {
-	if (bc->nw % 4 == 0)
-		block_v4(bc);
-	else
-		block_u64(bc);
+	block_v4(bc);
 	bc->nbuf = 0;
 	if (++bc->nblocks == (UINT32_C(1) << FPC_PLANES) - 1)
 		flush_planes(bc);

@@ -345,6 +345,32 @@ static void test_broken_epub(void)
 	sbuf_release(&err);
 }
 
+/* Well-formed XHTML goes through the XML parser (CDATA is text, HTML named
+ * references still decode); anything else falls back to the HTML parser. */
+static void test_xhtml_modes(void)
+{
+	const char *kv[] = {
+		"mimetype", "application/epub+zip",
+		"a.xhtml", "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			   "<p>x&nbsp;y&eacute;<![CDATA[ <cdata> ]]>z</p></body></html>",
+		"b.xhtml", "<html><body><p>unclosed <b>bold<p>next &nbsp;&copy; <br>end</body>",
+		"c.xhtml", "<!DOCTYPE html><html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			   "<p>&unknownentity; after</p></body></html>",
+	};
+	struct sbuf zip;
+	struct extract_doc d;
+
+	sbuf_init(&zip);
+	extract_doc_init(&d);
+	REQUIRE(make_zip(&zip, kv, 4) == 0);
+	REQUIRE(extract_buffer(zip.buf, zip.len, "m.epub", NULL, &d, NULL) == 0);
+	CHECK_EQ_STR(d.text.buf, "x\xC2\xA0y\xC3\xA9 <cdata> z\n\nunclosed bold\n\nnext \xC2\xA0\xC2\xA9\nend"
+		     "\n\n&unknownentity; after");
+	CHECK_EQ_INT(d.nchunks, 3);
+	extract_doc_release(&d);
+	sbuf_release(&zip);
+}
+
 static const char *books_dir(void)
 {
 	const char *b = getenv("SIMBOOK_BOOKS");
@@ -518,6 +544,7 @@ int main(void)
 	RUN(test_html);
 	RUN(test_epub);
 	RUN(test_broken_epub);
+	RUN(test_xhtml_modes);
 	RUN(test_real_cross_format);
 	RUN(test_real_all);
 	return CHECK_DONE();
