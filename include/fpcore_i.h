@@ -12,6 +12,22 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Set to 1 to run the portable code instead of the AVX2 code even where
+ * the CPU has AVX2 (the tests check that both give the same bits). */
+extern int fpc_portable;
+
+/* Whether to take the AVX2 paths.  __builtin_cpu_supports reads a flag
+ * libgcc sets at start-up: cheap, and free of the races a cached function
+ * pointer would bring. */
+static inline int fpc_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	return !fpc_portable && __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
+}
+
 /* splitmix64 finaliser: a fixed 64-bit bijection with good avalanche. */
 static inline uint64_t fpc_mix(uint64_t x)
 {

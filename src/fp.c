@@ -97,7 +97,7 @@ static void grams_avx2(struct fp *f, const void *buf, size_t len)
 static void grams(struct fp *f, const void *buf, size_t len)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2")) {
+	if (fpc_avx2()) {
 		grams_avx2(f, buf, len);
 		return;
 	}

@@ -122,8 +122,14 @@ static void on_start(void *ud, const xmlChar *xname, const xmlChar **atts)
 	struct html_state *st = ud;
 	const char *name = local_name(xname), *v;
 
+	int ret;
+
 	if (st->error)
 		return;
+	if (!(++st->calls & 1023) && (ret = ex_check_time(st->ctx))) {
+		stop(st, ret);
+		return;
+	}
 	if (++st->depth > st->ctx->lim->max_depth) {
 		ex_fail(st->ctx, -EFBIG, "markup nested deeper than %u elements",
 			st->ctx->lim->max_depth);

@@ -40,7 +40,7 @@ static void update_avx2(struct rsimhash *rs, const void *buf, size_t len)
 void rsimhash_update(struct rsimhash *rs, const void *buf, size_t len)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2")) {
+	if (fpc_avx2()) {
 		update_avx2(rs, buf, len);
 		return;
 	}
