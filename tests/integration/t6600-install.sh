@@ -171,6 +171,7 @@ if [ "${1:-}" = --namespace ]; then
 	if [ "$strace_ok" -eq 1 ]; then
 		start_unit strace -f -qq -o "$T/strace.log"
 	else
+		say "(sanitizer build or no strace: the system call check is left out)"
 		start_unit
 	fi
 	check_mount "$UMNT" simbookfs
