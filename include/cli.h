@@ -13,4 +13,12 @@ struct cli_cmd {
 	const char *usage;	/* one line: arguments and purpose */
 };
 
+/* cli_extract.c: `simbook text FILE [--normalized]`, `simbook meta FILE`. */
+int cli_text(int argc, char **argv);
+int cli_meta(int argc, char **argv);
+
+/* cli_fp.c: `simbook fingerprint FILE...`, `simbook compare A B`. */
+int cli_fingerprint(int argc, char **argv);
+int cli_compare(int argc, char **argv);
+
 #endif

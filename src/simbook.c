@@ -5,6 +5,10 @@
 #include "cli.h"
 
 static const struct cli_cmd cmds[] = {
+	{ "text", cli_text, "FILE [--normalized]  print a book's text (or the fingerprint input)" },
+	{ "meta", cli_meta, "FILE  print a book's format, metadata and chunks as JSON" },
+	{ "fingerprint", cli_fingerprint, "[--json] [--stdin] FILE...  similarity id and fingerprint summary per book" },
+	{ "compare", cli_compare, "[--json] A B  every similarity score of two books and their relation" },
 	{ NULL, NULL, NULL }
 };
 

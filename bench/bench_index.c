@@ -1,0 +1,502 @@
+/* bench_index.c - index benchmarks that need no mount.
+ *
+ *   build/bench/bench_index [--n N] [--queries Q] [--files F] [--tree DIR]
+ *                           [--no-brute] [--no-scan] [--keep]
+ *
+ * 1. All near pairs (d <= 7) over N synthetic 128-bit fingerprints with
+ *    planted near copies: banded search in memory and through the LMDB index,
+ *    against brute force measured in the same run (recall must be 1.0).
+ * 2. Near-candidate queries on the same index: latency p50/p99 of idx_near(),
+ *    and of idx_near() plus idx_get_id() per hit (what listing
+ *    similar/<book>/ costs); clusters (connected components) of the whole set.
+ * 3. No-change rescan of a tree of F files (created once under /tmp, or DIR),
+ *    against a plain openat/fstatat walk of the same tree.
+ * 4. Memory: anonymous RSS (the LMDB map is file-backed and reported apart).
+ * Everything is deterministic (fixed seed); times are wall clock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "band.h"
+#include "idx.h"
+#include "scan.h"
+
+static uint64_t rng_state = 0x5eed;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void rss(const char *when)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	long anon = -1, file = -1, hwm = -1;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "RssAnon: %ld", &anon);
+		sscanf(line, "RssFile: %ld", &file);
+		sscanf(line, "VmHWM: %ld", &hwm);
+	}
+	fclose(f);
+	printf("  rss %-28s anon %6.1f MB, file-backed (LMDB map, code) %6.1f MB, peak %6.1f MB\n",
+	       when, anon / 1024.0, file / 1024.0, hwm / 1024.0);
+}
+
+static void flip_bits(const uint8_t a[16], uint8_t b[16], uint32_t k)
+{
+	uint8_t used[128] = { 0 };
+	uint32_t done = 0;
+
+	memcpy(b, a, 16);
+	while (done < k) {
+		uint32_t bit = (uint32_t)(rnd() % 128);
+
+		if (used[bit])
+			continue;
+		used[bit] = 1;
+		b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+		done++;
+	}
+}
+
+/* 30% of the hashes are near copies (0..11 bits) of an earlier one. */
+static void make_hashes(uint8_t (*sh)[16], size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		if (i > 10 && rnd() % 10 < 3) {
+			flip_bits(sh[rnd() % i], sh[i], (uint32_t)(rnd() % 12));
+		} else {
+			for (k = 0; k < 16; k++)
+				sh[i][k] = (uint8_t)rnd();
+		}
+	}
+}
+
+static size_t brute_pairs(uint8_t (*sh)[16], size_t n, uint32_t d)
+{
+	uint64_t *hi = malloc(n * 8), *lo = malloc(n * 8);
+	size_t i, j, cnt = 0;
+
+	if (!hi || !lo) {
+		free(hi);
+		free(lo);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		hi[i] = lo[i] = 0;
+		for (j = 0; j < 8; j++) {
+			hi[i] = hi[i] << 8 | sh[i][j];
+			lo[i] = lo[i] << 8 | sh[i][8 + j];
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			cnt += (uint32_t)(__builtin_popcountll(hi[i] ^ hi[j]) +
+					  __builtin_popcountll(lo[i] ^ lo[j])) <= d;
+	free(hi);
+	free(lo);
+	return cnt;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int load_index(struct idx *ix, uint8_t (*sh)[16], size_t n)
+{
+	enum { B = 1000, NMH = 8 };
+	const char *paths[B];
+	char names[B][40];
+	struct idx_stat sts[B];
+	uint64_t ids[B], mh[NMH];
+	uint8_t rec[256];
+	struct idx_fp fp;
+	size_t i, k, base;
+	int ret;
+
+	memset(rec, 'r', sizeof(rec));
+	memset(&fp, 0, sizeof(fp));
+	fp.mh_bands = mh;
+	fp.n_mh_bands = NMH;
+	fp.rec = rec;
+	fp.rec_len = sizeof(rec);
+	fp.rec_version = 1;
+	for (base = 0; base < n; base += B) {
+		size_t m = n - base < B ? n - base : B;
+
+		for (i = 0; i < m; i++) {
+			snprintf(names[i], sizeof(names[i]), "lib/%03zu/book-%07zu.epub",
+				 (base + i) / 1000, base + i);
+			paths[i] = names[i];
+			memset(&sts[i], 0, sizeof(sts[i]));
+			sts[i].size = base + i;
+			sts[i].ino = base + i + 1;
+		}
+		ret = idx_mark_queued(ix, paths, sts, m, ids);
+		if (ret)
+			return ret;
+		for (i = 0; i < m; i++) {
+			memcpy(fp.simhash, sh[base + i], 16);
+			memcpy(fp.text_hash, sh[base + i], 16);
+			fp.text_hash[0] ^= 0x5a;
+			for (k = 0; k < NMH; k++)
+				mh[k] = rnd();
+			ret = idx_put(ix, ids[i], &sts[i], &fp);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
+{
+	uint8_t (*sh)[16] = malloc(n * sizeof(*sh));
+	struct band_pair *bp = NULL;
+	struct idx_pair *ip = NULL;
+	struct idx_hit *h = NULL;
+	struct band_layout bl;
+	struct idx_groups g;
+	struct idx *ix = NULL;
+	char dir[] = "/tmp/bench_index.XXXXXX", cmd[128];
+	size_t nbp = 0, nip = 0, nh, i, j, want = 0, hits_total = 0, biggest = 0;
+	double t0, t_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
+	int ret;
+
+	printf("== %zu fingerprints, d <= 7 (8 bands of 16 bits)\n", n);
+	if (!sh || !mkdtemp(dir)) {
+		fprintf(stderr, "bench: setup failed\n");
+		exit(1);
+	}
+	make_hashes(sh, n);
+	band_layout_init(&bl, 7);
+	t0 = now();
+	ret = band_pairs(&bl, (const uint8_t (*)[16])sh, n, 7, &bp, &nbp);
+	t_mem = now() - t0;
+	if (ret) {
+		fprintf(stderr, "band_pairs: %s\n", strerror(-ret));
+		exit(1);
+	}
+	printf("  near pairs in memory          %9.3f s  (%zu pairs)\n", t_mem, nbp);
+	if (brute) {
+		t0 = now();
+		want = brute_pairs(sh, n, 7);
+		t_brute = now() - t0;
+		printf("  brute force (baseline)        %9.3f s  (%zu pairs)  speed-up x%.0f, recall %s\n",
+		       t_brute, want, t_brute / t_mem, want == nbp ? "1.000 (same pairs)" : "MISMATCH");
+	}
+	free(bp);
+
+	ret = idx_open(&ix, dir, NULL);
+	if (ret) {
+		fprintf(stderr, "idx_open: %s\n", strerror(-ret));
+		exit(1);
+	}
+	t0 = now();
+	ret = load_index(ix, sh, n);
+	t_load = now() - t0;
+	if (ret) {
+		fprintf(stderr, "load: %s\n", strerror(-ret));
+		exit(1);
+	}
+	printf("  index load (1 txn per book)   %9.3f s  (%.0f books/s)\n", t_load, n / t_load);
+	rss("after load");
+	t0 = now();
+	ret = idx_near_pairs(ix, 7, &ip, &nip);
+	t_idx = now() - t0;
+	if (ret) {
+		fprintf(stderr, "idx_near_pairs: %s\n", strerror(-ret));
+		exit(1);
+	}
+	printf("  near pairs through the index  %9.3f s  (%zu pairs%s)\n", t_idx, nip,
+	       brute ? (nip == want ? ", == brute force" : ", MISMATCH with brute force") : "");
+	free(ip);
+	t0 = now();
+	ret = idx_clusters(ix, 7, &g);
+	if (ret == 0) {
+		for (i = 0; i < g.ngroups; i++)
+			if (g.start[i + 1] - g.start[i] > biggest)
+				biggest = g.start[i + 1] - g.start[i];
+		printf("  clusters (on demand)          %9.3f s  (%zu groups, largest %zu)\n", now() - t0,
+		       g.ngroups, biggest);
+		idx_groups_release(&g);
+	}
+
+	lat = malloc(nq * sizeof(*lat));
+	lat2 = malloc(nq * sizeof(*lat2));
+	if (!lat || !lat2)
+		exit(1);
+	for (i = 0; i < nq; i++) {
+		uint8_t q[16];
+		double t1;
+
+		flip_bits(sh[rnd() % n], q, (uint32_t)(rnd() % 4));
+		t0 = now();
+		ret = idx_near(ix, q, 7, &h, &nh);
+		t1 = now();
+		if (ret)
+			exit(1);
+		hits_total += nh;
+		for (j = 0; j < nh; j++) {
+			struct idx_file f;
+
+			if (idx_get_id(ix, h[j].id, &f) == 0)
+				idx_file_release(&f);
+		}
+		lat[i] = (t1 - t0) * 1e6;
+		lat2[i] = (now() - t0) * 1e6;
+		free(h);
+	}
+	qsort(lat, nq, sizeof(*lat), dbl_cmp);
+	qsort(lat2, nq, sizeof(*lat2), dbl_cmp);
+	printf("  idx_near query   (%zu queries) p50 %7.1f us  p99 %7.1f us  (%.1f hits/query)\n", nq,
+	       lat[nq / 2], lat[nq * 99 / 100], (double)hits_total / nq);
+	printf("  + idx_get_id per hit           p50 %7.1f us  p99 %7.1f us\n", lat2[nq / 2],
+	       lat2[nq * 99 / 100]);
+	rss("after queries");
+	free(lat);
+	free(lat2);
+	idx_close(ix);
+	{
+		struct stat st;
+		char p[64];
+
+		snprintf(p, sizeof(p), "%s/data.mdb", dir);
+		if (stat(p, &st) == 0)
+			printf("  index size on disk            %9.1f MB (%.0f bytes/book)\n",
+			       st.st_blocks * 512 / 1e6, st.st_blocks * 512.0 / n);
+	}
+	if (!keep) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup of %s failed\n", dir);
+	} else {
+		printf("  kept %s\n", dir);
+	}
+	free(sh);
+}
+
+static int make_tree(const char *root, size_t nfiles)
+{
+	char p[512];
+	size_t i;
+	int fd;
+
+	if (mkdir(root, 0755) && errno != EEXIST)
+		return -errno;
+	for (i = 0; i < nfiles; i++) {
+		if (i % 100 == 0) {
+			snprintf(p, sizeof(p), "%s/d%03zu", root, i / 1000);
+			if (mkdir(p, 0755) && errno != EEXIST)
+				return -errno;
+			snprintf(p, sizeof(p), "%s/d%03zu/s%zu", root, i / 1000, i / 100 % 10);
+			if (mkdir(p, 0755) && errno != EEXIST)
+				return -errno;
+		}
+		snprintf(p, sizeof(p), "%s/d%03zu/s%zu/book-%07zu.txt", root, i / 1000, i / 100 % 10, i);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, p, 8) != 8) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* The floor: open every directory and fstatat every entry, nothing else. */
+static size_t plain_walk(int dfd)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	struct stat st;
+	size_t n = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+
+			if (sub >= 0)
+				n += plain_walk(sub);
+		} else if (S_ISREG(st.st_mode)) {
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void bench_rescan(size_t nfiles, const char *tree)
+{
+	char root[256], idxdir[300], marker[300], cmd[1024];
+	struct scan_opts o;
+	struct scan_progress pr;
+	struct scan *s = NULL;
+	struct idx *ix = NULL;
+	double t0, t_first, t_again, t_plain;
+	size_t nplain;
+	int ret, fd;
+
+	printf("== rescan of %zu files\n", nfiles);
+	snprintf(root, sizeof(root), "%s", tree ? tree : "/tmp/bench_index_tree");
+	snprintf(marker, sizeof(marker), "%s.complete-%zu", root, nfiles);
+	if (access(marker, F_OK) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'.complete-*", root, root);
+		if (system(cmd) != 0)
+			exit(1);
+		t0 = now();
+		ret = make_tree(root, nfiles);
+		if (ret) {
+			fprintf(stderr, "tree: %s\n", strerror(-ret));
+			exit(1);
+		}
+		fd = open(marker, O_WRONLY | O_CREAT, 0644);
+		if (fd >= 0)
+			close(fd);
+		printf("  created the tree in %.1f s (kept in %s for the next run)\n", now() - t0, root);
+	}
+	snprintf(idxdir, sizeof(idxdir), "%s/.simbookfs-bench-index", root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", idxdir);
+	if (system(cmd) != 0)
+		exit(1);
+	if (idx_open(&ix, idxdir, NULL))
+		exit(1);
+	memset(&o, 0, sizeof(o));
+	o.src_fd = -1;
+	o.src = root;
+	o.ix = ix;
+	o.skip_dir = idxdir;
+	if (scan_new(&s, &o))
+		exit(1);
+	t0 = now();
+	ret = scan_run(s);
+	t_first = now() - t0;
+	scan_progress(s, &pr);
+	printf("  first scan (all new, marked queued)  %7.3f s  (%llu files, %llu queued)\n", t_first,
+	       (unsigned long long)pr.files, (unsigned long long)pr.queued);
+	if (ret)
+		exit(1);
+	/* pretend they were indexed: the next scans must find nothing to do */
+	{
+		struct idx_entry *ents = NULL;
+		size_t n = 0, i;
+		struct idx_fp fp;
+
+		memset(&fp, 0, sizeof(fp));
+		if (idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &n))
+			exit(1);
+		for (i = 0; i < n; i++) {
+			memcpy(fp.simhash, &ents[i].file.id, 8);
+			if (idx_put(ix, ents[i].file.id, &ents[i].file.st, &fp))
+				exit(1);
+		}
+		idx_entries_free(ents, n);
+	}
+	/* warm cache for both, best of 3 for both */
+	t_again = t_plain = 1e9;
+	nplain = 0;
+	for (int k = 0; k < 3; k++) {
+		double t;
+
+		t0 = now();
+		fd = open(root, O_RDONLY | O_DIRECTORY);
+		nplain = plain_walk(fd);
+		t = now() - t0;
+		if (t < t_plain)
+			t_plain = t;
+		t0 = now();
+		ret = scan_run(s);
+		t = now() - t0;
+		if (t < t_again)
+			t_again = t;
+		if (ret)
+			exit(1);
+	}
+	scan_progress(s, &pr);
+	printf("  plain openat/fstatat walk (floor)    %7.3f s  (%zu files)\n", t_plain, nplain);
+	printf("  no-change rescan                     %7.3f s  (%llu unchanged, %llu queued)  x%.2f of the walk\n",
+	       t_again, (unsigned long long)pr.unchanged, (unsigned long long)pr.queued,
+	       t_again / t_plain);
+	rss("after rescans");
+	scan_free(s);
+	idx_close(ix);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup of %s failed\n", idxdir);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = 75000, nq = 10000, nfiles = 100000;
+	const char *tree = NULL;
+	int brute = 1, do_scan = 1, keep = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--n") && i + 1 < argc)
+			n = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--queries") && i + 1 < argc)
+			nq = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--files") && i + 1 < argc)
+			nfiles = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--tree") && i + 1 < argc)
+			tree = argv[++i];
+		else if (!strcmp(argv[i], "--no-brute"))
+			brute = 0;
+		else if (!strcmp(argv[i], "--no-scan"))
+			do_scan = 0;
+		else if (!strcmp(argv[i], "--keep"))
+			keep = 1;
+		else {
+			fprintf(stderr, "usage: %s [--n N] [--queries Q] [--files F] [--tree DIR] "
+				"[--no-brute] [--no-scan] [--keep]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (n < 20 || nq < 1) {
+		fprintf(stderr, "--n must be >= 20, --queries >= 1\n");
+		return 2;
+	}
+	bench_pairs_and_queries(n, nq, brute, keep);
+	if (do_scan && nfiles)
+		bench_rescan(nfiles, tree);
+	rss("at exit");
+	return 0;
+}

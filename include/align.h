@@ -1,0 +1,43 @@
+/* align.h - where two books' unique-word sequences (DUPNIQ, dupniq.h)
+ * align: the LCS itself, cut into blocks.
+ *
+ * The DUPNIQ scores say how long the common subsequence is and the span
+ * says where it starts and ends; neither tells a book whose middle was
+ * replaced from one with errors scattered everywhere.  Here the LCS pairs
+ * (word positions in A and in B) are walked in order; two consecutive
+ * pairs belong to one block when both gaps between them are at most
+ * gap_factor times the median gap between consecutive LCS words on that
+ * side (never under ALIGN_MIN_GAP words, never over ALIGN_MAX_SPACINGS
+ * times the book's mean spacing of unique words, counted with the smaller
+ * unique-word count of the two books, so the chance matches of
+ * unrelated books, far apart, make no block).  Scattered OCR damage removes
+ * unique words evenly, which raises the median with the gaps, and leaves
+ * the blocks whole; a replaced or missing part of the text leaves a hole
+ * far wider than the median.  The cover of a book is the fraction of its
+ * words inside blocks of at least ALIGN_MIN_PAIRS pairs.
+ */
+#ifndef ALIGN_H
+#define ALIGN_H
+
+#include <stdint.h>
+
+#include "dupniq.h"
+
+#define ALIGN_GAP_FACTOR 20.0
+#define ALIGN_MIN_GAP 50
+#define ALIGN_MAX_SPACINGS 50.0
+#define ALIGN_MIN_PAIRS 3
+
+struct align_cover {
+	uint32_t lcs;		/* pairs in the LCS */
+	uint32_t blocks;	/* blocks of ALIGN_MIN_PAIRS or more pairs */
+	double cover_a;		/* fraction of A's words inside blocks, 0..1 */
+	double cover_b;		/* the same for B */
+};
+
+/* Aligns a with b.  gap_factor <= 0 means ALIGN_GAP_FACTOR.  Returns 0 or
+ * -ENOMEM (out is then zeroed). */
+int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double gap_factor,
+		 struct align_cover *out);
+
+#endif

@@ -1,0 +1,74 @@
+/* dupniq.h - S5: DUPNIQ, the ordered sequence of words occurring once
+ * (ALGORITHMS.md §5).
+ *
+ * Definition (stored):
+ *  - the words of the text (wordhash.h) that occur exactly once, in text
+ *    order; each entry holds the top 32 bits of its word hash and its word
+ *    index in the book (0-based), so aligned spans can be reported.
+ *  - entries whose 32-bit hash equals another entry's are dropped (both),
+ *    so every hash occurs at most once per sequence, which the LIS needs.
+ * Comparison: the LCS of two sequences only uses words present in both,
+ * each once per side, so it is the longest increasing subsequence of the
+ * other side's indices taken in this side's order, O(n log n).
+ */
+#ifndef DUPNIQ_H
+#define DUPNIQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dupniq_seq {
+	uint32_t n;		/* entries */
+	uint32_t *hash;		/* n word hashes (top 32 bits), owned */
+	uint32_t *pos;		/* n word indices, strictly ascending, owned */
+	uint32_t nwords;	/* words in the whole text */
+};
+
+/* Empty sequence, allocates nothing. */
+void dupniq_seq_init(struct dupniq_seq *s);
+/* Frees the arrays; s is empty again. */
+void dupniq_seq_release(struct dupniq_seq *s);
+/* Deep copy into an initialised dst (released first).  0 or -ENOMEM. */
+int dupniq_seq_copy(struct dupniq_seq *dst, const struct dupniq_seq *src);
+
+struct dupniq;	/* opaque builder */
+
+struct dupniq *dupniq_new(void);	/* NULL on -ENOMEM */
+void dupniq_free(struct dupniq *dq);
+void dupniq_reset(struct dupniq *dq);
+/* Normalised bytes, split anywhere.  0 or -ENOMEM. */
+int dupniq_update(struct dupniq *dq, const void *buf, size_t len);
+/* Alternative to dupniq_update: one word hash at a time, in text order.
+ * 0 or -ENOMEM. */
+int dupniq_add_word(struct dupniq *dq, uint64_t word_hash);
+/* Moves the sequence of the text fed since the last reset into out (an
+ * initialised sequence, released first) and resets dq.  0 or -ENOMEM (after
+ * an earlier -ENOMEM from this text too). */
+int dupniq_final(struct dupniq *dq, struct dupniq_seq *out);
+int dupniq_compute(const void *text, size_t len, struct dupniq_seq *out);
+
+struct dupniq_result {
+	uint32_t common;	/* words in both sequences */
+	uint32_t lcs;		/* |LCS|, 0 when pruned */
+	int pruned;		/* 1: common < min_lcs, LCS not computed */
+	double cs;		/* |LCS| / sqrt(|X| |Y|), 0..1 */
+	double its;		/* log|LCS| / log(|X| + |Y| - |LCS|), 0..1;
+				 * 0 when |LCS| < 2 */
+	/* Aligned span on each side: word indices of the first and last LCS
+	 * words (0 when lcs == 0) and the fraction of that book's words inside
+	 * the span, 0..1. */
+	uint32_t a_first, a_last, b_first, b_last;
+	double a_cover, b_cover;
+};
+
+/* Compares x with y.  When the number of common words is below min_lcs
+ * (0: never prune) the LCS cannot reach it: only common is filled and
+ * pruned is set.  0 or -ENOMEM. */
+int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
+		   uint32_t min_lcs, struct dupniq_result *res);
+/* Smallest |LCS| with which either cs >= cs_min or its >= its_min can hold
+ * for sequence lengths nx, ny (the pruning bound); pass a threshold <= 0 to
+ * ignore that score. */
+uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double its_min);
+
+#endif

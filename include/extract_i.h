@@ -1,0 +1,72 @@
+/* extract_i.h - private to the extraction modules (extract.c, txt.c, html.c,
+ * epub.c): the per-file context and the helpers they share.  Not for other
+ * modules: use extract.h.
+ */
+#ifndef EXTRACT_I_H
+#define EXTRACT_I_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extract.h"
+#include "sbuf.h"
+
+/* One extraction in progress. */
+struct ex_ctx {
+	const struct extract_limits *lim;
+	const char *name;		/* file name for messages, never NULL */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	struct extract_doc *doc;
+	struct sbuf *err;		/* may be NULL */
+	int failed;			/* ex_fail() already wrote a reason */
+};
+
+/* Appends "NAME: reason" to ctx->err (only the first reason) and returns
+ * code, so callers write `return ex_fail(ctx, -EFBIG, "...")`. */
+int ex_fail(struct ex_ctx *ctx, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Adds a warning line to ctx->doc->warnings (at most 64 are kept; the last
+ * one says how many more were dropped).  Returns 0 or -ENOMEM. */
+int ex_warn(struct ex_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 0, or -ETIMEDOUT (with the reason set) once the time limit has passed. */
+int ex_check_time(struct ex_ctx *ctx);
+
+/* Appends a copy of s[0..n) (trimmed of ASCII white space, inner runs of
+ * white space collapsed) to v; empty strings are not added.  0 or -ENOMEM. */
+int ex_strv_add(struct extract_strv *v, const char *s, size_t n);
+/* The same into a single owned string *dst, replacing it. */
+int ex_str_set(char **dst, const char *s, size_t n);
+
+/* Text decoding (txt.c).  Appends len bytes of text in an unknown encoding
+ * to out as valid UTF-8 with "\n" line ends: a BOM decides first (UTF-8,
+ * UTF-16LE/BE), then well-formed UTF-8 (a few stray bytes in otherwise valid
+ * UTF-8 become U+FFFD), then hint (a declared charset, may be NULL), then a
+ * detector for 8-bit and other legacy encodings (Windows-1252 when unsure).
+ * Sets *charset to a static name.  Fails with -EFBIG when out would pass
+ * max_out bytes, -ENOMEM. */
+int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
+	       struct sbuf *out, const char **charset);
+/* 1 if the prefix looks binary (NUL bytes outside UTF-16, control bytes). */
+int txt_looks_binary(const unsigned char *p, size_t n);
+/* Plain text: decode into ctx->doc->text and read Gutenberg header metadata. */
+int txt_extract(struct ex_ctx *ctx, const char *data, size_t len);
+
+/* HTML (html.c).  Appends the text of an (X)HTML document in UTF-8 to out:
+ * <head>, <script>, <style> and <template> skipped, references decoded, block
+ * elements as paragraph breaks, white space collapsed.  meta (may be NULL)
+ * receives <title>, <html lang> and <meta name="author"> when the doc's fields
+ * are still empty.  Errors: -EFBIG (depth or text limits), -ETIMEDOUT,
+ * -ENOMEM, with the reason set. */
+int html_to_text(struct ex_ctx *ctx, const char *utf8, size_t len, struct sbuf *out,
+		 struct extract_doc *meta);
+/* A standalone HTML file: decode (declared charset honoured) and convert. */
+int html_extract(struct ex_ctx *ctx, const char *data, size_t len);
+/* Finds a charset declared in the first bytes of markup (<meta charset>,
+ * http-equiv content, <?xml encoding?>); copies it into buf (NUL-terminated)
+ * and returns 1, or returns 0. */
+int html_declared_charset(const char *p, size_t n, char *buf, size_t bufsz);
+
+/* EPUB (epub.c): data in memory, or the open file fd (data NULL). */
+int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+
+#endif

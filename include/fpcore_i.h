@@ -1,0 +1,233 @@
+/* fpcore_i.h - private to the fingerprint modules (src/), not an API:
+ * helpers they share: fixed
+ * mixing functions, the character n-gram window over UTF-8 text, and a
+ * bit-sliced counter that sums many hash vectors bit by bit.
+ *
+ * Everything here defines stored bits (through the families that use it):
+ * change nothing without bumping FPREC_VERSION.
+ */
+#ifndef FPCORE_I_H
+#define FPCORE_I_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* splitmix64 finaliser: a fixed 64-bit bijection with good avalanche. */
+static inline uint64_t fpc_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+static inline void fpc_put_le64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* one store: byte stores read back as a word stall the CPU */
+	memcpy(p, &v, 8);
+#else
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+static inline uint64_t fpc_popcount64(uint64_t x)
+{
+	return (uint64_t)__builtin_popcountll(x);
+}
+
+/* Character n-gram window.  Characters follow simhash.h: a character starts
+ * at each non-continuation byte and ends at the length its lead byte
+ * announces or at the next non-continuation byte; a continuation byte that
+ * finds no open character is one by itself. */
+#define FPC_GRAM_MAX 12
+#define FPC_GRAM_BUF 256
+
+struct fpc_gram {
+	unsigned n;		/* gram length in characters */
+	unsigned start;		/* buf offset of the oldest character kept */
+	unsigned done;		/* end of the last complete character */
+	unsigned end;		/* end of the bytes, open character included */
+	unsigned want;		/* expected bytes of the open character, 0: none */
+	unsigned head;		/* clen ring index of the oldest character */
+	unsigned nwin;		/* complete characters kept, <= n */
+	uint64_t nchars;	/* complete characters seen */
+	int prev_space;		/* the last complete character was a space */
+	uint8_t clen[16];	/* byte lengths of the kept characters (ring),
+				 * FPC_WORD_START set on a word's first one */
+	uint8_t buf[FPC_GRAM_BUF];
+};
+
+#define FPC_WORD_START 0x80
+
+static inline void fpc_gram_init(struct fpc_gram *g, unsigned n)
+{
+	memset(g, 0, sizeof(*g) - sizeof(g->buf));
+	g->n = n;
+	g->prev_space = 1;
+}
+
+static inline unsigned fpc_lead_len(uint8_t c)
+{
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xf0 && c < 0xf8)
+		return 4;
+	if (c >= 0xe0 && c < 0xf0)
+		return 3;
+	if (c >= 0xc0 && c < 0xe0)
+		return 2;
+	return 1;	/* stray continuation or invalid lead: one byte */
+}
+
+typedef void fpc_gram_emit(void *ctx, const uint8_t *p, unsigned len);
+
+/* Runs emit(ctx, bytes, len) for every n-gram completed by the bytes, or
+ * with anchored != 0 only for those whose first character starts a word
+ * (is the text's first or follows a space).  Always inlined with a constant emit, so each family's feature code sits
+ * in the loop; the state lives in locals during the loop because stores
+ * through uint8_t pointers would otherwise force reloading every field. */
+static inline __attribute__((always_inline))
+void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
+		   int anchored, fpc_gram_emit *emit, void *ctx)
+{
+	const uint8_t *p = buf;
+	unsigned n = g->n, start = g->start, done = g->done, end = g->end;
+	unsigned want = g->want, head = g->head, nwin = g->nwin;
+	uint64_t nchars = g->nchars;
+	int prev_space = g->prev_space;
+	uint8_t *b = g->buf, *clen = g->clen;
+	size_t i;
+
+/* closes the open character, emitting the n-gram that ends with it */
+#define FPC_CLOSE(iend) do { \
+	if (nwin == n) { \
+		start += clen[head] & ~FPC_WORD_START; \
+		head = (head + 1) & 15; \
+		nwin--; \
+	} \
+	clen[(head + nwin) & 15] = (uint8_t)((end - done) | \
+					     (prev_space ? FPC_WORD_START : 0)); \
+	prev_space = end - done == 1 && b[done] == ' '; \
+	nwin++; \
+	nchars++; \
+	done = end; \
+	want = 0; \
+	if (nwin == n && (!anchored || (clen[head] & FPC_WORD_START))) { \
+		unsigned wl_ = done - start; \
+		/* read the n-gram from the input when it lies there whole: \
+		 * reading bytes just stored one by one into b stalls the CPU */ \
+		if (wl_ <= iend) \
+			emit(ctx, p + iend - wl_, wl_); \
+		else \
+			emit(ctx, b + start, wl_); \
+	} \
+} while (0)
+
+	for (i = 0; i < len; i++) {
+		uint8_t c = p[i];
+
+		if (want) {
+			if ((c & 0xc0) == 0x80) {
+				b[end++] = c;
+				if (end - done == want)
+					FPC_CLOSE(i + 1);
+				continue;
+			}
+			FPC_CLOSE(i);
+		}
+		if (end + 4 > FPC_GRAM_BUF) {
+			memmove(b, b + start, end - start);
+			done -= start;
+			end -= start;
+			start = 0;
+		}
+		b[end++] = c;
+		want = fpc_lead_len(c);
+		if (want == 1)
+			FPC_CLOSE(i + 1);
+	}
+#undef FPC_CLOSE
+	g->start = start;
+	g->done = done;
+	g->end = end;
+	g->want = want;
+	g->head = head;
+	g->nwin = nwin;
+	g->nchars = nchars;
+	g->prev_space = prev_space;
+}
+
+/* End of text: closes the open character and emits its n-gram (anchored
+ * as in fpc_gram_feed), or the whole text when it is shorter than n
+ * characters (but not empty). */
+static inline __attribute__((always_inline))
+void fpc_gram_final(struct fpc_gram *g, int anchored, fpc_gram_emit *emit, void *ctx)
+{
+	int full = 0;
+
+	if (g->want) {
+		if (g->nwin == g->n) {
+			g->start += g->clen[g->head] & ~FPC_WORD_START;
+			g->head = (g->head + 1) & 15;
+			g->nwin--;
+		}
+		/* an open character is never a space: no prev_space update */
+		g->clen[(g->head + g->nwin) & 15] = (uint8_t)((g->end - g->done) |
+			(g->prev_space ? FPC_WORD_START : 0));
+		g->nwin++;
+		g->nchars++;
+		g->done = g->end;
+		g->want = 0;
+		full = g->nwin == g->n &&
+		       (!anchored || (g->clen[g->head] & FPC_WORD_START));
+	}
+	if (full || (g->nchars > 0 && g->nchars < g->n))
+		emit(ctx, g->buf + g->start, g->done - g->start);
+}
+
+/* Bit-sliced counter: adds vectors of nw 64-bit words (nw = 1, 4 or 8) and
+ * tells, for each bit position, how many of them had the bit set.  Inputs
+ * are buffered 16 at a time and reduced with a carry-save adder tree
+ * (Harley-Seal); the resulting "sixteens" ripple into FPC_PLANES bit
+ * planes, flushed into plain counters before they can overflow.  A few
+ * vector operations per input instead of one counter update per bit. */
+#define FPC_MAXW 8
+#define FPC_PLANES 12
+
+struct fpc_bitctr {
+	unsigned nw;
+	unsigned nbuf;
+	uint32_t nblocks;			/* sixteens since the last flush */
+	uint64_t n;				/* vectors added */
+	uint64_t buf[16][FPC_MAXW];
+	uint64_t ones[FPC_MAXW], twos[FPC_MAXW], fours[FPC_MAXW], eights[FPC_MAXW];
+	uint64_t plane[FPC_PLANES][FPC_MAXW];
+	uint64_t count[FPC_MAXW * 64];		/* flushed counts */
+};
+
+void fpc_bitctr_init(struct fpc_bitctr *bc, unsigned nw);
+/* Reduces the 16 buffered vectors (internal; called by fpc_bitctr_add). */
+void fpc_bitctr_block(struct fpc_bitctr *bc);
+/* counts[b] = number of added vectors with bit b set, b < nw * 64. */
+void fpc_bitctr_counts(const struct fpc_bitctr *bc, uint64_t *counts);
+
+static inline uint64_t *fpc_bitctr_slot(struct fpc_bitctr *bc)
+{
+	return bc->buf[bc->nbuf];
+}
+
+/* Commits the vector written into fpc_bitctr_slot(). */
+static inline void fpc_bitctr_commit(struct fpc_bitctr *bc)
+{
+	bc->n++;
+	if (++bc->nbuf == 16)
+		fpc_bitctr_block(bc);
+}
+
+#endif

@@ -1,0 +1,268 @@
+/* idx.h - the LMDB index: files, fingerprint records and band tables.
+ *
+ * One environment per library, in a directory the caller chooses (the daemon
+ * defaults to a hidden folder inside SRC).  The index holds, per file of the
+ * library (relative path, '/'-separated, no leading '/', no "." or ".."
+ * components, never empty):
+ *  - a stable 64-bit book id (never reused; kept across rename), the stat
+ *    fields the incremental scan compares, an indexing state and the last
+ *    error text;
+ *  - once fingerprinted: the 128-bit simhash, the 128-bit exact-text hash, the
+ *    min-hash LSH band hashes and the fingerprint record, an opaque byte
+ *    string with the caller's format version (the fingerprint module owns its
+ *    format; the index only stores it);
+ *  - band tables that answer "which books are within Hamming distance d of
+ *    this simhash" exactly (band.h: pigeonhole over max_d + 1 bands), "which
+ *    books share a min-hash band", "which books have this text hash";
+ *  - "not a duplicate" exemptions between two books (kept across rename).
+ *
+ * Concurrency: any number of threads may call any function at once.  Reads
+ * run in their own LMDB read transaction per call (MDB_NOTLS) and are never
+ * blocked by a writer; writes are serialised by a mutex inside the index, each
+ * call being one transaction (all or nothing).  The only pause readers can see
+ * is while the map grows (a write hit MDB_MAP_FULL: the map doubles and the
+ * write is retried), which waits for in-flight read calls to finish.  Several
+ * processes may open the same index (LMDB's own locking); one of them should
+ * be the writer at a time.
+ *
+ * Durability: the index is derived data that a rescan can rebuild, so commits
+ * are not fsync'd one by one (MDB_NOSYNC); idx_sync() and idx_close() flush.
+ * A crash of the process loses nothing; a crash of the machine can lose the
+ * last writes, which the next scan redoes.
+ *
+ * Ownership: everything returned is copied out of LMDB before the read
+ * transaction ends and belongs to the caller: arrays are malloc'd (free()
+ * them, or the named _free function for arrays of structs that own strings).
+ * Nothing returned points into the map.
+ *
+ * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
+ * converted in one place: MDB_NOTFOUND -> -ENOENT, MDB_MAP_FULL/MDB_TXN_FULL
+ * -> -ENOSPC (after growth failed), MDB_READERS_FULL -> -EAGAIN, corruption
+ * and version mismatches -> -EIO, unknown -> -EIO.  A value in the database
+ * that does not decode (short or hostile) is -EIO for that entry, never a
+ * crash; lists skip such entries.
+ */
+#ifndef IDX_H
+#define IDX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IDX_SCHEMA_VERSION 1
+#define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
+#define IDX_PATH_MAX 4095	/* longest relative path accepted */
+#define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
+
+struct idx;
+
+enum idx_state {
+	IDX_QUEUED = 1,		/* known, waiting for (re)fingerprinting */
+	IDX_INDEXED = 2,	/* fingerprinted; in the band tables */
+	IDX_FAILED = 3,		/* could not be indexed; error says why */
+	IDX_NOT_BOOK = 4,	/* recognised as not a book; skipped */
+};
+#define IDX_NSTATES 5
+
+/* The stat fields the scan compares (times in ns since the epoch). */
+struct idx_stat {
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t ctime_ns;
+	uint64_t ino;
+	uint64_t dev;
+};
+
+struct idx_opts {
+	uint32_t max_d;		/* simhash threshold the band tables guarantee
+				 * (default 7 = 8 bands of 16 bits); changing it
+				 * on an existing index rebuilds the band table */
+	uint64_t map_size;	/* initial map size in bytes (0 = 256 MiB); grows
+				 * by doubling when full */
+};
+
+/* What the fingerprinting work supplies for one book.  The index copies it. */
+struct idx_fp {
+	uint8_t simhash[IDX_SH_BYTES];
+	uint8_t text_hash[IDX_SH_BYTES];
+	const uint64_t *mh_bands;	/* min-hash LSH band hashes, band i = mh_bands[i] */
+	uint32_t n_mh_bands;		/* <= 1024 */
+	uint32_t rec_version;		/* the record format's version */
+	const void *rec;		/* the encoded fingerprint record */
+	size_t rec_len;			/* <= 64 MiB */
+};
+
+/* One file as stored.  path and error are malloc'd; idx_file_release() frees
+ * them.  simhash/text_hash/rec_version/n_mh_bands are valid when has_fp. */
+struct idx_file {
+	uint64_t id;
+	struct idx_stat st;
+	enum idx_state state;
+	char *path;
+	char *error;		/* NULL when none */
+	int has_fp;		/* a fingerprint is stored (also while re-queued) */
+	uint8_t simhash[IDX_SH_BYTES];
+	uint8_t text_hash[IDX_SH_BYTES];
+	uint32_t rec_version;
+	uint32_t n_mh_bands;
+};
+
+/* A candidate: a book id and its distance (simhash: Hamming bits; min-hash:
+ * number of shared bands). */
+struct idx_hit {
+	uint64_t id;
+	uint32_t dist;
+};
+
+struct idx_pair {
+	uint64_t a, b;		/* a < b */
+	uint32_t dist;
+};
+
+/* Groups of book ids: group g is ids[start[g]] .. ids[start[g + 1] - 1]. */
+struct idx_groups {
+	size_t ngroups;
+	size_t *start;		/* ngroups + 1 entries */
+	uint64_t *ids;
+};
+
+/* An entry of a directory listing (idx_list). */
+struct idx_entry {
+	char *name;		/* child name, or the full relative path with IDX_LIST_RECURSIVE */
+	int is_dir;		/* a subdirectory that holds indexed files (file is zeroed) */
+	struct idx_file file;	/* for files */
+};
+
+struct idx_counts {
+	uint64_t files;			/* all entries */
+	uint64_t state[IDX_NSTATES];	/* entries per enum idx_state */
+	uint64_t books;			/* entries with a fingerprint */
+};
+
+/* Opens (creating when needed) the index in directory dir (created, mode
+ * 0700, if missing).  opts may be NULL for defaults.  An index written with
+ * another schema version, or one LMDB cannot read, is emptied and rebuilt
+ * (idx_rebuilt() says so; the next scan refills it).  Returns 0 and *out, or
+ * -errno (-EINVAL for bad options). */
+int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
+/* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
+void idx_close(struct idx *ix);
+/* Flushes committed writes to disk. */
+int idx_sync(struct idx *ix);
+/* 1 when idx_open() found an incompatible or unreadable index and started
+ * over, 0 otherwise. */
+int idx_rebuilt(const struct idx *ix);
+/* The band layout's threshold (opts.max_d). */
+uint32_t idx_max_d(const struct idx *ix);
+/* A number that grows with every committed write (LMDB's last transaction
+ * id): callers cache derived results (clusters, listings) under it. */
+uint64_t idx_generation(struct idx *ix);
+
+/* ---- writes (each one transaction) ---- */
+
+/* Records that the n files paths[i] (with stat sts[i]) need fingerprinting:
+ * creates entries (new ids) for unknown paths, updates the stat of known ones
+ * and sets their state to IDX_QUEUED; a stored fingerprint stays in the band
+ * tables until replaced.  ids (may be NULL) receives each file's id.
+ * Returns 0, -EINVAL (bad path), -ENAMETOOLONG, -ENOSPC, -EIO. */
+int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
+		    size_t n, uint64_t *ids);
+/* Stores the fingerprint of book id, read from a file whose stat was st:
+ * replaces any previous fingerprint, band entries and error; state becomes
+ * IDX_INDEXED.  -ENOENT when id is no longer in the index (the file was
+ * unlinked or replaced meanwhile: the work is simply dropped). */
+int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp);
+/* Records that book id could not be indexed: state is IDX_FAILED or
+ * IDX_NOT_BOOK, error (may be NULL; cut to IDX_ERR_MAX bytes) says why, any
+ * previous fingerprint is removed.  -ENOENT as for idx_put(). */
+int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
+		   const char *error);
+/* Updates the stored stat of path without changing its state (after a rename
+ * or chmod through the mount, so the next scan does not redo the work).
+ * -ENOENT when unknown. */
+int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st);
+/* Removes path and everything under path + "/" (a directory), with their
+ * fingerprints, band entries and exemptions.  Returns the number of files
+ * removed (>= 0), or -errno. */
+int idx_unlink(struct idx *ix, const char *path);
+
+#define IDX_RENAME_EXCHANGE 1u	/* swap the two (RENAME_EXCHANGE) */
+/* Renames from to to: the file at from (and everything under from + "/")
+ * moves to the new path, keeping ids, fingerprints and exemptions.  Entries
+ * that were at to (or under to + "/") are unlinked first, unless flags has
+ * IDX_RENAME_EXCHANGE, which swaps the two subtrees.  Renaming a path onto
+ * itself does nothing; into its own subtree, or onto one of its ancestors, is
+ * -EINVAL.  Returns the number of entries moved from from (0 when from is
+ * unknown: nothing to do) or -errno. */
+int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags);
+/* Marks (on != 0) or unmarks the pair of files as "not a duplicate".  Stored
+ * by id, so it survives renames; removed with either file.  -ENOENT when a
+ * path is unknown, -EINVAL when both are the same file. */
+int idx_exempt_set(struct idx *ix, const char *path_a, const char *path_b, int on);
+
+/* ---- reads (copied out; see Ownership) ---- */
+
+/* Looks up a file by path or by id.  Fills *f (release with
+ * idx_file_release()).  -ENOENT when unknown. */
+int idx_get(struct idx *ix, const char *path, struct idx_file *f);
+int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f);
+void idx_file_release(struct idx_file *f);
+/* The fingerprint record of book id: *rec is malloc'd (*len bytes; free()),
+ * *rec_version its format version.  -ENOENT when there is none. */
+int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len);
+/* The min-hash band hashes stored for id: *bands malloc'd, *n entries. */
+int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n);
+
+/* Books whose simhash is within d bits of sh (d <= idx_max_d(), else
+ * -EINVAL), the book itself included when sh is its own.  Exact: every such
+ * book is found (band lookup, then a Hamming check).  *hits is malloc'd,
+ * sorted by distance then id. */
+int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
+	     size_t *n);
+/* Books sharing at least min_shared of the n min-hash band hashes (band i
+ * compared with band i); hit.dist = number of shared bands.  Sorted by shared
+ * bands (descending) then id. */
+int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
+		      struct idx_hit **hits, size_t *nhits);
+/* Books whose exact-text hash is h: *ids malloc'd, ascending. */
+int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
+/* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by
+ * (a, b); exempted pairs are included (filter with idx_exempt_ids()). */
+int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n);
+/* Groups of near duplicates: connected components (size >= 2) of the pairs
+ * within d bits, minus exempted pairs.  Computed on demand from the band
+ * index (measured: see docs/BENCHMARKS.md); cache under idx_generation().
+ * Groups are sorted by size (descending) then smallest id; ids ascending
+ * within a group.  Free with idx_groups_release(). */
+int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g);
+/* Groups (size >= 2) of books with the same exact-text hash, same order
+ * rules as idx_clusters(). */
+int idx_text_groups(struct idx *ix, struct idx_groups *g);
+void idx_groups_release(struct idx_groups *g);
+/* Ids exempted from being duplicates of id: *ids malloc'd, ascending. */
+int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
+/* 1 when the pair is exempted, 0 when not, -errno. */
+int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b);
+
+#define IDX_LIST_RECURSIVE 1u	/* every file under dir, names = full paths */
+/* Lists dir ("" = the top): its files and the subdirectories that contain
+ * indexed files, in byte order of the names; or, with IDX_LIST_RECURSIVE,
+ * every file below it.  Free with idx_entries_free(). */
+int idx_list(struct idx *ix, const char *dir, unsigned flags, struct idx_entry **ents, size_t *n);
+void idx_entries_free(struct idx_entry *ents, size_t n);
+/* Files in state IDX_FAILED, with their errors, by path.  Free with
+ * idx_files_free(). */
+int idx_errors(struct idx *ix, struct idx_file **files, size_t *n);
+void idx_files_free(struct idx_file *files, size_t n);
+int idx_counts(struct idx *ix, struct idx_counts *c);
+
+/* Validates a relative path as the index stores it: 0 or -EINVAL /
+ * -ENAMETOOLONG. */
+int idx_path_check(const char *path);
+
+/* For tests and repair tools: writes raw bytes into sub-database db (by its
+ * name, e.g. "files"), bypassing every rule, so tests can plant hostile
+ * values.  Not for normal use. */
+int idx_debug_raw_put(struct idx *ix, const char *db, const void *key, size_t klen,
+		      const void *val, size_t vlen);
+
+#endif

@@ -1,0 +1,88 @@
+/* relate.h - the relation class of two books, from their comparison scores.
+ *
+ * The classes adapt the Google Books relations (ALGORITHMS.md §2) to
+ * e-books: identical file; same text in another format or markup; near
+ * duplicate (with an estimate of how much differs); one book contains the
+ * other (a volume inside the complete work, a story inside an anthology);
+ * overlapping text; unrelated.
+ *
+ * relate_decide() is a pure function of the signals below, which the
+ * fingerprint comparison produces (book.h fills them from two records).
+ * The rule, its thresholds and where each comes from are documented at
+ * relate_params_default() in relate.c and in docs/ACCURACY.md; the harness
+ * (bench/accuracy.c) measures it.
+ */
+#ifndef RELATE_H
+#define RELATE_H
+
+#include <stdint.h>
+
+enum relate_class {
+	RELATE_UNRELATED = 0,
+	RELATE_IDENTICAL_FILE,
+	RELATE_SAME_TEXT,
+	RELATE_NEAR_DUPLICATE,
+	RELATE_A_CONTAINS_B,	/* B is a contiguous part of A */
+	RELATE_B_CONTAINS_A,	/* A is a contiguous part of B */
+	RELATE_OVERLAP,
+	RELATE_NCLASSES
+};
+
+/* Comparison scores of books A and B.  A score that was not computed is
+ * given as a negative value (or 0 for counts), and the rule does without. */
+struct relate_signals {
+	int same_file;		/* 1: the files' bytes are identical */
+	int same_text;		/* 1: the normalised texts' hashes are equal */
+	uint64_t words_a, words_b;	/* words of the normalised texts */
+	int simhash_distance;	/* S1 Hamming distance 0..128 */
+	int rsimhash_distance;	/* S4 symmetric robust distance 0..128 */
+	int mlsimhash_distance;	/* S3 best same-lexicon distance, 0..64 */
+	double jaccard;		/* S2 min-hash Jaccard estimate of 5-shingles */
+	double bsim;		/* S4 Broder B-similarity as a fraction 0..1 */
+	double dupniq_cs;	/* S5 |LCS| / sqrt(|X||Y|) */
+	double dupniq_its;	/* S5 log|LCS| / log(|X|+|Y|-|LCS|) */
+	double span_cover_a;	/* S5: fraction of A's words inside the span
+				 * of the LCS (first to last aligned word) */
+	double span_cover_b;	/* the same for B */
+	double block_cover_a;	/* S5: fraction of A's words inside aligned
+				 * blocks: runs of LCS words with no gap wider
+				 * than a few dozen unique-word spacings, so a
+				 * replaced or missing part leaves a hole but
+				 * scattered OCR damage does not */
+	double block_cover_b;	/* the same for B */
+	double chunk_cover_a;	/* fraction of A's text windows whose sketch
+				 * matches a window of B */
+	double chunk_cover_b;	/* fraction of B's windows matched by A's */
+	double chunk_slope;	/* linear fit of matching window positions */
+	double chunk_r2;	/*   (b = slope * a + offset) and its r^2 */
+};
+
+/* Thresholds of the rule (see relate.c for the meaning and the source of
+ * each default). */
+struct relate_params {
+	int simhash_near;	/* S1 distance at or below: near duplicate */
+	int rsimhash_near;	/* S4 distance at or below: near duplicate */
+	double its_min;		/* S5 its at or above: related */
+	double cs_min;		/* S5 cs at or above: related */
+	double jaccard_min;	/* S2 Jaccard at or above: related */
+	double cover_min;	/* less aligned than this on both sides: unrelated */
+	double cover_whole;	/* aligned at least this much: (nearly) all of it */
+};
+
+struct relate_result {
+	enum relate_class cls;
+	double difference;	/* near duplicate: estimated fraction of the
+				 * text that differs, 0..1; else -1 */
+	const char *rule;	/* static text naming the rule that decided */
+};
+
+/* The defaults (the operating point chosen on the accuracy harness). */
+void relate_params_default(struct relate_params *p);
+/* Decides the class.  p may be NULL for the defaults.  Never fails. */
+void relate_decide(const struct relate_signals *s, const struct relate_params *p,
+		   struct relate_result *out);
+/* Stable lower-case name ("near-duplicate", "a-contains-b", ...), used in
+ * the CLI's output and JSON; "?" for an out-of-range value. */
+const char *relate_class_name(enum relate_class c);
+
+#endif

@@ -1,0 +1,141 @@
+/* align.c - LCS of two unique-word sequences, cut into blocks (see align.h). */
+#include "align.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hp {
+	uint32_t hash, pos;
+};
+
+static int cmp_hp(const void *x, const void *y)
+{
+	const struct hp *a = x, *b = y;
+
+	return a->hash < b->hash ? -1 : a->hash > b->hash;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* factor times the median distance between consecutive LCS words on one
+ * side (nwords words, p positions), within [ALIGN_MIN_GAP,
+ * ALIGN_MAX_SPACINGS mean spacings of nuniq unique words] (tmp: len - 1
+ * scratch entries). */
+static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, const uint32_t *lcs,
+		     uint32_t len, uint32_t *tmp, double factor)
+{
+	double g, cap = ALIGN_MAX_SPACINGS * (double)nwords / (double)nuniq;
+	uint32_t i;
+
+	for (i = 1; i < len; i++)
+		tmp[i - 1] = p[lcs[i]] - p[lcs[i - 1]];
+	qsort(tmp, len - 1, sizeof(*tmp), cmp_u32);
+	g = factor * (double)tmp[(len - 1) / 2];
+	if (g > cap)
+		g = cap;
+	return g < ALIGN_MIN_GAP ? ALIGN_MIN_GAP : g;
+}
+
+int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double gap_factor,
+		 struct align_cover *out)
+{
+	struct hp *sb = NULL, key, *hit;
+	uint32_t *pa = NULL, *pb = NULL, *tail = NULL, *prev = NULL, n = 0, len = 0, i, k, start;
+	uint64_t cov_a = 0, cov_b = 0;
+	double ga, gb;
+	uint32_t nu;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!a->n || !b->n)
+		return 0;
+	if (gap_factor <= 0)
+		gap_factor = ALIGN_GAP_FACTOR;
+	sb = malloc(b->n * sizeof(*sb));
+	pa = malloc(a->n * sizeof(*pa));
+	pb = malloc(a->n * sizeof(*pb));
+	tail = malloc(a->n * sizeof(*tail));
+	prev = malloc(a->n * sizeof(*prev));
+	if (!sb || !pa || !pb || !tail || !prev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < b->n; i++) {
+		sb[i].hash = b->hash[i];
+		sb[i].pos = b->pos[i];
+	}
+	qsort(sb, b->n, sizeof(*sb), cmp_hp);
+	/* common words in A's order, with their position in B */
+	for (i = 0; i < a->n; i++) {
+		key.hash = a->hash[i];
+		hit = bsearch(&key, sb, b->n, sizeof(*sb), cmp_hp);
+		if (!hit)
+			continue;
+		pa[n] = a->pos[i];
+		pb[n] = hit->pos;
+		n++;
+	}
+	/* longest increasing subsequence of pb, with back links */
+	for (k = 0; k < n; k++) {
+		uint32_t lo = 0, hi = len;
+
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
+
+			if (pb[tail[mid]] < pb[k])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		prev[k] = lo ? tail[lo - 1] : UINT32_MAX;
+		tail[lo] = k;
+		if (lo == len)
+			len++;
+	}
+	out->lcs = len;
+	if (len < 2)
+		goto out;
+	/* walk the LCS backwards: tail[] is reused to hold it in order */
+	for (k = tail[len - 1], i = len; k != UINT32_MAX; k = prev[k])
+		tail[--i] = k;
+	/* The spacing cap uses the smaller unique-word count of the two: OCR
+	 * garbage makes many words unique in a noisy copy, which would make
+	 * its spacing, and so its cap, too small. */
+	nu = a->n < b->n ? a->n : b->n;
+	ga = gap_of(a->nwords, nu, pa, tail, len, prev, gap_factor);
+	gb = gap_of(b->nwords, nu, pb, tail, len, prev, gap_factor);
+	/* blocks: runs of close pairs; only runs of ALIGN_MIN_PAIRS count */
+	for (i = 1, start = 0; i <= len; i++) {
+		uint32_t x0 = tail[i - 1], x1 = i < len ? tail[i] : 0;
+
+		if (i < len && pa[x1] - pa[x0] <= ga && pb[x1] - pb[x0] <= gb)
+			continue;
+		if (i - start >= ALIGN_MIN_PAIRS) {
+			cov_a += pa[x0] - pa[tail[start]];
+			cov_b += pb[x0] - pb[tail[start]];
+			out->blocks++;
+		}
+		start = i;
+	}
+	out->cover_a = a->nwords ? (double)cov_a / a->nwords : 0.0;
+	out->cover_b = b->nwords ? (double)cov_b / b->nwords : 0.0;
+	if (out->cover_a > 1.0)
+		out->cover_a = 1.0;
+	if (out->cover_b > 1.0)
+		out->cover_b = 1.0;
+out:
+	free(sb);
+	free(pa);
+	free(pb);
+	free(tail);
+	free(prev);
+	if (ret)
+		memset(out, 0, sizeof(*out));
+	return ret;
+}

@@ -1,0 +1,335 @@
+/* chunksk.c - per-chunk min-hash sketches and their alignment (chunksk.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunksk.h"
+#include "fpcore_i.h"
+#include "minhash.h"
+#include "wordhash.h"
+
+#define EMPTY32 UINT32_MAX
+#define LAG MINHASH_SHINGLE	/* words kept until their shingle is complete */
+
+struct cset {
+	struct chunksk_chunk *c;
+	uint32_t n, cap;
+};
+
+struct chunksk {
+	struct wordhash wh;
+	uint64_t last[LAG];		/* last words, ring by nwords */
+	uint32_t spine_of[LAG];		/* spine chunk of each of those words */
+	uint32_t nwords;
+	int brk;			/* a spine break precedes the next word */
+	int failed;
+	struct cset spine, win;
+};
+
+void chunksk_book_init(struct chunksk_book *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void chunksk_book_release(struct chunksk_book *b)
+{
+	free(b->spine.c);
+	free(b->win.c);
+	chunksk_book_init(b);
+}
+
+static int set_copy(struct chunksk_set *dst, const struct chunksk_set *src)
+{
+	dst->n = 0;
+	dst->c = NULL;
+	if (!src->n)
+		return 0;
+	dst->c = malloc(src->n * sizeof(*dst->c));
+	if (!dst->c)
+		return -ENOMEM;
+	memcpy(dst->c, src->c, src->n * sizeof(*dst->c));
+	dst->n = src->n;
+	return 0;
+}
+
+int chunksk_book_copy(struct chunksk_book *dst, const struct chunksk_book *src)
+{
+	struct chunksk_book t;
+
+	chunksk_book_init(&t);
+	if (set_copy(&t.spine, &src->spine) < 0 || set_copy(&t.win, &src->win) < 0) {
+		chunksk_book_release(&t);
+		return -ENOMEM;
+	}
+	t.nwords = src->nwords;
+	chunksk_book_release(dst);
+	*dst = t;
+	return 0;
+}
+
+struct chunksk *chunksk_new(void)
+{
+	struct chunksk *ck = calloc(1, sizeof(*ck));
+
+	if (!ck)
+		return NULL;
+	wordhash_init(&ck->wh);
+	return ck;
+}
+
+void chunksk_free(struct chunksk *ck)
+{
+	if (!ck)
+		return;
+	wordhash_release(&ck->wh);
+	free(ck->spine.c);
+	free(ck->win.c);
+	free(ck);
+}
+
+void chunksk_reset(struct chunksk *ck)
+{
+	sbuf_setlen(&ck->wh.part, 0);
+	ck->wh.nwords = 0;
+	ck->nwords = 0;
+	ck->brk = 0;
+	ck->failed = 0;
+	ck->spine.n = 0;
+	ck->win.n = 0;
+}
+
+static int open_chunk(struct cset *s, uint32_t first)
+{
+	struct chunksk_chunk *c;
+
+	if (s->n == s->cap) {
+		uint32_t ncap = s->cap ? s->cap * 2 : 16;
+
+		if (ncap < s->cap)
+			return -ENOMEM;
+		c = realloc(s->c, (size_t)ncap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->c = c;
+		s->cap = ncap;
+	}
+	c = &s->c[s->n++];
+	c->first = first;
+	c->nwords = 0;
+	memset(c->v, 0xff, sizeof(c->v));
+	return 0;
+}
+
+static void sketch_add(struct chunksk_chunk *c, uint64_t h)
+{
+	unsigned bin = (unsigned)(h >> 60);
+	uint32_t v = (uint32_t)(h >> 28);
+
+	if (v < c->v[bin])
+		c->v[bin] = v;
+}
+
+/* Adds the shingle that starts at word idx (hash h). */
+static void add_shingle(struct chunksk *ck, uint32_t idx, uint32_t spine, uint64_t h)
+{
+	sketch_add(&ck->spine.c[spine], h);
+	sketch_add(&ck->win.c[idx / CHUNKSK_WINDOW], h);
+}
+
+/* shingle: the hash of the shingle ending with this word, or 0 with
+ * have_sh == 0 to compute it here. */
+static inline int add_word(struct chunksk *ck, uint64_t word_hash, int have_sh, uint64_t shingle)
+{
+	uint32_t idx = ck->nwords, sp;
+	uint64_t w[LAG];
+	unsigned i;
+
+	if (ck->failed)
+		return -ENOMEM;
+	if (ck->spine.n == 0 || (ck->brk && ck->spine.c[ck->spine.n - 1].nwords)) {
+		if (open_chunk(&ck->spine, idx) < 0)
+			goto fail;
+	}
+	ck->brk = 0;
+	if (idx % CHUNKSK_WINDOW == 0 && open_chunk(&ck->win, idx) < 0)
+		goto fail;
+	sp = ck->spine.n - 1;
+	ck->spine.c[sp].nwords++;
+	ck->win.c[ck->win.n - 1].nwords++;
+	ck->last[idx % LAG] = word_hash;
+	ck->spine_of[idx % LAG] = sp;
+	ck->nwords++;
+	if (ck->nwords >= LAG) {
+		uint32_t start = ck->nwords - LAG;
+
+		if (!have_sh) {
+			for (i = 0; i < LAG; i++)
+				w[i] = ck->last[(start + i) % LAG];
+			shingle = minhash_shingle(w, LAG);
+		}
+		add_shingle(ck, start, ck->spine_of[start % LAG], shingle);
+	}
+	return 0;
+fail:
+	ck->failed = 1;
+	return -ENOMEM;
+}
+
+int chunksk_add_word(struct chunksk *ck, uint64_t word_hash)
+{
+	return add_word(ck, word_hash, 0, 0);
+}
+
+int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle)
+{
+	return add_word(ck, word_hash, 1, shingle);
+}
+
+static void word_cb(void *ctx, uint64_t h, uint32_t idx)
+{
+	(void)idx;
+	chunksk_add_word(ctx, h);
+}
+
+int chunksk_update(struct chunksk *ck, const void *buf, size_t len)
+{
+	if (wordhash_update(&ck->wh, buf, len, word_cb, ck) < 0)
+		ck->failed = 1;
+	return ck->failed ? -ENOMEM : 0;
+}
+
+void chunksk_break(struct chunksk *ck)
+{
+	wordhash_flush(&ck->wh, word_cb, ck);
+	ck->brk = 1;
+}
+
+static void densify_set(struct cset *s)
+{
+	uint64_t bins[CHUNKSK_K];
+	uint32_t i;
+	unsigned k;
+
+	for (i = 0; i < s->n; i++) {
+		for (k = 0; k < CHUNKSK_K; k++)
+			bins[k] = s->c[i].v[k];
+		minhash_densify(bins, CHUNKSK_K, EMPTY32);
+		for (k = 0; k < CHUNKSK_K; k++)
+			s->c[i].v[k] = (uint32_t)bins[k];
+	}
+}
+
+/* Hands the array over, trimmed to size. */
+static void detach(struct cset *s, struct chunksk_set *out)
+{
+	out->n = s->n;
+	out->c = s->n ? s->c : NULL;
+	if (!s->n)
+		free(s->c);
+	s->c = NULL;
+	s->n = s->cap = 0;
+}
+
+int chunksk_final(struct chunksk *ck, struct chunksk_book *out)
+{
+	uint64_t w[LAG];
+	uint32_t i;
+	int ret = 0;
+
+	wordhash_final(&ck->wh, word_cb, ck);
+	if (ck->failed) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (ck->nwords > 0 && ck->nwords < LAG) {
+		for (i = 0; i < ck->nwords; i++)
+			w[i] = ck->last[i];
+		add_shingle(ck, 0, 0, minhash_shingle(w, ck->nwords));
+	}
+	densify_set(&ck->spine);
+	densify_set(&ck->win);
+	chunksk_book_release(out);
+	detach(&ck->spine, &out->spine);
+	detach(&ck->win, &out->win);
+	out->nwords = ck->nwords;
+out:
+	chunksk_reset(ck);
+	return ret;
+}
+
+double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b)
+{
+	unsigned k, n = 0;
+
+	for (k = 0; k < CHUNKSK_K; k++)
+		n += a->v[k] == b->v[k] && a->v[k] != EMPTY32;
+	return (double)n / CHUNKSK_K;
+}
+
+int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
+		  double min_sim, struct chunksk_fit *fit)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0;
+	uint32_t i, j, na = 0, nb = 0;
+	uint8_t *hit = NULL;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!a->n || !b->n)
+		return 0;
+	hit = calloc(b->n, 1);	/* b's chunks that matched */
+	if (!hit)
+		return -ENOMEM;
+	for (i = 0; i < a->n; i++) {
+		double best = -1, s;
+		uint32_t at = 0;
+
+		for (j = 0; j < b->n; j++) {
+			s = chunksk_sim(&a->c[i], &b->c[j]);
+			if (s > best) {
+				best = s;
+				at = j;
+			}
+		}
+		if (best < min_sim || best <= 0)
+			continue;
+		na++;
+		if (!hit[at]) {
+			hit[at] = 1;
+			nb++;
+		}
+		{
+			double x = a->c[i].first, y = b->c[at].first;
+
+			sx += x;
+			sy += y;
+			sxx += x * x;
+			sxy += x * y;
+			syy += y * y;
+			ssim += best;
+		}
+	}
+	free(hit);
+	fit->pairs = na;
+	fit->a_matched = (double)na / a->n;
+	fit->b_matched = (double)nb / b->n;
+	if (!na)
+		return 0;
+	fit->mean_sim = ssim / na;
+	{
+		double n = na, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+		double cxy = sxy - sx * sy / n;
+
+		if (na < 2)
+			return 0;
+		if (vx <= 0) {
+			fit->offset = sy / n;
+			return 0;
+		}
+		fit->slope = cxy / vx;
+		fit->offset = (sy - fit->slope * sx) / n;
+		fit->r2 = vy > 0 ? (cxy * cxy) / (vx * vy) : 1;
+		if (fit->r2 > 1)
+			fit->r2 = 1;
+	}
+	return 0;
+}

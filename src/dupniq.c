@@ -1,0 +1,378 @@
+/* dupniq.c - S5: sequence of words occurring once, LCS by LIS (dupniq.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dupniq.h"
+#include "fpcore_i.h"
+#include "wordhash.h"
+
+struct slot {
+	uint64_t hash;		/* word hash; 0 marks a free slot (hash 0 -> 1) */
+	uint32_t pos;		/* first occurrence */
+	uint32_t count;		/* saturates at 2: only "once" matters */
+};
+
+struct dupniq {
+	struct wordhash wh;
+	struct slot *tab;
+	size_t cap, used;	/* cap is a power of two */
+	uint32_t nwords;
+	int failed;		/* an allocation failed for this text */
+};
+
+void dupniq_seq_init(struct dupniq_seq *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void dupniq_seq_release(struct dupniq_seq *s)
+{
+	free(s->hash);
+	free(s->pos);
+	dupniq_seq_init(s);
+}
+
+int dupniq_seq_copy(struct dupniq_seq *dst, const struct dupniq_seq *src)
+{
+	struct dupniq_seq t;
+
+	dupniq_seq_init(&t);
+	t.n = src->n;
+	t.nwords = src->nwords;
+	if (src->n) {
+		t.hash = malloc(src->n * sizeof(*t.hash));
+		t.pos = malloc(src->n * sizeof(*t.pos));
+		if (!t.hash || !t.pos) {
+			dupniq_seq_release(&t);
+			return -ENOMEM;
+		}
+		memcpy(t.hash, src->hash, src->n * sizeof(*t.hash));
+		memcpy(t.pos, src->pos, src->n * sizeof(*t.pos));
+	}
+	dupniq_seq_release(dst);
+	*dst = t;
+	return 0;
+}
+
+struct dupniq *dupniq_new(void)
+{
+	struct dupniq *dq = calloc(1, sizeof(*dq));
+
+	if (!dq)
+		return NULL;
+	wordhash_init(&dq->wh);
+	return dq;
+}
+
+void dupniq_free(struct dupniq *dq)
+{
+	if (!dq)
+		return;
+	wordhash_release(&dq->wh);
+	free(dq->tab);
+	free(dq);
+}
+
+void dupniq_reset(struct dupniq *dq)
+{
+	sbuf_setlen(&dq->wh.part, 0);
+	dq->wh.nwords = 0;
+	if (dq->tab)
+		memset(dq->tab, 0, dq->cap * sizeof(*dq->tab));
+	dq->used = 0;
+	dq->nwords = 0;
+	dq->failed = 0;
+}
+
+static int grow(struct dupniq *dq)
+{
+	size_t ncap = dq->cap ? dq->cap * 2 : 4096, i, j;
+	struct slot *nt;
+
+	if (ncap > SIZE_MAX / sizeof(*nt))
+		return -ENOMEM;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < dq->cap; i++) {
+		if (!dq->tab[i].hash)
+			continue;
+		for (j = fpc_mix(dq->tab[i].hash) & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = dq->tab[i];
+	}
+	free(dq->tab);
+	dq->tab = nt;
+	dq->cap = ncap;
+	return 0;
+}
+
+int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
+{
+	uint32_t pos = dq->nwords++;
+	size_t j;
+
+	if (dq->failed)
+		return -ENOMEM;
+	if (!word_hash)
+		word_hash = 1;
+	if ((dq->used + 1) * 4 > dq->cap * 3 && grow(dq) < 0) {
+		dq->failed = 1;
+		return -ENOMEM;
+	}
+	for (j = fpc_mix(word_hash) & (dq->cap - 1); dq->tab[j].hash; j = (j + 1) & (dq->cap - 1)) {
+		if (dq->tab[j].hash == word_hash) {
+			dq->tab[j].count = 2;
+			return 0;
+		}
+	}
+	dq->tab[j].hash = word_hash;
+	dq->tab[j].pos = pos;
+	dq->tab[j].count = 1;
+	dq->used++;
+	return 0;
+}
+
+static void word_cb(void *ctx, uint64_t h, uint32_t idx)
+{
+	(void)idx;
+	dupniq_add_word(ctx, h);
+}
+
+int dupniq_update(struct dupniq *dq, const void *buf, size_t len)
+{
+	int ret = wordhash_update(&dq->wh, buf, len, word_cb, dq);
+
+	if (ret < 0)
+		dq->failed = 1;
+	return dq->failed ? -ENOMEM : 0;
+}
+
+struct entry {
+	uint32_t hash, pos;
+};
+
+static int by_pos(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int by_hash(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
+{
+	struct entry *e = NULL;
+	struct dupniq_seq s;
+	size_t i, n = 0, k;
+	int ret = 0;
+
+	dupniq_seq_init(&s);
+	wordhash_final(&dq->wh, word_cb, dq);
+	if (dq->failed) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < dq->cap; i++)
+		n += dq->tab[i].hash && dq->tab[i].count == 1;
+	if (n) {
+		e = malloc(n * sizeof(*e));
+		if (!e) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0, k = 0; i < dq->cap; i++)
+		if (dq->tab[i].hash && dq->tab[i].count == 1)
+			e[k++] = (struct entry){ (uint32_t)(dq->tab[i].hash >> 32), dq->tab[i].pos };
+	/* drop every entry whose 32-bit hash is not unique */
+	if (n)
+		qsort(e, n, sizeof(*e), by_hash);
+	for (i = 0, k = 0; i < n; ) {
+		size_t j = i + 1;
+
+		while (j < n && e[j].hash == e[i].hash)
+			j++;
+		if (j == i + 1)
+			e[k++] = e[i];
+		i = j;
+	}
+	n = k;
+	if (n)
+		qsort(e, n, sizeof(*e), by_pos);
+	if (n) {
+		s.hash = malloc(n * sizeof(*s.hash));
+		s.pos = malloc(n * sizeof(*s.pos));
+		if (!s.hash || !s.pos) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		s.hash[i] = e[i].hash;
+		s.pos[i] = e[i].pos;
+	}
+	s.n = (uint32_t)n;
+	s.nwords = dq->nwords;
+	dupniq_seq_release(out);
+	*out = s;
+	dupniq_seq_init(&s);
+out:
+	dupniq_seq_release(&s);
+	free(e);
+	dupniq_reset(dq);
+	return ret;
+}
+
+int dupniq_compute(const void *text, size_t len, struct dupniq_seq *out)
+{
+	struct dupniq *dq = dupniq_new();
+	int ret;
+
+	if (!dq)
+		return -ENOMEM;
+	ret = dupniq_update(dq, text, len);
+	if (dupniq_final(dq, out) < 0)
+		ret = -ENOMEM;
+	dupniq_free(dq);
+	return ret;
+}
+
+
+/* Index in the hash-sorted array of y (hash, index) pairs, or -1. */
+static long find(const struct entry *ys, uint32_t n, uint32_t h)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ys[mid].hash < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ys[lo].hash == h ? (long)ys[lo].pos : -1;
+}
+
+int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
+		   uint32_t min_lcs, struct dupniq_result *res)
+{
+	struct entry *ys = NULL;
+	uint32_t *xi = NULL, *yi = NULL, *tail = NULL, *prev = NULL;
+	uint32_t i, m = 0, len = 0, k;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!x->n || !y->n)
+		goto out;
+	ys = malloc(y->n * sizeof(*ys));
+	xi = malloc(x->n * sizeof(*xi));
+	yi = malloc(x->n * sizeof(*yi));
+	tail = malloc(x->n * sizeof(*tail));
+	prev = malloc(x->n * sizeof(*prev));
+	if (!ys || !xi || !yi || !tail || !prev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* pos field reused as the index into y */
+	for (i = 0; i < y->n; i++)
+		ys[i] = (struct entry){ y->hash[i], i };
+	qsort(ys, y->n, sizeof(*ys), by_hash);
+	for (i = 0; i < x->n; i++) {
+		long j = find(ys, y->n, x->hash[i]);
+
+		if (j >= 0) {
+			xi[m] = i;
+			yi[m] = (uint32_t)j;
+			m++;
+		}
+	}
+	res->common = m;
+	if (min_lcs && m < min_lcs) {
+		res->pruned = 1;
+		goto out;
+	}
+	/* patience sorting: tail[l] = index (into xi/yi) of the smallest
+	 * y-index ending an increasing run of length l + 1 */
+	for (i = 0; i < m; i++) {
+		uint32_t lo = 0, hi = len;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (yi[tail[mid]] < yi[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		prev[i] = lo ? tail[lo - 1] : UINT32_MAX;
+		tail[lo] = i;
+		if (lo == len)
+			len++;
+	}
+	res->lcs = len;
+	if (len) {
+		uint32_t last = tail[len - 1], first = last;
+
+		for (k = last; k != UINT32_MAX; k = prev[k])
+			first = k;
+		res->a_first = x->pos[xi[first]];
+		res->a_last = x->pos[xi[last]];
+		res->b_first = y->pos[yi[first]];
+		res->b_last = y->pos[yi[last]];
+		if (x->nwords)
+			res->a_cover = (double)(res->a_last - res->a_first + 1) / x->nwords;
+		if (y->nwords)
+			res->b_cover = (double)(res->b_last - res->b_first + 1) / y->nwords;
+		res->cs = len / sqrt((double)x->n * (double)y->n);
+		if (len >= 2)
+			res->its = log((double)len) / log((double)x->n + y->n - len);
+	}
+out:
+	free(ys);
+	free(xi);
+	free(yi);
+	free(tail);
+	free(prev);
+	return ret;
+}
+
+uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double its_min)
+{
+	uint32_t mn = nx < ny ? nx : ny, best = mn + 1;
+
+	if (cs_min > 0) {
+		double need = ceil(cs_min * sqrt((double)nx * ny));
+
+		if (need < best)
+			best = need < 1 ? 1 : (uint32_t)need;
+	}
+	if (its_min > 0 && mn >= 2) {
+		/* smallest L in [2, mn] with log L >= its_min * log(nx + ny - L);
+		 * the left side grows and the right shrinks with L */
+		uint32_t lo = 2, hi = mn + 1;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (log((double)mid) >= its_min * log((double)nx + ny - mid))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo < best)
+			best = lo;
+	}
+	return best;
+}

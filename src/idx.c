@@ -1,0 +1,2579 @@
+/* idx.c - the LMDB index (see idx.h).  The only module that includes lmdb.h.
+ *
+ * Sub-databases and their layouts (integers big-endian, so keys sort the same
+ * on every machine and a prefix is a range):
+ *   meta    "schema" -> u32, "nextid" -> u64, "maxd" -> u32,
+ *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint)
+ *   files   path key -> file record (FREC_* below; holds the full path)
+ *   ids     id -> path key
+ *   book    id -> book record (BOOK_* below: simhash, text hash, min-hash bands)
+ *   rec     id -> u32 record version + the opaque fingerprint record
+ *   shband  u8 band + band value (layout.value_bytes) + id -> simhash
+ *   mhband  u16 band + u64 band hash + id -> (empty)
+ *   text    text hash (16) + id -> (empty)
+ *   exempt  id + id -> (empty), stored in both orders
+ *   fail    id -> (empty) for files in state IDX_FAILED
+ * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
+ * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
+ * a path) and the XXH3-64 of the whole path; so keys keep path order closely
+ * enough that every path with a given prefix is in one key range.
+ */
+#include "idx.h"
+#include "band.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define KEY_INLINE 480
+#define PKEY_MAX (KEY_INLINE + 1 + 8)
+#define MAP_MIN ((uint64_t)1 << 20)
+#define MAP_DEFAULT ((uint64_t)256 << 20)
+#define MAP_LIMIT ((uint64_t)1 << 40)
+#define MH_MAX 1024
+#define REC_MAX ((size_t)64 << 20)
+
+/* File record. */
+#define FREC_VERSION 1
+#define FREC_HDR 56
+#define FLAG_FP 1u
+
+/* Book record. */
+#define BOOK_VERSION 1
+#define BOOK_HDR 40
+
+enum {
+	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
+	DB_FAIL, NDB
+};
+static const char *const db_names[NDB] = {
+	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail"
+};
+
+struct idx {
+	MDB_env *env;
+	MDB_dbi db[NDB];
+	struct band_layout bl;
+	pthread_mutex_t wlock;		/* one writer at a time */
+	pthread_rwlock_t maplock;	/* held shared by every txn, exclusive to resize */
+	int rebuilt;
+};
+
+/* A write transaction and the meta values it caches until commit. */
+struct wtx {
+	struct idx *ix;
+	MDB_txn *txn;
+	int mapfull;
+	int meta_loaded, meta_dirty;
+	uint64_t nextid;
+	uint64_t counts[IDX_NSTATES + 1];
+};
+
+/* A decoded file record, copied out of the map. */
+struct frec {
+	uint64_t id;
+	struct idx_stat st;
+	uint8_t state, flags;
+	size_t pathlen, errlen;
+	char path[IDX_PATH_MAX + 1];
+	char err[IDX_ERR_MAX + 1];
+};
+
+struct pkey {
+	uint8_t b[PKEY_MAX];
+	size_t len;
+};
+
+/* A list of files collected before they are changed. */
+struct flist {
+	struct frec *v;
+	size_t n, cap;
+};
+
+/* ---- the one place LMDB codes become errno ---- */
+
+static int idx_err(int rc)
+{
+	switch (rc) {
+	case MDB_SUCCESS:
+		return 0;
+	case MDB_NOTFOUND:
+		return -ENOENT;
+	case MDB_KEYEXIST:
+		return -EEXIST;
+	case MDB_MAP_FULL:
+	case MDB_TXN_FULL:
+	case MDB_PAGE_FULL:
+		return -ENOSPC;
+	case MDB_READERS_FULL:
+	case MDB_TLS_FULL:
+	case MDB_MAP_RESIZED:
+		return -EAGAIN;
+	case MDB_DBS_FULL:
+		return -EMFILE;
+	case MDB_BAD_VALSIZE:
+		return -EINVAL;
+	default:
+		/* corruption, version mismatch, incompatible, internal */
+		return rc > 0 ? -rc : -EIO;
+	}
+}
+
+/* ---- byte order ---- */
+
+static void put_be(uint8_t *p, uint64_t v, int nbytes)
+{
+	int k;
+
+	for (k = nbytes - 1; k >= 0; k--) {
+		p[k] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const uint8_t *p, int nbytes)
+{
+	uint64_t v = 0;
+	int k;
+
+	for (k = 0; k < nbytes; k++)
+		v = v << 8 | p[k];
+	return v;
+}
+
+static MDB_val mval(const void *p, size_t len)
+{
+	MDB_val v;
+
+	v.mv_data = (void *)(uintptr_t)p;
+	v.mv_size = len;
+	return v;
+}
+
+static const uint8_t empty_val[1];
+
+/* ---- paths ---- */
+
+int idx_path_check(const char *path)
+{
+	const char *p = path, *seg;
+	size_t len;
+
+	if (!path)
+		return -EINVAL;
+	len = strlen(path);
+	if (len == 0)
+		return -EINVAL;
+	if (len > IDX_PATH_MAX)
+		return -ENAMETOOLONG;
+	while (*p) {
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		if (p == seg || (p - seg == 1 && seg[0] == '.') ||
+		    (p - seg == 2 && seg[0] == '.' && seg[1] == '.'))
+			return -EINVAL;
+		if (*p == '/' && !p[1])
+			return -EINVAL;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static void path_key(const char *path, size_t len, struct pkey *k)
+{
+	if (len <= KEY_INLINE) {
+		memcpy(k->b, path, len);
+		k->len = len;
+		return;
+	}
+	memcpy(k->b, path, KEY_INLINE);
+	k->b[KEY_INLINE] = 0;
+	put_be(k->b + KEY_INLINE + 1, XXH3_64bits(path, len), 8);
+	k->len = PKEY_MAX;
+}
+
+/* ---- records ---- */
+
+static int frec_decode(const MDB_val *v, struct frec *f)
+{
+	const uint8_t *p = v->mv_data;
+
+	if (v->mv_size < FREC_HDR || p[0] != FREC_VERSION)
+		return -EIO;
+	f->state = p[1];
+	f->pathlen = (size_t)get_be(p + 2, 2);
+	f->errlen = (size_t)get_be(p + 4, 2);
+	f->flags = p[6];
+	if (f->state < IDX_QUEUED || f->state > IDX_NOT_BOOK || f->pathlen == 0 ||
+	    f->pathlen > IDX_PATH_MAX || f->errlen > IDX_ERR_MAX ||
+	    v->mv_size != FREC_HDR + f->pathlen + f->errlen)
+		return -EIO;
+	f->id = get_be(p + 8, 8);
+	f->st.size = get_be(p + 16, 8);
+	f->st.mtime_ns = (int64_t)get_be(p + 24, 8);
+	f->st.ctime_ns = (int64_t)get_be(p + 32, 8);
+	f->st.ino = get_be(p + 40, 8);
+	f->st.dev = get_be(p + 48, 8);
+	memcpy(f->path, p + FREC_HDR, f->pathlen);
+	f->path[f->pathlen] = '\0';
+	memcpy(f->err, p + FREC_HDR + f->pathlen, f->errlen);
+	f->err[f->errlen] = '\0';
+	if (f->id == 0 || strlen(f->path) != f->pathlen || strlen(f->err) != f->errlen)
+		return -EIO;
+	return 0;
+}
+
+static size_t frec_encode(const struct frec *f, uint8_t *p)
+{
+	memset(p, 0, FREC_HDR);
+	p[0] = FREC_VERSION;
+	p[1] = f->state;
+	put_be(p + 2, f->pathlen, 2);
+	put_be(p + 4, f->errlen, 2);
+	p[6] = f->flags;
+	put_be(p + 8, f->id, 8);
+	put_be(p + 16, f->st.size, 8);
+	put_be(p + 24, (uint64_t)f->st.mtime_ns, 8);
+	put_be(p + 32, (uint64_t)f->st.ctime_ns, 8);
+	put_be(p + 40, f->st.ino, 8);
+	put_be(p + 48, f->st.dev, 8);
+	memcpy(p + FREC_HDR, f->path, f->pathlen);
+	memcpy(p + FREC_HDR + f->pathlen, f->err, f->errlen);
+	return FREC_HDR + f->pathlen + f->errlen;
+}
+
+static void frec_set_err(struct frec *f, const char *err)
+{
+	size_t len = err ? strlen(err) : 0;
+
+	if (len > IDX_ERR_MAX)
+		len = IDX_ERR_MAX;
+	memcpy(f->err, err ? err : "", len);
+	f->err[len] = '\0';
+	f->errlen = len;
+}
+
+/* A decoded book record; mh points into the map (valid in its txn only). */
+struct brec {
+	uint32_t rec_version, n_mh;
+	uint8_t sh[IDX_SH_BYTES], th[IDX_SH_BYTES];
+	const uint8_t *mh;
+};
+
+static int brec_decode(const MDB_val *v, struct brec *b)
+{
+	const uint8_t *p = v->mv_data;
+
+	if (v->mv_size < BOOK_HDR || p[0] != BOOK_VERSION)
+		return -EIO;
+	b->n_mh = (uint32_t)get_be(p + 2, 2);
+	if (b->n_mh > MH_MAX || v->mv_size != BOOK_HDR + (size_t)b->n_mh * 8)
+		return -EIO;
+	b->rec_version = (uint32_t)get_be(p + 4, 4);
+	memcpy(b->sh, p + 8, IDX_SH_BYTES);
+	memcpy(b->th, p + 24, IDX_SH_BYTES);
+	b->mh = p + BOOK_HDR;
+	return 0;
+}
+
+static void file_out(const struct frec *r, struct idx_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->id = r->id;
+	f->st = r->st;
+	f->state = (enum idx_state)r->state;
+}
+
+static int file_copy_strings(const struct frec *r, struct idx_file *f)
+{
+	f->path = strdup(r->path);
+	if (!f->path)
+		return -ENOMEM;
+	if (r->errlen) {
+		f->error = strdup(r->err);
+		if (!f->error) {
+			free(f->path);
+			f->path = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void idx_file_release(struct idx_file *f)
+{
+	if (!f)
+		return;
+	free(f->path);
+	free(f->error);
+	f->path = NULL;
+	f->error = NULL;
+}
+
+/* ---- transactions ---- */
+
+/* Adopts a map size another process grew.  Called without maplock held. */
+static void adopt_map(struct idx *ix)
+{
+	pthread_rwlock_wrlock(&ix->maplock);
+	mdb_env_set_mapsize(ix->env, 0);
+	pthread_rwlock_unlock(&ix->maplock);
+}
+
+static int rtx_begin(struct idx *ix, MDB_txn **txn)
+{
+	int rc;
+
+	for (;;) {
+		pthread_rwlock_rdlock(&ix->maplock);
+		rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, txn);
+		if (rc == 0)
+			return 0;
+		pthread_rwlock_unlock(&ix->maplock);
+		if (rc != MDB_MAP_RESIZED)
+			return idx_err(rc);
+		adopt_map(ix);
+	}
+}
+
+static void rtx_end(struct idx *ix, MDB_txn *txn)
+{
+	mdb_txn_abort(txn);
+	pthread_rwlock_unlock(&ix->maplock);
+}
+
+static int grow_map(struct idx *ix)
+{
+	MDB_envinfo info;
+	int ret = 0;
+
+	pthread_rwlock_wrlock(&ix->maplock);
+	mdb_env_info(ix->env, &info);
+	if ((uint64_t)info.me_mapsize >= MAP_LIMIT)
+		ret = -ENOSPC;
+	else
+		ret = idx_err(mdb_env_set_mapsize(ix->env, info.me_mapsize * 2));
+	pthread_rwlock_unlock(&ix->maplock);
+	return ret;
+}
+
+static int w_get(struct wtx *w, int db, const void *k, size_t klen, MDB_val *v)
+{
+	MDB_val key = mval(k, klen);
+
+	return idx_err(mdb_get(w->txn, w->ix->db[db], &key, v));
+}
+
+static int w_put(struct wtx *w, int db, const void *k, size_t klen, const void *v, size_t vlen)
+{
+	MDB_val key = mval(k, klen), val = mval(v ? v : empty_val, vlen);
+	int rc = mdb_put(w->txn, w->ix->db[db], &key, &val, 0);
+
+	if (rc == MDB_MAP_FULL)
+		w->mapfull = 1;
+	return idx_err(rc);
+}
+
+/* Deleting a missing key is not an error. */
+static int w_del(struct wtx *w, int db, const void *k, size_t klen)
+{
+	MDB_val key = mval(k, klen);
+	int rc = mdb_del(w->txn, w->ix->db[db], &key, NULL);
+
+	if (rc == MDB_MAP_FULL)
+		w->mapfull = 1;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+static int meta_load(struct wtx *w)
+{
+	MDB_val v;
+	int ret, k;
+
+	if (w->meta_loaded)
+		return 0;
+	w->nextid = 1;
+	memset(w->counts, 0, sizeof(w->counts));
+	ret = w_get(w, DB_META, "nextid", 6, &v);
+	if (ret == 0 && v.mv_size == 8)
+		w->nextid = get_be(v.mv_data, 8);
+	else if (ret && ret != -ENOENT)
+		return ret;
+	ret = w_get(w, DB_META, "counts", 6, &v);
+	if (ret == 0 && v.mv_size == sizeof(w->counts))
+		for (k = 0; k <= IDX_NSTATES; k++)
+			w->counts[k] = get_be((const uint8_t *)v.mv_data + 8 * k, 8);
+	else if (ret && ret != -ENOENT)
+		return ret;
+	w->meta_loaded = 1;
+	return 0;
+}
+
+static int meta_flush(struct wtx *w)
+{
+	uint8_t b[8 * (IDX_NSTATES + 1)];
+	int ret, k;
+
+	if (!w->meta_dirty)
+		return 0;
+	put_be(b, w->nextid, 8);
+	ret = w_put(w, DB_META, "nextid", 6, b, 8);
+	if (ret)
+		return ret;
+	for (k = 0; k <= IDX_NSTATES; k++)
+		put_be(b + 8 * k, w->counts[k], 8);
+	return w_put(w, DB_META, "counts", 6, b, sizeof(b));
+}
+
+/* Moves the counters from one (state, has fingerprint) to another; 0 = none. */
+static int count_move(struct wtx *w, uint8_t from_state, int from_fp, uint8_t to_state, int to_fp)
+{
+	int ret = meta_load(w);
+
+	if (ret)
+		return ret;
+	if (from_state && w->counts[from_state])
+		w->counts[from_state]--;
+	if (from_fp && w->counts[0])
+		w->counts[0]--;
+	if (to_state)
+		w->counts[to_state]++;
+	if (to_fp)
+		w->counts[0]++;
+	w->meta_dirty = 1;
+	return 0;
+}
+
+typedef int (*write_fn)(struct wtx *w, void *arg);
+
+/* Runs fn in one write transaction: commit when it returns >= 0 (returned),
+ * abort otherwise; when the map was full, grow it and run fn again. */
+static int idx_write(struct idx *ix, write_fn fn, void *arg)
+{
+	struct wtx w;
+	int ret, rc;
+
+	pthread_mutex_lock(&ix->wlock);
+	for (;;) {
+		memset(&w, 0, sizeof(w));
+		w.ix = ix;
+		pthread_rwlock_rdlock(&ix->maplock);
+		rc = mdb_txn_begin(ix->env, NULL, 0, &w.txn);
+		if (rc) {
+			pthread_rwlock_unlock(&ix->maplock);
+			if (rc == MDB_MAP_RESIZED) {
+				adopt_map(ix);
+				continue;
+			}
+			ret = idx_err(rc);
+			break;
+		}
+		ret = fn(&w, arg);
+		if (ret >= 0) {
+			int r2 = meta_flush(&w);
+
+			if (r2 == 0) {
+				rc = mdb_txn_commit(w.txn);
+				if (rc == MDB_MAP_FULL)
+					w.mapfull = 1;
+				if (rc)
+					ret = idx_err(rc);
+			} else {
+				mdb_txn_abort(w.txn);
+				ret = r2;
+			}
+		} else {
+			mdb_txn_abort(w.txn);
+		}
+		pthread_rwlock_unlock(&ix->maplock);
+		if (ret < 0 && w.mapfull) {
+			ret = grow_map(ix);
+			if (ret == 0)
+				continue;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&ix->wlock);
+	return ret;
+}
+
+/* ---- file and book helpers inside a write txn ---- */
+
+static int file_load_key(struct wtx *w, const struct pkey *k, const char *path, struct frec *f)
+{
+	MDB_val v;
+	int ret = w_get(w, DB_FILES, k->b, k->len, &v);
+
+	if (ret)
+		return ret;
+	ret = frec_decode(&v, f);
+	if (ret == 0 && path && strcmp(path, f->path) != 0)
+		ret = -EIO;	/* a hash collision of two long paths */
+	return ret;
+}
+
+static int file_store(struct wtx *w, const struct frec *f)
+{
+	uint8_t buf[FREC_HDR + IDX_PATH_MAX + IDX_ERR_MAX];
+	struct pkey k;
+	size_t len = frec_encode(f, buf);
+
+	path_key(f->path, f->pathlen, &k);
+	return w_put(w, DB_FILES, k.b, k.len, buf, len);
+}
+
+static int file_by_id(struct wtx *w, uint64_t id, struct frec *f)
+{
+	uint8_t kb[8];
+	struct pkey k;
+	MDB_val v;
+	int ret;
+
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_IDS, kb, 8, &v);
+	if (ret)
+		return ret;
+	if (v.mv_size == 0 || v.mv_size > PKEY_MAX)
+		return -EIO;
+	memcpy(k.b, v.mv_data, v.mv_size);
+	k.len = v.mv_size;
+	ret = file_load_key(w, &k, NULL, f);
+	if (ret == 0 && f->id != id)
+		ret = -EIO;
+	return ret;
+}
+
+static void shband_key(const struct band_layout *bl, const uint8_t sh[IDX_SH_BYTES], uint32_t b,
+		       uint64_t id, uint8_t *key, size_t *klen)
+{
+	key[0] = (uint8_t)b;
+	put_be(key + 1, band_value(bl, sh, b), bl->value_bytes);
+	put_be(key + 1 + bl->value_bytes, id, 8);
+	*klen = 1 + (size_t)bl->value_bytes + 8;
+}
+
+static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t id, int add)
+{
+	uint8_t key[1 + 8 + 8];
+	size_t klen;
+	uint32_t b;
+	int ret;
+
+	for (b = 0; b < w->ix->bl.nbands; b++) {
+		shband_key(&w->ix->bl, sh, b, id, key, &klen);
+		ret = add ? w_put(w, DB_SHBAND, key, klen, sh, IDX_SH_BYTES)
+			  : w_del(w, DB_SHBAND, key, klen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Removes the fingerprint of id: book, record and every band entry. */
+static int book_remove(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], key[IDX_SH_BYTES + 8];
+	uint64_t *mh = NULL;
+	struct brec b;
+	MDB_val v;
+	uint32_t i;
+	int ret;
+
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_BOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		goto rec;
+	if (ret)
+		return ret;
+	if (brec_decode(&v, &b) == 0) {
+		/* copy out: the deletes below may move the page */
+		if (b.n_mh) {
+			mh = malloc(b.n_mh * sizeof(*mh));
+			if (!mh)
+				return -ENOMEM;
+			for (i = 0; i < b.n_mh; i++)
+				mh[i] = get_be(b.mh + 8 * i, 8);
+		}
+		ret = shband_apply(w, b.sh, id, 0);
+		for (i = 0; ret == 0 && i < b.n_mh; i++) {
+			put_be(key, i, 2);
+			put_be(key + 2, mh[i], 8);
+			put_be(key + 10, id, 8);
+			ret = w_del(w, DB_MHBAND, key, 18);
+		}
+		if (ret == 0) {
+			memcpy(key, b.th, IDX_SH_BYTES);
+			put_be(key + IDX_SH_BYTES, id, 8);
+			ret = w_del(w, DB_TEXT, key, IDX_SH_BYTES + 8);
+		}
+		free(mh);
+		if (ret)
+			return ret;
+	}
+	ret = w_del(w, DB_BOOK, kb, 8);
+	if (ret)
+		return ret;
+rec:
+	return w_del(w, DB_REC, kb, 8);
+}
+
+static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint8_t kb[8], key[IDX_SH_BYTES + 8], *buf = NULL, *rec = NULL;
+	size_t blen = BOOK_HDR + (size_t)fp->n_mh_bands * 8;
+	uint32_t i;
+	int ret;
+
+	put_be(kb, id, 8);
+	buf = calloc(1, blen);
+	rec = malloc(4 + fp->rec_len);
+	if (!buf || !rec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	buf[0] = BOOK_VERSION;
+	put_be(buf + 2, fp->n_mh_bands, 2);
+	put_be(buf + 4, fp->rec_version, 4);
+	memcpy(buf + 8, fp->simhash, IDX_SH_BYTES);
+	memcpy(buf + 24, fp->text_hash, IDX_SH_BYTES);
+	for (i = 0; i < fp->n_mh_bands; i++)
+		put_be(buf + BOOK_HDR + 8 * i, fp->mh_bands[i], 8);
+	ret = w_put(w, DB_BOOK, kb, 8, buf, blen);
+	if (ret)
+		goto out;
+	put_be(rec, fp->rec_version, 4);
+	if (fp->rec_len)
+		memcpy(rec + 4, fp->rec, fp->rec_len);
+	ret = w_put(w, DB_REC, kb, 8, rec, 4 + fp->rec_len);
+	if (ret)
+		goto out;
+	ret = shband_apply(w, fp->simhash, id, 1);
+	for (i = 0; ret == 0 && i < fp->n_mh_bands; i++) {
+		put_be(key, i, 2);
+		put_be(key + 2, fp->mh_bands[i], 8);
+		put_be(key + 10, id, 8);
+		ret = w_put(w, DB_MHBAND, key, 18, NULL, 0);
+	}
+	if (ret)
+		goto out;
+	memcpy(key, fp->text_hash, IDX_SH_BYTES);
+	put_be(key + IDX_SH_BYTES, id, 8);
+	ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
+out:
+	free(buf);
+	free(rec);
+	return ret;
+}
+
+/* Removes every exemption that involves id. */
+static int exempt_remove_all(struct wtx *w, uint64_t id)
+{
+	uint8_t key[16], rev[16];
+	uint64_t *others = NULL;
+	size_t n = 0, cap = 0, i;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret = 0;
+
+	put_be(key, id, 8);
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_EXEMPT], &cur);
+	if (rc)
+		return idx_err(rc);
+	k = mval(key, 8);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
+			break;
+		if (n == cap) {
+			uint64_t *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(others, cap * sizeof(*p));
+			if (!p) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			others = p;
+		}
+		others[n++] = get_be((const uint8_t *)k.mv_data + 8, 8);
+	}
+	mdb_cursor_close(cur);
+	cur = NULL;
+	for (i = 0; i < n && ret == 0; i++) {
+		put_be(key + 8, others[i], 8);
+		put_be(rev, others[i], 8);
+		put_be(rev + 8, id, 8);
+		ret = w_del(w, DB_EXEMPT, key, 16);
+		if (ret == 0)
+			ret = w_del(w, DB_EXEMPT, rev, 16);
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	free(others);
+	return ret;
+}
+
+/* Deletes a file entry entirely. */
+static int file_remove(struct wtx *w, const struct frec *f)
+{
+	uint8_t kb[8];
+	struct pkey k;
+	int ret;
+
+	put_be(kb, f->id, 8);
+	ret = book_remove(w, f->id);
+	if (ret == 0)
+		ret = exempt_remove_all(w, f->id);
+	if (ret == 0)
+		ret = w_del(w, DB_FAIL, kb, 8);
+	if (ret == 0)
+		ret = w_del(w, DB_IDS, kb, 8);
+	if (ret)
+		return ret;
+	path_key(f->path, f->pathlen, &k);
+	ret = w_del(w, DB_FILES, k.b, k.len);
+	if (ret)
+		return ret;
+	return count_move(w, f->state, f->flags & FLAG_FP, 0, 0);
+}
+
+static int flist_push(struct flist *l, const struct frec *f)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 8;
+		struct frec *p = realloc(l->v, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = nc;
+	}
+	l->v[l->n++] = *f;
+	return 0;
+}
+
+/* Cursor over the files whose path starts with prefix (plen bytes), in key
+ * order.  Calls fn for each; stops early when fn returns non-zero (> 0 means
+ * stop without error).  On each call *next may be set to a key to continue
+ * from (skipping a subtree); next->len == 0 means the next key. */
+typedef int (*files_fn)(const struct frec *f, void *arg, struct pkey *next);
+
+static int files_under(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t plen, files_fn fn,
+		       void *arg)
+{
+	size_t kplen = plen <= KEY_INLINE ? plen : KEY_INLINE;
+	struct frec *f = NULL;
+	MDB_cursor *cur = NULL;
+	struct pkey next;
+	MDB_val k, v;
+	int rc, ret = 0;
+
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	rc = mdb_cursor_open(txn, dbi, &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	k = mval(prefix, kplen);
+	rc = kplen ? mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) : mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+	while (rc == 0) {
+		if (k.mv_size < kplen || memcmp(k.mv_data, prefix, kplen) != 0)
+			break;
+		next.len = 0;
+		if (frec_decode(&v, f) == 0 && f->pathlen >= plen && memcmp(f->path, prefix, plen) == 0) {
+			ret = fn(f, arg, &next);
+			if (ret)
+				break;
+		}
+		if (next.len) {
+			k = mval(next.b, next.len);
+			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		} else {
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		}
+	}
+	if (rc && rc != MDB_NOTFOUND && ret == 0)
+		ret = idx_err(rc);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	free(f);
+	return ret < 0 ? ret : 0;
+}
+
+static int collect_fn(const struct frec *f, void *arg, struct pkey *next)
+{
+	(void)next;
+	return flist_push(arg, f);
+}
+
+/* Collects the file at path and every file under path + "/". */
+static int collect_tree(struct wtx *w, const char *path, struct flist *l)
+{
+	size_t len = strlen(path);
+	struct frec *f = NULL;
+	struct pkey k;
+	char *prefix = NULL;
+	int ret;
+
+	f = malloc(sizeof(*f));
+	prefix = malloc(len + 2);
+	if (!f || !prefix) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	path_key(path, len, &k);
+	ret = file_load_key(w, &k, path, f);
+	if (ret == 0)
+		ret = flist_push(l, f);
+	else if (ret == -ENOENT || ret == -EIO)
+		ret = 0;
+	if (ret)
+		goto out;
+	memcpy(prefix, path, len);
+	prefix[len] = '/';
+	prefix[len + 1] = '\0';
+	ret = files_under(w->txn, w->ix->db[DB_FILES], prefix, len + 1, collect_fn, l);
+out:
+	free(f);
+	free(prefix);
+	return ret;
+}
+
+/* ---- open, schema, close ---- */
+
+static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
+{
+	int rc;
+
+	rc = mdb_env_create(&ix->env);
+	if (rc)
+		return idx_err(rc);
+	rc = mdb_env_set_maxdbs(ix->env, NDB + 4);
+	if (rc == 0)
+		rc = mdb_env_set_maxreaders(ix->env, 512);
+	if (rc == 0)
+		rc = mdb_env_set_mapsize(ix->env, map_size);
+	if (rc == 0)
+		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC, 0600);
+	if (rc) {
+		mdb_env_close(ix->env);
+		ix->env = NULL;
+	}
+	return rc;	/* raw: the caller tells corruption from other errors */
+}
+
+static int env_remove(const char *dir)
+{
+	static const char *const names[] = { "data.mdb", "lock.mdb" };
+	char p[4096];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (snprintf(p, sizeof(p), "%s/%s", dir, names[i]) >= (int)sizeof(p))
+			return -ENAMETOOLONG;
+		if (unlink(p) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+struct init_arg {
+	uint32_t max_d;
+	int incompatible;
+};
+
+static int rebuild_shband(struct wtx *w)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	struct brec b;
+	int rc, ret;
+
+	ret = idx_err(mdb_drop(w->txn, w->ix->db[DB_SHBAND], 0));
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_BOOK], &cur);
+	if (rc)
+		return idx_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 8 || brec_decode(&v, &b))
+			continue;
+		/* the shband puts do not touch the book table the cursor walks */
+		ret = shband_apply(w, b.sh, get_be(k.mv_data, 8), 1);
+	}
+	mdb_cursor_close(cur);
+	if (ret)
+		return ret;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+static int init_fn(struct wtx *w, void *arg)
+{
+	struct init_arg *ia = arg;
+	struct idx *ix = w->ix;
+	MDB_stat st;
+	MDB_val v;
+	uint8_t b[4];
+	int rc, ret, i, fresh = 0;
+
+	rc = mdb_dbi_open(w->txn, db_names[DB_META], MDB_CREATE, &ix->db[DB_META]);
+	if (rc == MDB_INCOMPATIBLE) {
+		ia->incompatible = 1;
+		return -EIO;
+	}
+	if (rc)
+		return idx_err(rc);
+	ret = w_get(w, DB_META, "schema", 6, &v);
+	if (ret == -ENOENT) {
+		MDB_dbi main_db;
+
+		/* Only our meta table may exist in a fresh environment. */
+		rc = mdb_dbi_open(w->txn, NULL, 0, &main_db);
+		if (rc == 0)
+			rc = mdb_stat(w->txn, main_db, &st);
+		if (rc)
+			return idx_err(rc);
+		if (st.ms_entries > 1) {
+			ia->incompatible = 1;
+			return -EIO;
+		}
+		fresh = 1;
+	} else if (ret) {
+		return ret;
+	} else if (v.mv_size != 4 || get_be(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
+		ia->incompatible = 1;
+		return -EIO;
+	}
+	for (i = DB_META + 1; i < NDB; i++) {
+		rc = mdb_dbi_open(w->txn, db_names[i], MDB_CREATE, &ix->db[i]);
+		if (rc == MDB_INCOMPATIBLE) {
+			ia->incompatible = 1;
+			return -EIO;
+		}
+		if (rc)
+			return idx_err(rc);
+	}
+	put_be(b, ia->max_d, 4);
+	if (fresh) {
+		uint8_t s[4];
+
+		put_be(s, IDX_SCHEMA_VERSION, 4);
+		ret = w_put(w, DB_META, "schema", 6, s, 4);
+		if (ret == 0)
+			ret = w_put(w, DB_META, "maxd", 4, b, 4);
+		return ret;
+	}
+	ret = w_get(w, DB_META, "maxd", 4, &v);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (ret == 0 && v.mv_size == 4 && get_be(v.mv_data, 4) == ia->max_d)
+		return 0;
+	/* The band layout changed: rebuild the simhash bands from the books. */
+	ret = rebuild_shband(w);
+	if (ret == 0)
+		ret = w_put(w, DB_META, "maxd", 4, b, 4);
+	return ret;
+}
+
+int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
+{
+	struct init_arg ia = { 7, 0 };
+	uint64_t map_size = MAP_DEFAULT;
+	struct idx *ix = NULL;
+	int ret, rc, attempt, locks = 0;
+
+	*out = NULL;
+	if (opts) {
+		ia.max_d = opts->max_d;
+		if (opts->map_size)
+			map_size = opts->map_size < MAP_MIN ? MAP_MIN : opts->map_size;
+	}
+	ix = calloc(1, sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	ret = band_layout_init(&ix->bl, ia.max_d);
+	if (ret)
+		goto out;
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		ret = -errno;
+		goto out;
+	}
+	{
+		pthread_rwlockattr_t ra;
+
+		/* a resize waiting for readers must not be starved by new ones */
+		pthread_rwlockattr_init(&ra);
+		pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		ret = -pthread_rwlock_init(&ix->maplock, &ra);
+		pthread_rwlockattr_destroy(&ra);
+		if (ret)
+			goto out;
+		ret = -pthread_mutex_init(&ix->wlock, NULL);
+		if (ret) {
+			pthread_rwlock_destroy(&ix->maplock);
+			goto out;
+		}
+		locks = 1;
+	}
+	for (attempt = 0; attempt < 2; attempt++) {
+		rc = env_open(ix, dir, map_size);
+		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == MDB_CORRUPTED) {
+			ia.incompatible = 1;
+		} else if (rc) {
+			ret = idx_err(rc);
+			goto out;
+		} else {
+			ia.incompatible = 0;
+			ret = idx_write(ix, init_fn, &ia);
+			if (ret >= 0)
+				break;
+			if (!ia.incompatible)
+				goto out;
+			mdb_env_close(ix->env);
+			ix->env = NULL;
+		}
+		if (attempt == 1)
+			break;
+		/* Unreadable or another schema: start over (a scan refills it). */
+		ret = env_remove(dir);
+		if (ret)
+			goto out;
+		ix->rebuilt = 1;
+	}
+	if (!ix->env) {
+		ret = -EIO;
+		goto out;
+	}
+	*out = ix;
+	ix = NULL;
+	ret = 0;
+out:
+	if (ix) {
+		if (ix->env)
+			mdb_env_close(ix->env);
+		if (locks) {
+			pthread_rwlock_destroy(&ix->maplock);
+			pthread_mutex_destroy(&ix->wlock);
+		}
+		free(ix);
+	}
+	return ret;
+}
+
+void idx_close(struct idx *ix)
+{
+	if (!ix)
+		return;
+	mdb_env_sync(ix->env, 1);
+	mdb_env_close(ix->env);
+	pthread_rwlock_destroy(&ix->maplock);
+	pthread_mutex_destroy(&ix->wlock);
+	free(ix);
+}
+
+int idx_sync(struct idx *ix)
+{
+	return idx_err(mdb_env_sync(ix->env, 1));
+}
+
+int idx_rebuilt(const struct idx *ix)
+{
+	return ix->rebuilt;
+}
+
+uint32_t idx_max_d(const struct idx *ix)
+{
+	return ix->bl.max_d;
+}
+
+uint64_t idx_generation(struct idx *ix)
+{
+	MDB_envinfo info;
+
+	mdb_env_info(ix->env, &info);
+	return info.me_last_txnid;
+}
+
+/* ---- writes ---- */
+
+struct mark_arg {
+	const char *const *paths;
+	const struct idx_stat *sts;
+	size_t n;
+	uint64_t *ids;
+	struct frec *f;
+};
+
+static int mark_fn(struct wtx *w, void *arg)
+{
+	struct mark_arg *a = arg;
+	struct frec *f = a->f;
+	uint8_t kb[8];
+	struct pkey k;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < a->n; i++) {
+		size_t len = strlen(a->paths[i]);
+
+		path_key(a->paths[i], len, &k);
+		ret = file_load_key(w, &k, a->paths[i], f);
+		if (ret == 0) {
+			put_be(kb, f->id, 8);
+			if (f->state == IDX_FAILED)
+				ret = w_del(w, DB_FAIL, kb, 8);
+			if (ret == 0)
+				ret = count_move(w, f->state, 0, IDX_QUEUED, 0);
+		} else if (ret == -ENOENT || ret == -EIO) {
+			/* unknown, or an entry that does not decode: (re)create */
+			ret = meta_load(w);
+			if (ret)
+				return ret;
+			memset(f, 0, sizeof(*f));
+			f->id = w->nextid++;
+			w->meta_dirty = 1;
+			f->pathlen = len;
+			memcpy(f->path, a->paths[i], len + 1);
+			put_be(kb, f->id, 8);
+			ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
+			if (ret == 0)
+				ret = count_move(w, 0, 0, IDX_QUEUED, 0);
+		}
+		if (ret)
+			return ret;
+		f->state = IDX_QUEUED;
+		f->st = a->sts[i];
+		frec_set_err(f, NULL);
+		ret = file_store(w, f);
+		if (ret)
+			return ret;
+		if (a->ids)
+			a->ids[i] = f->id;
+	}
+	return 0;
+}
+
+int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
+		    size_t n, uint64_t *ids)
+{
+	struct mark_arg a = { paths, sts, n, ids, NULL };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = idx_path_check(paths[i]);
+		if (ret)
+			return ret;
+	}
+	a.f = malloc(sizeof(*a.f));
+	if (!a.f)
+		return -ENOMEM;
+	ret = idx_write(ix, mark_fn, &a);
+	free(a.f);
+	return ret < 0 ? ret : 0;
+}
+
+struct put_arg {
+	uint64_t id;
+	const struct idx_stat *st;
+	const struct idx_fp *fp;	/* NULL for a failure */
+	enum idx_state state;
+	const char *error;
+	struct frec *f;
+};
+
+static int put_fn(struct wtx *w, void *arg)
+{
+	struct put_arg *a = arg;
+	struct frec *f = a->f;
+	uint8_t kb[8];
+	int ret, had_fp;
+
+	ret = file_by_id(w, a->id, f);
+	if (ret)
+		return ret;
+	had_fp = f->flags & FLAG_FP;
+	ret = book_remove(w, a->id);
+	if (ret == 0 && a->fp)
+		ret = book_add(w, a->id, a->fp);
+	if (ret)
+		return ret;
+	put_be(kb, a->id, 8);
+	ret = a->state == IDX_FAILED ? w_put(w, DB_FAIL, kb, 8, NULL, 0) : w_del(w, DB_FAIL, kb, 8);
+	if (ret)
+		return ret;
+	ret = count_move(w, f->state, had_fp, (uint8_t)a->state, a->fp != NULL);
+	if (ret)
+		return ret;
+	f->state = (uint8_t)a->state;
+	f->flags = a->fp ? FLAG_FP : 0;
+	f->st = *a->st;
+	frec_set_err(f, a->error);
+	return file_store(w, f);
+}
+
+int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp)
+{
+	struct put_arg a = { id, st, fp, IDX_INDEXED, NULL, NULL };
+	int ret;
+
+	if (!fp || fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
+	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec))
+		return -EINVAL;
+	a.f = malloc(sizeof(*a.f));
+	if (!a.f)
+		return -ENOMEM;
+	ret = idx_write(ix, put_fn, &a);
+	free(a.f);
+	return ret < 0 ? ret : 0;
+}
+
+int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
+		   const char *error)
+{
+	struct put_arg a = { id, st, NULL, state, error, NULL };
+	int ret;
+
+	if (state != IDX_FAILED && state != IDX_NOT_BOOK)
+		return -EINVAL;
+	a.f = malloc(sizeof(*a.f));
+	if (!a.f)
+		return -ENOMEM;
+	ret = idx_write(ix, put_fn, &a);
+	free(a.f);
+	return ret < 0 ? ret : 0;
+}
+
+struct stat_arg {
+	const char *path;
+	const struct idx_stat *st;
+	struct frec *f;
+};
+
+static int set_stat_fn(struct wtx *w, void *arg)
+{
+	struct stat_arg *a = arg;
+	struct pkey k;
+	int ret;
+
+	path_key(a->path, strlen(a->path), &k);
+	ret = file_load_key(w, &k, a->path, a->f);
+	if (ret)
+		return ret;
+	a->f->st = *a->st;
+	return file_store(w, a->f);
+}
+
+int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st)
+{
+	struct stat_arg a = { path, st, NULL };
+	int ret = idx_path_check(path);
+
+	if (ret)
+		return ret;
+	a.f = malloc(sizeof(*a.f));
+	if (!a.f)
+		return -ENOMEM;
+	ret = idx_write(ix, set_stat_fn, &a);
+	free(a.f);
+	return ret < 0 ? ret : 0;
+}
+
+static int unlink_fn(struct wtx *w, void *arg)
+{
+	struct flist l = { NULL, 0, 0 };
+	size_t i;
+	int ret;
+
+	ret = collect_tree(w, arg, &l);
+	for (i = 0; ret == 0 && i < l.n; i++)
+		ret = file_remove(w, &l.v[i]);
+	free(l.v);
+	return ret ? ret : (int)(l.n > INT32_MAX ? INT32_MAX : l.n);
+}
+
+int idx_unlink(struct idx *ix, const char *path)
+{
+	int ret = idx_path_check(path);
+
+	if (ret)
+		return ret;
+	return idx_write(ix, unlink_fn, (void *)(uintptr_t)path);
+}
+
+struct rename_arg {
+	const char *from, *to;
+	unsigned flags;
+};
+
+/* Moves the entries of l from under old (olen bytes) to under new. */
+static int move_entries(struct wtx *w, struct flist *l, size_t olen, const char *new_path)
+{
+	size_t nlen = strlen(new_path), i;
+	uint8_t kb[8];
+	struct pkey k;
+	int ret;
+
+	for (i = 0; i < l->n; i++) {
+		struct frec *f = &l->v[i];
+		size_t rest = f->pathlen - olen;
+
+		if (nlen + rest > IDX_PATH_MAX)
+			return -ENAMETOOLONG;
+		memmove(f->path + nlen, f->path + olen, rest + 1);
+		memcpy(f->path, new_path, nlen);
+		f->pathlen = nlen + rest;
+		ret = file_store(w, f);
+		if (ret)
+			return ret;
+		path_key(f->path, f->pathlen, &k);
+		put_be(kb, f->id, 8);
+		ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int del_keys(struct wtx *w, const struct flist *l)
+{
+	struct pkey k;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < l->n; i++) {
+		path_key(l->v[i].path, l->v[i].pathlen, &k);
+		ret = w_del(w, DB_FILES, k.b, k.len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int rename_fn(struct wtx *w, void *arg)
+{
+	struct rename_arg *a = arg;
+	struct flist from = { NULL, 0, 0 }, to = { NULL, 0, 0 };
+	size_t i;
+	int ret;
+
+	ret = collect_tree(w, a->from, &from);
+	if (ret == 0)
+		ret = collect_tree(w, a->to, &to);
+	if (ret)
+		goto out;
+	if (a->flags & IDX_RENAME_EXCHANGE) {
+		ret = del_keys(w, &from);
+		if (ret == 0)
+			ret = del_keys(w, &to);
+		if (ret == 0)
+			ret = move_entries(w, &from, strlen(a->from), a->to);
+		if (ret == 0)
+			ret = move_entries(w, &to, strlen(a->to), a->from);
+	} else {
+		for (i = 0; ret == 0 && i < to.n; i++)
+			ret = file_remove(w, &to.v[i]);
+		if (ret == 0)
+			ret = del_keys(w, &from);
+		if (ret == 0)
+			ret = move_entries(w, &from, strlen(a->from), a->to);
+	}
+	if (ret == 0)
+		ret = (int)(from.n > INT32_MAX ? INT32_MAX : from.n);
+out:
+	free(from.v);
+	free(to.v);
+	return ret;
+}
+
+/* 1 when b is a (or under a/). */
+static int path_within(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '/');
+}
+
+int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags)
+{
+	struct rename_arg a = { from, to, flags };
+	int ret = idx_path_check(from);
+
+	if (ret == 0)
+		ret = idx_path_check(to);
+	if (ret)
+		return ret;
+	if (flags & ~IDX_RENAME_EXCHANGE)
+		return -EINVAL;
+	if (strcmp(from, to) == 0)
+		return 0;
+	if (path_within(from, to) || path_within(to, from))
+		return -EINVAL;
+	return idx_write(ix, rename_fn, &a);
+}
+
+struct exempt_arg {
+	const char *a, *b;
+	int on;
+	struct frec *f;
+};
+
+static int exempt_fn(struct wtx *w, void *arg)
+{
+	struct exempt_arg *a = arg;
+	uint8_t k1[16], k2[16];
+	uint64_t ida, idb;
+	struct pkey k;
+	int ret;
+
+	path_key(a->a, strlen(a->a), &k);
+	ret = file_load_key(w, &k, a->a, a->f);
+	if (ret)
+		return ret;
+	ida = a->f->id;
+	path_key(a->b, strlen(a->b), &k);
+	ret = file_load_key(w, &k, a->b, a->f);
+	if (ret)
+		return ret;
+	idb = a->f->id;
+	if (ida == idb)
+		return -EINVAL;
+	put_be(k1, ida, 8);
+	put_be(k1 + 8, idb, 8);
+	put_be(k2, idb, 8);
+	put_be(k2 + 8, ida, 8);
+	if (a->on) {
+		ret = w_put(w, DB_EXEMPT, k1, 16, NULL, 0);
+		if (ret == 0)
+			ret = w_put(w, DB_EXEMPT, k2, 16, NULL, 0);
+	} else {
+		ret = w_del(w, DB_EXEMPT, k1, 16);
+		if (ret == 0)
+			ret = w_del(w, DB_EXEMPT, k2, 16);
+	}
+	return ret;
+}
+
+int idx_exempt_set(struct idx *ix, const char *path_a, const char *path_b, int on)
+{
+	struct exempt_arg a = { path_a, path_b, on, NULL };
+	int ret = idx_path_check(path_a);
+
+	if (ret == 0)
+		ret = idx_path_check(path_b);
+	if (ret)
+		return ret;
+	a.f = malloc(sizeof(*a.f));
+	if (!a.f)
+		return -ENOMEM;
+	ret = idx_write(ix, exempt_fn, &a);
+	free(a.f);
+	return ret < 0 ? ret : 0;
+}
+
+struct raw_arg {
+	int db;
+	const void *k, *v;
+	size_t klen, vlen;
+};
+
+static int raw_fn(struct wtx *w, void *arg)
+{
+	struct raw_arg *a = arg;
+
+	return w_put(w, a->db, a->k, a->klen, a->v, a->vlen);
+}
+
+int idx_debug_raw_put(struct idx *ix, const char *db, const void *key, size_t klen,
+		      const void *val, size_t vlen)
+{
+	struct raw_arg a = { -1, key, val, klen, vlen };
+	int i;
+
+	for (i = 0; i < NDB; i++)
+		if (strcmp(db, db_names[i]) == 0)
+			a.db = i;
+	if (a.db < 0 || klen == 0)
+		return -EINVAL;
+	return idx_write(ix, raw_fn, &a);
+}
+
+/* ---- reads ---- */
+
+/* Fills f from a decoded record plus its book record (same txn). */
+static int file_fill(struct idx *ix, MDB_txn *txn, const struct frec *r, struct idx_file *f)
+{
+	uint8_t kb[8];
+	MDB_val k, v;
+	struct brec b;
+	int ret;
+
+	file_out(r, f);
+	if (r->flags & FLAG_FP) {
+		put_be(kb, r->id, 8);
+		k = mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) == 0 && brec_decode(&v, &b) == 0) {
+			f->has_fp = 1;
+			memcpy(f->simhash, b.sh, IDX_SH_BYTES);
+			memcpy(f->text_hash, b.th, IDX_SH_BYTES);
+			f->rec_version = b.rec_version;
+			f->n_mh_bands = b.n_mh;
+		}
+	}
+	ret = file_copy_strings(r, f);
+	return ret;
+}
+
+static int get_by_key(struct idx *ix, MDB_txn *txn, const struct pkey *pk, const char *path,
+		      uint64_t want_id, struct idx_file *f)
+{
+	struct frec *r = NULL;
+	MDB_val k = mval(pk->b, pk->len), v;
+	int ret;
+
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = idx_err(mdb_get(txn, ix->db[DB_FILES], &k, &v));
+	if (ret == 0)
+		ret = frec_decode(&v, r);
+	if (ret == 0 && ((path && strcmp(path, r->path) != 0) || (want_id && r->id != want_id)))
+		ret = -EIO;
+	if (ret == 0)
+		ret = file_fill(ix, txn, r, f);
+	free(r);
+	return ret;
+}
+
+int idx_get(struct idx *ix, const char *path, struct idx_file *f)
+{
+	MDB_txn *txn = NULL;
+	struct pkey k;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = idx_path_check(path);
+	if (ret)
+		return ret;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	path_key(path, strlen(path), &k);
+	ret = get_by_key(ix, txn, &k, path, 0, f);
+	rtx_end(ix, txn);
+	return ret;
+}
+
+int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f)
+{
+	MDB_txn *txn = NULL;
+	uint8_t kb[8];
+	struct pkey pk;
+	MDB_val k, v;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	ret = idx_err(mdb_get(txn, ix->db[DB_IDS], &k, &v));
+	if (ret == 0 && (v.mv_size == 0 || v.mv_size > PKEY_MAX))
+		ret = -EIO;
+	if (ret == 0) {
+		memcpy(pk.b, v.mv_data, v.mv_size);
+		pk.len = v.mv_size;
+		ret = get_by_key(ix, txn, &pk, NULL, id, f);
+	}
+	rtx_end(ix, txn);
+	return ret;
+}
+
+int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len)
+{
+	MDB_txn *txn = NULL;
+	uint8_t kb[8];
+	MDB_val k, v;
+	int ret;
+
+	*rec = NULL;
+	*len = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	ret = idx_err(mdb_get(txn, ix->db[DB_REC], &k, &v));
+	if (ret == 0 && v.mv_size < 4)
+		ret = -EIO;
+	if (ret == 0) {
+		*rec = malloc(v.mv_size - 4 + 1);
+		if (!*rec) {
+			ret = -ENOMEM;
+		} else {
+			*rec_version = (uint32_t)get_be(v.mv_data, 4);
+			memcpy(*rec, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
+			*len = v.mv_size - 4;
+		}
+	}
+	rtx_end(ix, txn);
+	return ret;
+}
+
+int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n)
+{
+	MDB_txn *txn = NULL;
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val k, v;
+	uint32_t i;
+	int ret;
+
+	*bands = NULL;
+	*n = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
+	if (ret == 0)
+		ret = brec_decode(&v, &b);
+	if (ret == 0) {
+		*bands = malloc((b.n_mh ? b.n_mh : 1) * sizeof(**bands));
+		if (!*bands) {
+			ret = -ENOMEM;
+		} else {
+			for (i = 0; i < b.n_mh; i++)
+				(*bands)[i] = get_be(b.mh + 8 * i, 8);
+			*n = b.n_mh;
+		}
+	}
+	rtx_end(ix, txn);
+	return ret;
+}
+
+struct hits {
+	struct idx_hit *v;
+	size_t n, cap;
+};
+
+static int hits_push(struct hits *h, uint64_t id, uint32_t dist)
+{
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 32;
+		struct idx_hit *p = realloc(h->v, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		h->v = p;
+		h->cap = nc;
+	}
+	h->v[h->n].id = id;
+	h->v[h->n].dist = dist;
+	h->n++;
+	return 0;
+}
+
+static int hit_cmp_dist(const void *a, const void *b)
+{
+	const struct idx_hit *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist < y->dist ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
+	     size_t *n)
+{
+	const struct band_layout *bl = &ix->bl;
+	struct hits h = { NULL, 0, 0 };
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t key[1 + 8 + 8];
+	size_t klen, plen = 1 + (size_t)bl->value_bytes;
+	MDB_val k, v;
+	uint32_t b;
+	int rc, ret;
+
+	*hits = NULL;
+	*n = 0;
+	if (d > bl->max_d)
+		return -EINVAL;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	for (b = 0; b < bl->nbands && ret == 0; b++) {
+		shband_key(bl, sh, b, 0, key, &klen);
+		k = mval(key, klen);
+		for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			const uint8_t *cand = v.mv_data;
+			uint32_t dist;
+
+			if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
+				break;
+			if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
+				continue;
+			dist = band_distance(sh, cand);
+			/* report a pair only from the first band it shares */
+			if (dist > d || band_first_shared(bl, sh, cand) != b)
+				continue;
+			ret = hits_push(&h, get_be((const uint8_t *)k.mv_data + plen, 8), dist);
+			if (ret)
+				break;
+		}
+		if (ret == 0 && rc && rc != MDB_NOTFOUND)
+			ret = idx_err(rc);
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(h.v);
+		return ret;
+	}
+	if (h.n)
+		qsort(h.v, h.n, sizeof(*h.v), hit_cmp_dist);
+	*hits = h.v;
+	*n = h.n;
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int hit_cmp_shared(const void *a, const void *b)
+{
+	const struct idx_hit *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist > y->dist ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Appends to *ids every id whose key in db starts with the plen-byte prefix
+ * and is plen + 8 bytes long. */
+static int ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
+			   size_t *n, size_t *cap)
+{
+	MDB_val k = mval(prefix, plen), v;
+	int rc;
+
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
+			break;
+		if (k.mv_size != plen + 8)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			*ids = p;
+			*cap = nc;
+		}
+		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + plen, 8);
+	}
+	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
+}
+
+int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
+		      struct idx_hit **hits, size_t *nhits)
+{
+	struct hits h = { NULL, 0, 0 };
+	uint64_t *ids = NULL;
+	size_t nids = 0, cap = 0, s, e;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t prefix[10];
+	uint32_t i;
+	int rc, ret;
+
+	*hits = NULL;
+	*nhits = 0;
+	if (n > MH_MAX)
+		return -EINVAL;
+	if (min_shared == 0)
+		min_shared = 1;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_MHBAND], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		put_be(prefix, i, 2);
+		put_be(prefix + 2, bands[i], 8);
+		ret = ids_with_prefix(cur, prefix, 10, &ids, &nids, &cap);
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret)
+		goto out;
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), u64_cmp);
+	for (s = 0; s < nids; s = e) {
+		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
+			;
+		if (e - s >= min_shared) {
+			ret = hits_push(&h, ids[s], (uint32_t)(e - s));
+			if (ret)
+				goto out;
+		}
+	}
+	if (h.n)
+		qsort(h.v, h.n, sizeof(*h.v), hit_cmp_shared);
+	*hits = h.v;
+	*nhits = h.n;
+	h.v = NULL;
+out:
+	free(h.v);
+	free(ids);
+	return ret;
+}
+
+int idx_by_text_hash(struct idx *ix, const uint8_t hsh[IDX_SH_BYTES], uint64_t **ids, size_t *n)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	size_t cap = 0;
+	int rc, ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_TEXT], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	else
+		ret = ids_with_prefix(cur, hsh, IDX_SH_BYTES, ids, n, &cap);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+/* Loads every fingerprinted book's id and simhash from band 0 of the band
+ * table (exactly one entry per book, already in a compact form). */
+static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)[IDX_SH_BYTES],
+			  size_t *n_out)
+{
+	const struct band_layout *bl = &ix->bl;
+	size_t klen = 1 + (size_t)bl->value_bytes + 8, n = 0, cap = 0;
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	uint64_t *ids = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t zero = 0;
+	MDB_stat st;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_stat(txn, ix->db[DB_SHBAND], &st);
+	if (rc == 0)
+		rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	cap = st.ms_entries / bl->nbands + 1;
+	ids = malloc(cap * sizeof(*ids));
+	sh = malloc(cap * sizeof(*sh));
+	if (!ids || !sh) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	k = mval(&zero, 1);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (((const uint8_t *)k.mv_data)[0] != 0)
+			break;
+		if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
+			continue;
+		if (n == cap) {
+			size_t nc = cap * 2;
+			uint64_t *pi = realloc(ids, nc * sizeof(*pi));
+			uint8_t (*ps)[IDX_SH_BYTES];
+
+			if (!pi) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ids = pi;
+			ps = realloc(sh, nc * sizeof(*ps));
+			if (!ps) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			sh = ps;
+			cap = nc;
+		}
+		ids[n] = get_be((const uint8_t *)k.mv_data + 1 + bl->value_bytes, 8);
+		memcpy(sh[n], v.mv_data, IDX_SH_BYTES);
+		n++;
+	}
+	if (rc && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(ids);
+		free(sh);
+		return ret;
+	}
+	*ids_out = ids;
+	*sh_out = sh;
+	*n_out = n;
+	return 0;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct idx_pair *x = a, *y = b;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n)
+{
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	struct band_pair *bp = NULL;
+	struct idx_pair *out = NULL;
+	uint64_t *ids = NULL;
+	size_t nb = 0, np = 0, i;
+	int ret;
+
+	*pairs = NULL;
+	*n = 0;
+	if (d > ix->bl.max_d)
+		return -EINVAL;
+	ret = load_simhashes(ix, &ids, &sh, &nb);
+	if (ret)
+		return ret;
+	ret = band_pairs(&ix->bl, (const uint8_t (*)[BAND_SH_BYTES])sh, nb, d, &bp, &np);
+	if (ret)
+		goto out;
+	if (np) {
+		out = malloc(np * sizeof(*out));
+		if (!out) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < np; i++) {
+			uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+
+			out[i].a = a < b ? a : b;
+			out[i].b = a < b ? b : a;
+			out[i].dist = bp[i].dist;
+		}
+		qsort(out, np, sizeof(*out), pair_cmp);
+	}
+	*pairs = out;
+	*n = np;
+out:
+	free(bp);
+	free(ids);
+	free(sh);
+	return ret;
+}
+
+/* Every exempted pair (a < b), sorted; for filtering pairs in bulk. */
+static int load_exempt(struct idx *ix, struct idx_pair **out, size_t *n_out)
+{
+	struct idx_pair *v = NULL;
+	size_t n = 0, cap = 0;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, val;
+	int rc, ret;
+
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_EXEMPT], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &val, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		uint64_t a, b;
+
+		if (k.mv_size != 16)
+			continue;
+		a = get_be(k.mv_data, 8);
+		b = get_be((const uint8_t *)k.mv_data + 8, 8);
+		if (a >= b)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct idx_pair *p = realloc(v, nc * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			v = p;
+			cap = nc;
+		}
+		v[n].a = a;
+		v[n].b = b;
+		v[n].dist = 0;
+		n++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+struct member {
+	uint32_t root;
+	uint32_t size;	/* of its group */
+	uint64_t id;
+	uint64_t min_id;	/* smallest id of its group */
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->min_id != y->min_id)
+		return x->min_id < y->min_id ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Builds groups from n items (ids) joined by pairs of item indexes. */
+static int groups_build(const uint64_t *ids, size_t n, const struct band_pair *bp, size_t np,
+			const uint8_t *skip, struct idx_groups *g)
+{
+	uint32_t *parent = NULL, *size = NULL;
+	uint64_t *min_id = NULL;
+	struct member *m = NULL;
+	size_t i, nm = 0, ng = 0;
+	int ret = -ENOMEM;
+
+	memset(g, 0, sizeof(*g));
+	parent = malloc((n ? n : 1) * sizeof(*parent));
+	size = calloc(n ? n : 1, sizeof(*size));
+	min_id = malloc((n ? n : 1) * sizeof(*min_id));
+	if (!parent || !size || !min_id)
+		goto out;
+	for (i = 0; i < n; i++)
+		parent[i] = (uint32_t)i;
+	for (i = 0; i < np; i++) {
+		uint32_t a, b;
+
+		if (skip && skip[i])
+			continue;
+		a = uf_find(parent, bp[i].a);
+		b = uf_find(parent, bp[i].b);
+		if (a != b)
+			parent[a > b ? a : b] = a > b ? b : a;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t r = uf_find(parent, (uint32_t)i);
+
+		if (size[r] == 0 || ids[i] < min_id[r])
+			min_id[r] = ids[i];
+		size[r]++;
+	}
+	for (i = 0; i < n; i++)
+		if (size[uf_find(parent, (uint32_t)i)] >= 2)
+			nm++;
+	m = malloc((nm ? nm : 1) * sizeof(*m));
+	g->ids = malloc((nm ? nm : 1) * sizeof(*g->ids));
+	g->start = malloc((nm + 1) * sizeof(*g->start));
+	if (!m || !g->ids || !g->start)
+		goto out;
+	nm = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t r = uf_find(parent, (uint32_t)i);
+
+		if (size[r] < 2)
+			continue;
+		m[nm].root = r;
+		m[nm].size = size[r];
+		m[nm].id = ids[i];
+		m[nm].min_id = min_id[r];
+		nm++;
+	}
+	if (nm)
+		qsort(m, nm, sizeof(*m), member_cmp);
+	for (i = 0; i < nm; i++) {
+		if (i == 0 || m[i].root != m[i - 1].root)
+			g->start[ng++] = i;
+		g->ids[i] = m[i].id;
+	}
+	g->start[ng] = nm;
+	g->ngroups = ng;
+	ret = 0;
+out:
+	if (ret)
+		idx_groups_release(g);
+	free(parent);
+	free(size);
+	free(min_id);
+	free(m);
+	return ret;
+}
+
+static int pair_find(const struct idx_pair *v, size_t n, uint64_t a, uint64_t b)
+{
+	struct idx_pair key;
+
+	key.a = a;
+	key.b = b;
+	key.dist = 0;
+	return n && bsearch(&key, v, n, sizeof(*v), pair_cmp) != NULL;
+}
+
+int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g)
+{
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	struct band_pair *bp = NULL;
+	struct idx_pair *ex = NULL;
+	uint8_t *skip = NULL;
+	uint64_t *ids = NULL;
+	size_t nb = 0, np = 0, nex = 0, i;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	if (d > ix->bl.max_d)
+		return -EINVAL;
+	ret = load_simhashes(ix, &ids, &sh, &nb);
+	if (ret == 0)
+		ret = load_exempt(ix, &ex, &nex);
+	if (ret == 0)
+		ret = band_pairs(&ix->bl, (const uint8_t (*)[BAND_SH_BYTES])sh, nb, d, &bp, &np);
+	if (ret)
+		goto out;
+	if (nex && np) {
+		skip = calloc(np, 1);
+		if (!skip) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < np; i++) {
+			uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+
+			skip[i] = (uint8_t)pair_find(ex, nex, a < b ? a : b, a < b ? b : a);
+		}
+	}
+	ret = groups_build(ids, nb, bp, np, skip, g);
+out:
+	free(skip);
+	free(bp);
+	free(ex);
+	free(ids);
+	free(sh);
+	return ret;
+}
+
+int idx_text_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct band_pair *bp = NULL;
+	uint64_t *ids = NULL;
+	size_t n = 0, cap = 0, np = 0, pcap = 0;
+	uint8_t prev[IDX_SH_BYTES];
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_TEXT], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != IDX_SH_BYTES + 8)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			uint64_t *p = realloc(ids, nc * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = p;
+			cap = nc;
+		}
+		ids[n] = get_be((const uint8_t *)k.mv_data + IDX_SH_BYTES, 8);
+		/* join each entry to the previous one when the hash is the same */
+		if (n && memcmp(prev, k.mv_data, IDX_SH_BYTES) == 0) {
+			if (np == pcap) {
+				size_t nc = pcap ? pcap * 2 : 64;
+				struct band_pair *p = realloc(bp, nc * sizeof(*p));
+
+				if (!p) {
+					ret = -ENOMEM;
+					break;
+				}
+				bp = p;
+				pcap = nc;
+			}
+			bp[np].a = (uint32_t)(n - 1);
+			bp[np].b = (uint32_t)n;
+			bp[np].dist = 0;
+			np++;
+		}
+		memcpy(prev, k.mv_data, IDX_SH_BYTES);
+		n++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret == 0 && n >= UINT32_MAX)
+		ret = -EOVERFLOW;
+	if (ret == 0)
+		ret = groups_build(ids, n, bp, np, NULL, g);
+	free(ids);
+	free(bp);
+	return ret;
+}
+
+void idx_groups_release(struct idx_groups *g)
+{
+	if (!g)
+		return;
+	free(g->start);
+	free(g->ids);
+	memset(g, 0, sizeof(*g));
+}
+
+int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t prefix[8];
+	size_t cap = 0;
+	int rc, ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(prefix, id, 8);
+	rc = mdb_cursor_open(txn, ix->db[DB_EXEMPT], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	else
+		ret = ids_with_prefix(cur, prefix, 8, ids, n, &cap);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b)
+{
+	MDB_txn *txn = NULL;
+	uint8_t kb[16];
+	MDB_val k, v;
+	int ret;
+
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, a, 8);
+	put_be(kb + 8, b, 8);
+	k = mval(kb, 16);
+	ret = idx_err(mdb_get(txn, ix->db[DB_EXEMPT], &k, &v));
+	rtx_end(ix, txn);
+	if (ret == -ENOENT)
+		return 0;
+	return ret ? ret : 1;
+}
+
+struct list_arg {
+	struct idx *ix;
+	MDB_txn *txn;
+	size_t plen;
+	unsigned flags;
+	struct idx_entry *v;
+	size_t n, cap;
+};
+
+static int list_fn(const struct frec *f, void *arg, struct pkey *next)
+{
+	struct list_arg *a = arg;
+	const char *rest = f->path + a->plen, *slash;
+	struct idx_entry *e;
+	size_t nlen;
+	int ret;
+
+	if (!*rest)
+		return 0;	/* the directory itself as a file: not a child */
+	slash = (a->flags & IDX_LIST_RECURSIVE) ? NULL : strchr(rest, '/');
+	nlen = slash ? (size_t)(slash - rest) : strlen(rest);
+	if (slash && a->n && a->v[a->n - 1].is_dir && strlen(a->v[a->n - 1].name) == nlen &&
+	    memcmp(a->v[a->n - 1].name, rest, nlen) == 0)
+		return 0;	/* still inside the subdirectory just listed */
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 32;
+		struct idx_entry *p = realloc(a->v, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		a->v = p;
+		a->cap = nc;
+	}
+	e = &a->v[a->n];
+	memset(e, 0, sizeof(*e));
+	e->name = (a->flags & IDX_LIST_RECURSIVE) ? strdup(f->path) : strndup(rest, nlen);
+	if (!e->name)
+		return -ENOMEM;
+	if (slash) {
+		e->is_dir = 1;
+		/* skip the rest of the subtree: "dir/sub0" follows "dir/sub/..." */
+		if (a->plen + nlen + 1 <= KEY_INLINE) {
+			memcpy(next->b, f->path, a->plen + nlen);
+			next->b[a->plen + nlen] = '/' + 1;
+			next->len = a->plen + nlen + 1;
+		}
+	} else {
+		ret = file_fill(a->ix, a->txn, f, &e->file);
+		if (ret) {
+			free(e->name);
+			return ret;
+		}
+	}
+	a->n++;
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct idx_entry *)a)->name, ((const struct idx_entry *)b)->name);
+}
+
+int idx_list(struct idx *ix, const char *dir, unsigned flags, struct idx_entry **ents, size_t *n)
+{
+	struct list_arg a = { ix, NULL, 0, flags, NULL, 0, 0 };
+	size_t dlen = strlen(dir), i, j;
+	char *prefix = NULL;
+	int ret;
+
+	*ents = NULL;
+	*n = 0;
+	if (dlen) {
+		ret = idx_path_check(dir);
+		if (ret)
+			return ret;
+	}
+	prefix = malloc(dlen + 2);
+	if (!prefix)
+		return -ENOMEM;
+	memcpy(prefix, dir, dlen);
+	if (dlen)
+		prefix[dlen++] = '/';
+	prefix[dlen] = '\0';
+	a.plen = dlen;
+	ret = rtx_begin(ix, &a.txn);
+	if (ret == 0) {
+		ret = files_under(a.txn, ix->db[DB_FILES], prefix, dlen, list_fn, &a);
+		rtx_end(ix, a.txn);
+	}
+	free(prefix);
+	if (ret) {
+		idx_entries_free(a.v, a.n);
+		return ret;
+	}
+	/* Key order is path order except around long (hashed) keys and where a
+	 * subtree could not be skipped: sort, and merge repeated directories. */
+	if (a.n)
+		qsort(a.v, a.n, sizeof(*a.v), entry_cmp);
+	for (i = j = 0; i < a.n; i++) {
+		if (j && a.v[i].is_dir && a.v[j - 1].is_dir && strcmp(a.v[i].name, a.v[j - 1].name) == 0) {
+			free(a.v[i].name);
+			continue;
+		}
+		a.v[j++] = a.v[i];
+	}
+	*ents = a.v;
+	*n = j;
+	return 0;
+}
+
+void idx_entries_free(struct idx_entry *ents, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(ents[i].name);
+		idx_file_release(&ents[i].file);
+	}
+	free(ents);
+}
+
+static int file_path_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct idx_file *)a)->path, ((const struct idx_file *)b)->path);
+}
+
+int idx_errors(struct idx *ix, struct idx_file **files, size_t *n)
+{
+	struct idx_file *v = NULL;
+	struct frec *r = NULL;
+	size_t cnt = 0, cap = 0;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, val, pk, fv;
+	int rc, ret;
+
+	*files = NULL;
+	*n = 0;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = rtx_begin(ix, &txn);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	rc = mdb_cursor_open(txn, ix->db[DB_FAIL], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &val, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		if (k.mv_size != 8 || mdb_get(txn, ix->db[DB_IDS], &k, &pk) ||
+		    mdb_get(txn, ix->db[DB_FILES], &pk, &fv) || frec_decode(&fv, r) ||
+		    r->id != get_be(k.mv_data, 8))
+			continue;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct idx_file *p = realloc(v, nc * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			v = p;
+			cap = nc;
+		}
+		file_out(r, &v[cnt]);
+		ret = file_copy_strings(r, &v[cnt]);
+		if (ret)
+			break;
+		cnt++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	free(r);
+	if (ret) {
+		idx_files_free(v, cnt);
+		return ret;
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), file_path_cmp);
+	*files = v;
+	*n = cnt;
+	return 0;
+}
+
+void idx_files_free(struct idx_file *files, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		idx_file_release(&files[i]);
+	free(files);
+}
+
+int idx_counts(struct idx *ix, struct idx_counts *c)
+{
+	MDB_txn *txn = NULL;
+	MDB_val k = mval("counts", 6), v;
+	int ret, i;
+
+	memset(c, 0, sizeof(*c));
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
+	if (ret == 0 && v.mv_size == 8 * (IDX_NSTATES + 1)) {
+		c->books = get_be(v.mv_data, 8);
+		for (i = 1; i < IDX_NSTATES; i++) {
+			c->state[i] = get_be((const uint8_t *)v.mv_data + 8 * i, 8);
+			c->files += c->state[i];
+		}
+	} else if (ret == 0) {
+		ret = -EIO;
+	} else if (ret == -ENOENT) {
+		ret = 0;	/* nothing written yet */
+	}
+	rtx_end(ix, txn);
+	return ret;
+}

@@ -1,0 +1,142 @@
+/* mlsimhash.c - S3: multi-lexicon simhash over word 2-shingles
+ * (mlsimhash.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fpcore_i.h"
+#include "mlsimhash.h"
+#include "wordhash.h"
+
+struct mlsh {
+	struct wordhash wh;
+	uint64_t prev;
+	uint64_t nwords;
+	struct fpc_bitctr bc[MLSH_LEXICONS];
+};
+
+struct mlsh *mlsh_new(void)
+{
+	struct mlsh *ml = malloc(sizeof(*ml));
+
+	if (!ml)
+		return NULL;
+	wordhash_init(&ml->wh);
+	mlsh_reset(ml);
+	return ml;
+}
+
+void mlsh_free(struct mlsh *ml)
+{
+	if (!ml)
+		return;
+	wordhash_release(&ml->wh);
+	free(ml);
+}
+
+void mlsh_reset(struct mlsh *ml)
+{
+	unsigned i;
+
+	sbuf_setlen(&ml->wh.part, 0);
+	ml->wh.nwords = 0;
+	ml->prev = 0;
+	ml->nwords = 0;
+	for (i = 0; i < MLSH_LEXICONS; i++)
+		fpc_bitctr_init(&ml->bc[i], 1);
+}
+
+static inline void add_shingle(struct mlsh *ml, uint64_t s)
+{
+	uint64_t m = fpc_mix(s);
+	unsigned i;
+
+	/* without a branch on the random membership bit: the slot is always
+	 * written and only counted when the shingle belongs to the lexicon */
+	for (i = 0; i < MLSH_LEXICONS; i++) {
+		struct fpc_bitctr *bc = &ml->bc[i];
+		unsigned in = (m >> i) & 1;
+
+		bc->buf[bc->nbuf][0] = s;
+		bc->nbuf += in;
+		bc->n += in;
+		if (bc->nbuf == 16)
+			fpc_bitctr_block(bc);
+	}
+}
+
+void mlsh_add_word(struct mlsh *ml, uint64_t word_hash)
+{
+	if (ml->nwords++ > 0) {
+		uint8_t b[16];
+
+		fpc_put_le64(b, ml->prev);
+		fpc_put_le64(b + 8, word_hash);
+		add_shingle(ml, XXH3_64bits_withSeed(b, 16, MLSH_SEED));
+	}
+	ml->prev = word_hash;
+}
+
+static void word_cb(void *ctx, uint64_t h, uint32_t idx)
+{
+	(void)idx;
+	mlsh_add_word(ctx, h);
+}
+
+int mlsh_update(struct mlsh *ml, const void *buf, size_t len)
+{
+	return wordhash_update(&ml->wh, buf, len, word_cb, ml);
+}
+
+void mlsh_final(struct mlsh *ml, struct mlsh_value *out)
+{
+	uint64_t counts[64];
+	unsigned i, j;
+
+	wordhash_final(&ml->wh, word_cb, ml);
+	if (ml->nwords == 1) {
+		uint8_t b[8];
+
+		fpc_put_le64(b, ml->prev);
+		add_shingle(ml, XXH3_64bits_withSeed(b, 8, MLSH_SEED));
+	}
+	for (i = 0; i < MLSH_LEXICONS; i++) {
+		fpc_bitctr_counts(&ml->bc[i], counts);
+		out->fp[i] = 0;
+		for (j = 0; j < 64; j++)
+			if (2 * counts[j] > ml->bc[i].n)
+				out->fp[i] |= UINT64_C(1) << j;
+	}
+	mlsh_reset(ml);
+}
+
+int mlsh_compute(const void *text, size_t len, struct mlsh_value *out)
+{
+	struct mlsh *ml = mlsh_new();
+	int ret;
+
+	if (!ml)
+		return -ENOMEM;
+	ret = mlsh_update(ml, text, len);
+	mlsh_final(ml, out);
+	mlsh_free(ml);
+	return ret;
+}
+
+unsigned mlsh_distance(const struct mlsh_value *a, const struct mlsh_value *b, unsigned *which)
+{
+	unsigned i, d, best = 65, at = 0;
+
+	for (i = 0; i < MLSH_LEXICONS; i++) {
+		d = (unsigned)fpc_popcount64(a->fp[i] ^ b->fp[i]);
+		if (d < best) {
+			best = d;
+			at = i;
+		}
+	}
+	if (which)
+		*which = at;
+	return best;
+}

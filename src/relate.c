@@ -1,0 +1,152 @@
+/* relate.c - relation class of two books from their scores (see relate.h).
+ *
+ * The rule, in order (the first that applies decides):
+ *  1. same file bytes -> identical file; same normalised text -> same text.
+ *  2. Evidence of shared text: DUPNIQ its or cs at the published
+ *     thresholds, a min-hash Jaccard above its threshold, or matched text
+ *     windows covering some of either book.
+ *     None of them -> unrelated: a close simhash alone is not enough, books
+ *     of one author or genre come close without sharing text.
+ *  3. Coverage of each book by the other: the unique-word block cover
+ *     (align.h), or the matched text windows (chunksk.h) without blocks.
+ *     (Nearly) all of both covered -> near duplicate, its difference the
+ *     distinctive words that did not align (1 - cs).
+ *  4. (Nearly) all of one covered, not the other -> the other contains it.
+ *  5. Little of either covered -> unrelated; otherwise overlapping text.
+ *  6. Without any coverage (books too short): close simhash and similar
+ *     sizes -> near duplicate, else overlapping text.
+ */
+#include "relate.h"
+
+#include <stddef.h>
+
+/* Defaults and where they come from:
+ *  simhash_near  7   bits: best brute-force F1 of the simhash study (§1);
+ *  rsimhash_near 10  bits: the robust-simhash study saw OCR errors grow the
+ *                    distance to ~10 (§4);
+ *  its_min     0.72  DUPNIQ's published its threshold (§5);
+ *  cs_min      0.12  DUPNIQ's published cs threshold (§5);
+ *  jaccard_min 0.10  tuned on the harness (the studies give no Jaccard
+ *                    threshold; unrelated books stay below 0.01 there);
+ *  cover_min   0.10  tuned on the harness: less than a tenth of either book
+ *                    aligned is noise (same-author phrases, boilerplate);
+ *  cover_whole 0.80  tuned on the harness: OCR errors and sentence edits
+ *                    leave holes in the alignment, so "all of it" is 80%. */
+void relate_params_default(struct relate_params *p)
+{
+	p->simhash_near = 7;
+	p->rsimhash_near = 10;
+	p->its_min = 0.72;
+	p->cs_min = 0.12;
+	p->jaccard_min = 0.10;
+	p->cover_min = 0.10;
+	p->cover_whole = 0.80;
+}
+
+static const char *const class_names[RELATE_NCLASSES] = {
+	[RELATE_UNRELATED] = "unrelated",
+	[RELATE_IDENTICAL_FILE] = "identical-file",
+	[RELATE_SAME_TEXT] = "same-text",
+	[RELATE_NEAR_DUPLICATE] = "near-duplicate",
+	[RELATE_A_CONTAINS_B] = "a-contains-b",
+	[RELATE_B_CONTAINS_A] = "b-contains-a",
+	[RELATE_OVERLAP] = "overlap",
+};
+
+const char *relate_class_name(enum relate_class c)
+{
+	return (unsigned)c < RELATE_NCLASSES ? class_names[c] : "?";
+}
+
+static void set(struct relate_result *out, enum relate_class c, double diff, const char *rule)
+{
+	out->cls = c;
+	out->difference = diff;
+	out->rule = rule;
+}
+
+/* How much of each book is aligned with the other: the unique-word block
+ * cover (robust to OCR noise, and exact about where a replaced part
+ * starts); the matched text windows only when no block formed (books too
+ * short for unique words), as windows straddling a boundary count whole. */
+static void cover(const struct relate_signals *s, double *ca, double *cb, int *have)
+{
+	int block = s->block_cover_a >= 0.0 && s->block_cover_b >= 0.0 &&
+		    s->block_cover_a + s->block_cover_b > 0.0;
+	int chunk = s->chunk_cover_a >= 0.0 && s->chunk_cover_b >= 0.0;
+
+	*ca = block ? s->block_cover_a : chunk ? s->chunk_cover_a : 0.0;
+	*cb = block ? s->block_cover_b : chunk ? s->chunk_cover_b : 0.0;
+	*have = block || chunk;
+}
+
+/* Estimated fraction of the text that differs between near duplicates:
+ * the distinctive (once-occurring) words that did not align, the share
+ * most sensitive to any edit. */
+static double difference(const struct relate_signals *s)
+{
+	double d = s->dupniq_cs >= 0.0 ? 1.0 - s->dupniq_cs : -1.0;
+
+	return d < 0.0 ? -1.0 : d > 1.0 ? 1.0 : d;
+}
+
+void relate_decide(const struct relate_signals *s, const struct relate_params *pp,
+		   struct relate_result *out)
+{
+	struct relate_params def;
+	const struct relate_params *p = pp;
+	int near_sh, text, have_cover;
+	double ca, cb, lo, hi, ratio;
+
+	if (!p) {
+		relate_params_default(&def);
+		p = &def;
+	}
+	if (s->same_file == 1) {
+		set(out, RELATE_IDENTICAL_FILE, 0.0, "same file bytes");
+		return;
+	}
+	if (s->same_text == 1) {
+		set(out, RELATE_SAME_TEXT, 0.0, "same normalised text");
+		return;
+	}
+	cover(s, &ca, &cb, &have_cover);
+	lo = ca < cb ? ca : cb;
+	hi = ca < cb ? cb : ca;
+	near_sh = (s->simhash_distance >= 0 && s->simhash_distance <= p->simhash_near) ||
+		  (s->rsimhash_distance >= 0 && s->rsimhash_distance <= p->rsimhash_near);
+	/* Shared text must be seen by a text-level score: a close simhash
+	 * alone also joins books of one author or genre. */
+	text = s->dupniq_its >= p->its_min || s->dupniq_cs >= p->cs_min ||
+	       s->jaccard >= p->jaccard_min ||
+	       s->chunk_cover_a >= p->cover_min || s->chunk_cover_b >= p->cover_min;
+	if (!text) {
+		set(out, RELATE_UNRELATED, -1.0, near_sh ? "close simhash but no shared text" :
+		    "no score above its threshold");
+		return;
+	}
+	if (have_cover) {
+		if (lo >= p->cover_whole) {
+			set(out, RELATE_NEAR_DUPLICATE, difference(s), "both books aligned almost whole");
+		} else if (hi >= p->cover_whole) {
+			if (ca >= cb)
+				set(out, RELATE_B_CONTAINS_A, -1.0, "A aligned almost whole inside B");
+			else
+				set(out, RELATE_A_CONTAINS_B, -1.0, "B aligned almost whole inside A");
+		} else if (hi < p->cover_min) {
+			set(out, RELATE_UNRELATED, -1.0, "scores above threshold but nothing aligned");
+		} else {
+			set(out, RELATE_OVERLAP, -1.0, "part of each text aligned");
+		}
+		return;
+	}
+	/* Without alignment (books too short for unique words and windows):
+	 * the whole-book scores and the sizes. */
+	ratio = s->words_a && s->words_b ?
+		(double)(s->words_a < s->words_b ? s->words_a : s->words_b) /
+		(double)(s->words_a < s->words_b ? s->words_b : s->words_a) : 1.0;
+	if (near_sh && ratio >= p->cover_whole)
+		set(out, RELATE_NEAR_DUPLICATE, difference(s), "close simhash and shared text");
+	else
+		set(out, RELATE_OVERLAP, -1.0, "shared text, no alignment");
+}

@@ -1,0 +1,749 @@
+/* scan.c - incremental scan of SRC against the index (see scan.h). */
+#include "scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 256	/* files marked queued per index transaction */
+
+struct scan {
+	int src_fd;
+	struct idx *ix;
+	struct queue *q;
+	char *skip_dir;
+	uint32_t rec_version;
+	pthread_mutex_t lock;		/* guards prog, thread state */
+	struct scan_progress prog;
+	atomic_int cancel;
+	int busy;			/* a scan is running (either way) */
+	int has_thread;
+	int thread_ret;
+	pthread_t thread;
+};
+
+/* One regular file found on disk. */
+struct dfile {
+	char *name;
+	struct idx_stat st;
+};
+
+/* A file found new in this run (for rename matching) or one that vanished. */
+struct moved {
+	char *path;
+	struct idx_stat st;
+	struct moved *hnext;
+};
+
+struct mlist {
+	struct moved *v;
+	size_t n, cap;
+};
+
+struct dirid {
+	dev_t dev;
+	ino_t ino;
+	int used;
+};
+
+/* State of one run. */
+struct run {
+	struct scan *s;
+	dev_t skip_dev;
+	ino_t skip_ino;
+	int have_skip;
+	char **stack;			/* directories still to read (relative) */
+	size_t nstack, capstack;
+	struct dirid *seen;		/* directories read: open-addressing set */
+	size_t nseen, capseen;
+	struct mlist fresh, gone;
+	const char **bpaths;		/* pending batch for idx_mark_queued */
+	struct idx_stat *bsts;
+	size_t nbatch;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void prog_add(struct scan *s, uint64_t *field, uint64_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	*field += n;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void prog_error(struct scan *s, int err)
+{
+	pthread_mutex_lock(&s->lock);
+	s->prog.errors++;
+	s->prog.last_error = err;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static struct idx_stat to_idx_stat(const struct stat *st)
+{
+	struct idx_stat r;
+
+	r.size = (uint64_t)st->st_size;
+	r.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	r.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+	r.ino = (uint64_t)st->st_ino;
+	r.dev = (uint64_t)st->st_dev;
+	return r;
+}
+
+/* The device is left out: it can change across reboots without any change
+ * to the file. */
+static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->ino == b->ino;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p = malloc(dl + nl + 2);
+
+	if (!p)
+		return NULL;
+	if (dl) {
+		memcpy(p, dir, dl);
+		p[dl++] = '/';
+	}
+	memcpy(p + dl, name, nl + 1);
+	return p;
+}
+
+static int mlist_push(struct mlist *l, char *path, const struct idx_stat *st)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		struct moved *p = realloc(l->v, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = nc;
+	}
+	l->v[l->n].path = path;
+	l->v[l->n].st = *st;
+	l->v[l->n].hnext = NULL;
+	l->n++;
+	return 0;
+}
+
+static void mlist_release(struct mlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int stack_push(struct run *r, char *path)
+{
+	if (r->nstack == r->capstack) {
+		size_t nc = r->capstack ? r->capstack * 2 : 64;
+		char **p = realloc(r->stack, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->stack = p;
+		r->capstack = nc;
+	}
+	r->stack[r->nstack++] = path;
+	return 0;
+}
+
+/* Records (dev, ino) of a directory; 1 when it was already seen (a bind
+ * mount loop), 0 when new, -ENOMEM. */
+static int seen_add(struct run *r, dev_t dev, ino_t ino)
+{
+	size_t i, mask;
+
+	if (r->nseen * 2 >= r->capseen) {
+		struct dirid *old = r->seen;
+		size_t oldcap = r->capseen, nc = oldcap ? oldcap * 2 : 1024, k;
+
+		r->seen = calloc(nc, sizeof(*r->seen));
+		if (!r->seen) {
+			r->seen = old;
+			return -ENOMEM;
+		}
+		r->capseen = nc;
+		r->nseen = 0;
+		for (k = 0; k < oldcap; k++)
+			if (old[k].used)
+				seen_add(r, old[k].dev, old[k].ino);
+		free(old);
+	}
+	mask = r->capseen - 1;
+	for (i = (size_t)(((uint64_t)ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)dev) & mask;;
+	     i = (i + 1) & mask) {
+		if (!r->seen[i].used) {
+			r->seen[i].used = 1;
+			r->seen[i].dev = dev;
+			r->seen[i].ino = ino;
+			r->nseen++;
+			return 0;
+		}
+		if (r->seen[i].dev == dev && r->seen[i].ino == ino)
+			return 1;
+	}
+}
+
+static int flush_batch(struct run *r)
+{
+	struct scan *s = r->s;
+	size_t i;
+	int ret;
+
+	if (!r->nbatch)
+		return 0;
+	ret = idx_mark_queued(s->ix, r->bpaths, r->bsts, r->nbatch, NULL);
+	if (ret == -EINVAL || ret == -ENAMETOOLONG) {
+		/* one bad name in the batch: retry one by one */
+		for (i = 0; i < r->nbatch; i++) {
+			ret = idx_mark_queued(s->ix, &r->bpaths[i], &r->bsts[i], 1, NULL);
+			if (ret == -EINVAL || ret == -ENAMETOOLONG) {
+				prog_error(s, ret);
+				r->bpaths[i] = NULL;
+			} else if (ret) {
+				goto out;
+			}
+		}
+		ret = 0;
+	}
+	if (ret)
+		goto out;
+	for (i = 0; i < r->nbatch; i++) {
+		if (!r->bpaths[i])
+			continue;
+		if (s->q) {
+			int rc = queue_push(s->q, r->bpaths[i], QUEUE_LOW);
+
+			if (rc && rc != -ESHUTDOWN)
+				prog_error(s, rc);
+		}
+	}
+	prog_add(s, &s->prog.queued, r->nbatch);
+out:
+	r->nbatch = 0;
+	return ret;
+}
+
+/* Queues a new or changed file; path is handed over to r->fresh. */
+static int queue_file(struct run *r, char *path, const struct idx_stat *st)
+{
+	int ret = mlist_push(&r->fresh, path, st);
+
+	if (ret) {
+		free(path);
+		return ret;
+	}
+	r->bpaths[r->nbatch] = path;
+	r->bsts[r->nbatch] = *st;
+	r->nbatch++;
+	return r->nbatch == BATCH ? flush_batch(r) : 0;
+}
+
+/* Records everything the index has at or under path as vanished. */
+static int gone_tree(struct run *r, const char *path, int is_dir, const struct idx_file *f)
+{
+	struct idx_entry *ents = NULL;
+	size_t n = 0, i;
+	char *p;
+	int ret;
+
+	if (!is_dir) {
+		p = strdup(path);
+		if (!p)
+			return -ENOMEM;
+		ret = mlist_push(&r->gone, p, &f->st);
+		if (ret)
+			free(p);
+		return ret;
+	}
+	ret = idx_list(r->s->ix, path, IDX_LIST_RECURSIVE, &ents, &n);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = mlist_push(&r->gone, ents[i].name, &ents[i].file.st);
+		if (ret == 0)
+			ents[i].name = NULL;
+	}
+	idx_entries_free(ents, n);
+	return ret;
+}
+
+static int dfile_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dfile *)a)->name, ((const struct dfile *)b)->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int needs_work(const struct scan *s, const struct idx_file *f, const struct idx_stat *st)
+{
+	if (!stat_same(&f->st, st) || f->state == IDX_QUEUED)
+		return 1;
+	return s->rec_version && f->has_fp && f->rec_version != s->rec_version;
+}
+
+/* Reads one directory (relative path dir, "" = SRC) and reconciles it. */
+static int scan_dir(struct run *r, char *dir)
+{
+	struct scan *s = r->s;
+	struct dfile *files = NULL;
+	char **subdirs = NULL;
+	size_t nf = 0, capf = 0, nd = 0, capd = 0, ne = 0, i, j, k;
+	struct idx_entry *ents = NULL;
+	DIR *d = NULL;
+	struct dirent *de;
+	struct stat st;
+	int fd = -1, ret = 0, rc;
+
+	fd = *dir ? openat(s->src_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		  : openat(s->src_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		/* gone since it was listed, or unreadable: leave the index as is
+		 * for an unreadable one, the parent handles a vanished one */
+		if (!*dir)
+			ret = -errno;
+		else
+			prog_error(s, -errno);
+		goto out;
+	}
+	if (r->have_skip && st.st_dev == r->skip_dev && st.st_ino == r->skip_ino)
+		goto out;
+	rc = seen_add(r, st.st_dev, st.st_ino);
+	if (rc) {
+		ret = rc < 0 ? rc : 0;
+		goto out;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		prog_error(s, -errno);
+		goto out;
+	}
+	fd = -1;
+	prog_add(s, &s->prog.dirs, 1);
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		unsigned char type = de->d_type;
+
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (type == DT_UNKNOWN || type == DT_REG) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+				if (errno != ENOENT)
+					prog_error(s, -errno);
+				continue;
+			}
+			type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
+		}
+		if (type == DT_REG) {
+			if (nf == capf) {
+				size_t nc = capf ? capf * 2 : 64;
+				struct dfile *p = realloc(files, nc * sizeof(*p));
+
+				if (!p) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				files = p;
+				capf = nc;
+			}
+			files[nf].name = strdup(de->d_name);
+			if (!files[nf].name) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			files[nf].st = to_idx_stat(&st);
+			nf++;
+		} else if (type == DT_DIR) {
+			if (nd == capd) {
+				size_t nc = capd ? capd * 2 : 16;
+				char **p = realloc(subdirs, nc * sizeof(*p));
+
+				if (!p) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				subdirs = p;
+				capd = nc;
+			}
+			subdirs[nd] = strdup(de->d_name);
+			if (!subdirs[nd]) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			nd++;
+		}
+	}
+	if (errno) {
+		prog_error(s, -errno);
+		goto out;	/* a partial listing must not remove anything */
+	}
+	prog_add(s, &s->prog.files, nf);
+	if (nf)
+		qsort(files, nf, sizeof(*files), dfile_cmp);
+	if (nd)
+		qsort(subdirs, nd, sizeof(*subdirs), name_cmp);
+	ret = idx_list(s->ix, dir, 0, &ents, &ne);
+	if (ret)
+		goto out;
+
+	/* merge the three sorted lists: index entries, disk files, disk dirs */
+	i = j = k = 0;
+	while (i < ne || j < nf) {
+		int c = i >= ne ? 1 : j >= nf ? -1 : strcmp(ents[i].name, files[j].name);
+		char *path;
+
+		if (c > 0) {		/* on disk only: new */
+			path = join(dir, files[j].name);
+			if (!path) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ret = queue_file(r, path, &files[j].st);
+			j++;
+		} else if (c < 0) {	/* in the index only: vanished unless a dir still */
+			int still_dir = 0;
+
+			if (ents[i].is_dir) {
+				while (k < nd && strcmp(subdirs[k], ents[i].name) < 0)
+					k++;
+				still_dir = k < nd && strcmp(subdirs[k], ents[i].name) == 0;
+			}
+			if (!still_dir) {
+				path = join(dir, ents[i].name);
+				if (!path) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				ret = gone_tree(r, path, ents[i].is_dir, &ents[i].file);
+				free(path);
+			}
+			i++;
+		} else {		/* both */
+			path = join(dir, files[j].name);
+			if (!path) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			if (ents[i].is_dir) {
+				/* a directory of books replaced by a file */
+				ret = gone_tree(r, path, 1, NULL);
+				if (ret == 0)
+					ret = queue_file(r, path, &files[j].st);
+				else
+					free(path);
+			} else if (needs_work(s, &ents[i].file, &files[j].st)) {
+				ret = queue_file(r, path, &files[j].st);
+			} else {
+				free(path);
+				prog_add(s, &s->prog.unchanged, 1);
+			}
+			i++;
+			j++;
+		}
+		if (ret)
+			goto out;
+	}
+	/* read subdirectories next, in name order (pushed in reverse) */
+	for (i = nd; i-- > 0;) {
+		char *path = join(dir, subdirs[i]);
+
+		if (!path || stack_push(r, path)) {
+			free(path);
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (d)
+		closedir(d);
+	for (i = 0; i < nf; i++)
+		free(files[i].name);
+	free(files);
+	for (i = 0; i < nd; i++)
+		free(subdirs[i]);
+	free(subdirs);
+	idx_entries_free(ents, ne);
+	return ret;
+}
+
+/* Vanished files that reappear elsewhere (same inode, size, mtime) are
+ * renames: keep their ids; the rest leave the index. */
+static int settle_gone(struct run *r)
+{
+	struct scan *s = r->s;
+	struct moved **table = NULL, *m;
+	size_t tsize = 1, i;
+	int ret = 0;
+
+	if (!r->gone.n)
+		return 0;
+	while (tsize < r->fresh.n * 2)
+		tsize *= 2;
+	table = calloc(tsize, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	for (i = 0; i < r->fresh.n; i++) {
+		m = &r->fresh.v[i];
+		m->hnext = table[(m->st.ino ^ m->st.dev * 31) & (tsize - 1)];
+		table[(m->st.ino ^ m->st.dev * 31) & (tsize - 1)] = m;
+	}
+	for (i = 0; i < r->gone.n && ret == 0; i++) {
+		const struct moved *g = &r->gone.v[i];
+
+		for (m = table[(g->st.ino ^ g->st.dev * 31) & (tsize - 1)]; m; m = m->hnext)
+			if (m->path[0] && m->st.ino == g->st.ino && m->st.dev == g->st.dev &&
+			    m->st.size == g->st.size && m->st.mtime_ns == g->st.mtime_ns)
+				break;
+		if (m) {
+			ret = idx_rename(s->ix, g->path, m->path, 0);
+			if (ret >= 0)
+				ret = idx_set_stat(s->ix, m->path, &m->st);
+			if (ret == 0) {
+				prog_add(s, &s->prog.renamed, 1);
+				m->path[0] = '\0';	/* matched once */
+			}
+		} else {
+			ret = idx_unlink(s->ix, g->path);
+			if (ret > 0) {
+				prog_add(s, &s->prog.removed, (uint64_t)ret);
+				ret = 0;
+			}
+		}
+		if (ret == -EINVAL || ret == -ENAMETOOLONG || ret == -ENOENT) {
+			prog_error(s, ret);
+			ret = 0;
+		}
+	}
+	free(table);
+	return ret;
+}
+
+static int run_scan(struct scan *s)
+{
+	struct run r;
+	struct stat st;
+	char *dir;
+	int ret = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	if (s->skip_dir && stat(s->skip_dir, &st) == 0) {
+		r.have_skip = 1;
+		r.skip_dev = st.st_dev;
+		r.skip_ino = st.st_ino;
+	}
+	r.bpaths = malloc(BATCH * sizeof(*r.bpaths));
+	r.bsts = malloc(BATCH * sizeof(*r.bsts));
+	dir = strdup("");
+	if (!r.bpaths || !r.bsts || !dir || stack_push(&r, dir)) {
+		free(dir);
+		ret = -ENOMEM;
+	}
+	while (ret == 0 && r.nstack) {
+		if (atomic_load(&s->cancel)) {
+			ret = -ECANCELED;
+			break;
+		}
+		dir = r.stack[--r.nstack];
+		ret = scan_dir(&r, dir);
+		free(dir);
+		/* keep the index and the queue fed while walking a big tree */
+		if (ret == 0 && r.nbatch && (r.nstack == 0 || r.nbatch >= BATCH / 4))
+			ret = flush_batch(&r);
+	}
+	if (ret == 0)
+		ret = flush_batch(&r);
+	if (ret == 0)
+		ret = settle_gone(&r);
+	while (r.nstack)
+		free(r.stack[--r.nstack]);
+	free(r.stack);
+	free(r.seen);
+	free(r.bpaths);
+	free(r.bsts);
+	mlist_release(&r.fresh);
+	mlist_release(&r.gone);
+	return ret;
+}
+
+static int run_begin(struct scan *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->busy) {
+		pthread_mutex_unlock(&s->lock);
+		return -EBUSY;
+	}
+	s->busy = 1;
+	atomic_store(&s->cancel, 0);
+	s->prog.running = 1;
+	s->prog.dirs = s->prog.files = s->prog.unchanged = s->prog.queued = 0;
+	s->prog.removed = s->prog.renamed = s->prog.errors = 0;
+	s->prog.last_error = 0;
+	s->prog.started_ns = now_ns();
+	s->prog.finished_ns = 0;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+static void run_end(struct scan *s, int ret)
+{
+	pthread_mutex_lock(&s->lock);
+	s->busy = 0;
+	s->prog.running = 0;
+	s->prog.runs++;
+	s->prog.finished_ns = now_ns();
+	if (ret && ret != -ECANCELED) {
+		s->prog.errors++;
+		s->prog.last_error = ret;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int scan_run(struct scan *s)
+{
+	int ret = run_begin(s);
+
+	if (ret)
+		return ret;
+	ret = run_scan(s);
+	run_end(s, ret);
+	return ret;
+}
+
+static void *scan_thread(void *p)
+{
+	struct scan *s = p;
+	int ret = run_scan(s);
+
+	pthread_mutex_lock(&s->lock);
+	s->thread_ret = ret;
+	pthread_mutex_unlock(&s->lock);
+	run_end(s, ret);
+	return NULL;
+}
+
+int scan_start(struct scan *s)
+{
+	int ret;
+
+	/* collect a finished earlier thread first */
+	pthread_mutex_lock(&s->lock);
+	if (s->has_thread && !s->busy) {
+		pthread_mutex_unlock(&s->lock);
+		scan_wait(s);
+	} else {
+		pthread_mutex_unlock(&s->lock);
+	}
+	ret = run_begin(s);
+	if (ret)
+		return ret;
+	ret = -pthread_create(&s->thread, NULL, scan_thread, s);
+	if (ret) {
+		run_end(s, ret);
+		return ret;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->has_thread = 1;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int scan_wait(struct scan *s)
+{
+	int ret, has;
+
+	pthread_mutex_lock(&s->lock);
+	has = s->has_thread;
+	s->has_thread = 0;
+	pthread_mutex_unlock(&s->lock);
+	if (!has)
+		return 0;
+	pthread_join(s->thread, NULL);
+	pthread_mutex_lock(&s->lock);
+	ret = s->thread_ret;
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+void scan_cancel(struct scan *s)
+{
+	atomic_store(&s->cancel, 1);
+}
+
+void scan_progress(struct scan *s, struct scan_progress *p)
+{
+	pthread_mutex_lock(&s->lock);
+	*p = s->prog;
+	pthread_mutex_unlock(&s->lock);
+}
+
+int scan_new(struct scan **out, const struct scan_opts *opts)
+{
+	struct scan *s = NULL;
+	int fd;
+
+	*out = NULL;
+	if (!opts || !opts->ix || (opts->src_fd < 0 && !opts->src))
+		return -EINVAL;
+	fd = opts->src_fd >= 0 ? fcntl(opts->src_fd, F_DUPFD_CLOEXEC, 3)
+			       : open(opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->src_fd = fd;
+	s->ix = opts->ix;
+	s->q = opts->q;
+	s->rec_version = opts->rec_version;
+	if (opts->skip_dir) {
+		s->skip_dir = strdup(opts->skip_dir);
+		if (!s->skip_dir) {
+			close(fd);
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	*out = s;
+	return 0;
+}
+
+void scan_free(struct scan *s)
+{
+	if (!s)
+		return;
+	scan_cancel(s);
+	scan_wait(s);
+	close(s->src_fd);
+	free(s->skip_dir);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}

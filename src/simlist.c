@@ -1,0 +1,491 @@
+/* simlist.c - the ranked, named list of books similar to one book (see
+ * simlist.h). */
+#include "simlist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "book.h"
+#include "bookrec.h"
+
+#define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
+
+/* ---- comparison cache ---- */
+
+struct pairres {
+	uint64_t a, b;		/* ordered pair; used != 0 marks a filled slot */
+	uint64_t tag_a, tag_b;	/* fingerprint tags the result is valid for */
+	int used;
+	enum relate_class cls;
+	unsigned score;
+	int dist;
+	double jaccard, cover_this, cover_other;
+};
+
+struct simcache {
+	pthread_mutex_t lock;
+	struct pairres *slot;
+	size_t cap, n, max;
+};
+
+struct simcache *simcache_new(size_t max_pairs)
+{
+	struct simcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->max = max_pairs ? max_pairs : (size_t)1 << 20;
+	c->cap = 1024;
+	while (c->cap < c->max * 2)
+		c->cap *= 2;
+	c->slot = calloc(c->cap, sizeof(*c->slot));
+	if (!c->slot) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void simcache_free(struct simcache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->lock);
+	free(c->slot);
+	free(c);
+}
+
+static size_t pair_hash(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15u ^ (b + 0x632BE59BD9B4E019u) * 0xC2B2AE3D27D4EB4Fu;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+static int simcache_get(struct simcache *c, const struct pairres *key, struct pairres *out)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = pair_hash(key->a, key->b) & (c->cap - 1); c->slot[i].used; i = (i + 1) & (c->cap - 1)) {
+		if (c->slot[i].a == key->a && c->slot[i].b == key->b) {
+			if (c->slot[i].tag_a == key->tag_a && c->slot[i].tag_b == key->tag_b) {
+				*out = c->slot[i];
+				found = 1;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return found;
+}
+
+static void simcache_put(struct simcache *c, const struct pairres *r)
+{
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->n >= c->max) {
+		memset(c->slot, 0, c->cap * sizeof(*c->slot));
+		c->n = 0;
+	}
+	for (i = pair_hash(r->a, r->b) & (c->cap - 1); c->slot[i].used; i = (i + 1) & (c->cap - 1))
+		if (c->slot[i].a == r->a && c->slot[i].b == r->b)
+			break;
+	if (!c->slot[i].used)
+		c->n++;
+	c->slot[i] = *r;
+	c->slot[i].used = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- pure parts ---- */
+
+static const char *const labels[RELATE_NCLASSES] = {
+	[RELATE_UNRELATED] = "unrelated",
+	[RELATE_IDENTICAL_FILE] = "identical file",
+	[RELATE_SAME_TEXT] = "same text",
+	[RELATE_NEAR_DUPLICATE] = "near duplicate",
+	[RELATE_A_CONTAINS_B] = "part of this",
+	[RELATE_B_CONTAINS_A] = "contains this",
+	[RELATE_OVERLAP] = "overlap",
+};
+
+/* Sort order of the classes, best first. */
+static const int class_rank[RELATE_NCLASSES] = {
+	[RELATE_IDENTICAL_FILE] = 0, [RELATE_SAME_TEXT] = 1, [RELATE_NEAR_DUPLICATE] = 2,
+	[RELATE_A_CONTAINS_B] = 3, [RELATE_B_CONTAINS_A] = 3, [RELATE_OVERLAP] = 4,
+	[RELATE_UNRELATED] = 5,
+};
+
+const char *simlist_label(enum relate_class cls)
+{
+	return (unsigned)cls < RELATE_NCLASSES ? labels[cls] : "?";
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static unsigned pct(double x, unsigned lo, unsigned hi)
+{
+	long v = x < 0 ? 0 : (long)(x * 100.0 + 0.5);
+
+	if (v < (long)lo)
+		v = lo;
+	if (v > (long)hi)
+		v = hi;
+	return (unsigned)v;
+}
+
+unsigned simlist_score(const struct relate_signals *sig, const struct relate_result *rel)
+{
+	switch (rel->cls) {
+	case RELATE_IDENTICAL_FILE:
+	case RELATE_SAME_TEXT:
+		return 100;
+	case RELATE_NEAR_DUPLICATE:
+		if (rel->difference >= 0)
+			return pct(1.0 - rel->difference, 1, 99);
+		return pct(max2(sig->jaccard, 1.0 - sig->simhash_distance / 128.0), 1, 99);
+	case RELATE_A_CONTAINS_B:
+		return pct(max2(sig->chunk_cover_b, sig->span_cover_b), 1, 100);
+	case RELATE_B_CONTAINS_A:
+		return pct(max2(sig->chunk_cover_a, sig->span_cover_a), 1, 100);
+	case RELATE_OVERLAP:
+		return pct(max2(max2(sig->chunk_cover_a, sig->chunk_cover_b), sig->jaccard), 1, 99);
+	default:
+		return 0;
+	}
+}
+
+int simlist_fit(struct sbuf *out, const char *base, size_t max)
+{
+	size_t len = strlen(base), ext = 0, keep;
+	const char *dot = strrchr(base, '.');
+
+	if (len <= max)
+		return sbuf_add(out, base, len);
+	if (dot && dot != base && (size_t)(base + len - dot) <= 16 && (size_t)(base + len - dot) < max)
+		ext = (size_t)(base + len - dot);
+	keep = max - ext;
+	while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+		keep--;
+	if (sbuf_add(out, base, keep))
+		return -ENOMEM;
+	return sbuf_add(out, base + len - ext, ext);
+}
+
+int simlist_name(struct sbuf *out, size_t rank, int width, unsigned score, const char *label,
+		 const char *base)
+{
+	sbuf_setlen(out, 0);
+	if (sbuf_addf(out, "%0*zu %u%% %s - ", width, rank, score, label))
+		return -ENOMEM;
+	if (out->len >= NAME_MAX)
+		return -ENAMETOOLONG;
+	return simlist_fit(out, base, NAME_MAX - out->len);
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct simlist_entry *a = pa, *b = pb;
+	int ra = class_rank[a->cls], rb = class_rank[b->cls];
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int simlist_rank(struct simlist *l)
+{
+	struct sbuf nm;
+	size_t i, digits = 2, lim = 100;
+	int ret = 0;
+
+	qsort(l->v, l->n, sizeof(*l->v), entry_cmp);
+	while (l->n >= lim) {
+		digits++;
+		lim *= 10;
+	}
+	sbuf_init(&nm);
+	for (i = 0; i < l->n && !ret; i++) {
+		ret = simlist_name(&nm, i + 1, (int)digits, l->v[i].score,
+				   simlist_label(l->v[i].cls), base_of(l->v[i].path));
+		if (!ret) {
+			free(l->v[i].name);
+			l->v[i].name = strdup(nm.buf);
+			if (!l->v[i].name)
+				ret = -ENOMEM;
+		}
+	}
+	sbuf_release(&nm);
+	return ret;
+}
+
+int simlist_escape(struct sbuf *out, const char *s)
+{
+	int ret = 0;
+
+	for (; *s && !ret; s++) {
+		if (*s == '\t')
+			ret = sbuf_addstr(out, "\\t");
+		else if (*s == '\n')
+			ret = sbuf_addstr(out, "\\n");
+		else if (*s == '\\')
+			ret = sbuf_addstr(out, "\\\\");
+		else
+			ret = sbuf_addch(out, *s);
+	}
+	return ret;
+}
+
+int simlist_tsv(const struct simlist *l, struct sbuf *out)
+{
+	size_t i;
+	int ret;
+
+	ret = sbuf_addstr(out, "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\t"
+			       "cover_other\tid\tpath\n");
+	for (i = 0; i < l->n && !ret; i++) {
+		const struct simlist_entry *e = &l->v[i];
+
+		ret = sbuf_addf(out, "%zu\t%u\t%s\t%d\t%.3f\t%.3f\t%.3f\t%016llx\t", i + 1, e->score,
+				relate_class_name(e->cls), e->simhash_distance, e->jaccard,
+				e->cover_this, e->cover_other, (unsigned long long)e->id);
+		if (!ret)
+			ret = simlist_escape(out, e->path);
+		if (!ret)
+			ret = sbuf_addch(out, '\n');
+	}
+	return ret;
+}
+
+void simlist_free(struct simlist *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].name);
+	}
+	free(l->v);
+	free(l);
+}
+
+/* ---- computing a list ---- */
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static uint64_t fp_tag(const struct idx_file *f)
+{
+	uint64_t t = f->rec_version;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		t = t << 8 ^ (uint64_t)(f->simhash[i] ^ f->text_hash[8 + i]) ^ t >> 59;
+	return t;
+}
+
+static int load_book(struct idx *ix, uint64_t id, struct book **b)
+{
+	uint32_t ver = 0;
+	void *rec = NULL;
+	size_t len = 0;
+	int ret;
+
+	*b = NULL;
+	ret = idx_record(ix, id, &ver, &rec, &len);
+	if (!ret)
+		ret = ver == BOOKREC_IDX_VERSION ? bookrec_decode(rec, len, b) : -ENOTSUP;
+	free(rec);
+	return ret;
+}
+
+/* Compares book a (loaded on demand into *ba) with candidate cf. */
+static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_file *af,
+			struct book **ba, const struct idx_file *cf, struct pairres *r)
+{
+	struct book *bb = NULL;
+	struct book_cmp cmp;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->a = af->id;
+	r->b = cf->id;
+	r->tag_a = fp_tag(af);
+	r->tag_b = fp_tag(cf);
+	if (c && simcache_get(c, r, r))
+		return 0;
+	if (!*ba) {
+		ret = load_book(ix, af->id, ba);
+		if (ret)
+			return ret;
+	}
+	ret = load_book(ix, cf->id, &bb);
+	if (ret)
+		return ret;
+	ret = book_compare(*ba, bb, NULL, &cmp);
+	book_free(bb);
+	if (ret)
+		return ret;
+	r->cls = cmp.rel.cls;
+	r->score = simlist_score(&cmp.sig, &cmp.rel);
+	r->dist = cmp.sig.simhash_distance;
+	r->jaccard = cmp.sig.jaccard;
+	r->cover_this = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
+	r->cover_other = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
+	r->used = 1;
+	if (c)
+		simcache_put(c, r);
+	return 0;
+}
+
+/* Gathers candidate ids (sorted, unique, without id and its exemptions). */
+static int candidates(struct idx *ix, const struct idx_file *f, uint64_t **out, size_t *nout)
+{
+	struct idx_hit *near = NULL, *mh = NULL;
+	uint64_t *bands = NULL, *same = NULL, *ex = NULL, *ids = NULL;
+	size_t nnear = 0, nmh = 0, nsame = 0, nex = 0, n = 0, i, j, k;
+	uint32_t nb = 0;
+	int ret;
+
+	ret = idx_near(ix, f->simhash, idx_max_d(ix), &near, &nnear);
+	if (!ret && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
+		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
+	if (!ret)
+		ret = idx_by_text_hash(ix, f->text_hash, &same, &nsame);
+	if (!ret)
+		ret = idx_exempt_ids(ix, f->id, &ex, &nex);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (ret)
+		goto out;
+	if (nnear > MAX_CANDIDATES)
+		nnear = MAX_CANDIDATES;
+	if (nmh > MAX_CANDIDATES)
+		nmh = MAX_CANDIDATES;
+	ids = malloc((nnear + nmh + nsame + 1) * sizeof(*ids));
+	if (!ids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nnear; i++)
+		ids[n++] = near[i].id;
+	for (i = 0; i < nmh; i++)
+		ids[n++] = mh[i].id;
+	for (i = 0; i < nsame; i++)
+		ids[n++] = same[i];
+	qsort(ids, n, sizeof(*ids), u64_cmp);
+	for (i = j = k = 0; i < n; i++) {
+		if (ids[i] == f->id || (j && ids[j - 1] == ids[i]))
+			continue;
+		while (k < nex && ex[k] < ids[i])
+			k++;
+		if (k < nex && ex[k] == ids[i])
+			continue;
+		ids[j++] = ids[i];
+	}
+	n = j;
+out:
+	free(near);
+	free(mh);
+	free(bands);
+	free(same);
+	free(ex);
+	if (ret) {
+		free(ids);
+		ids = NULL;
+		n = 0;
+	}
+	*out = ids;
+	*nout = n;
+	return ret;
+}
+
+int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
+		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file f = { 0 }, cf = { 0 };
+	struct simlist *l = NULL;
+	struct book *ba = NULL;
+	struct pairres r;
+	uint64_t *ids = NULL;
+	size_t nids = 0, i;
+	int ret;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->id = id;
+	l->generation = idx_generation(ix);
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = candidates(ix, &f, &ids, &nids);
+	if (ret)
+		goto out;
+	l->v = calloc(nids ? nids : 1, sizeof(*l->v));
+	if (!l->v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nids; i++) {
+		idx_file_release(&cf);
+		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
+			continue;
+		if (skip && skip(arg, cf.path))
+			continue;
+		/* A record that does not decode is skipped, not fatal. */
+		ret = compare_pair(ix, c, &f, &ba, &cf, &r);
+		if (ret == -ENOMEM)
+			goto out;
+		ret = 0;
+		if (r.cls == RELATE_UNRELATED || !r.used)
+			continue;
+		l->v[l->n] = (struct simlist_entry){
+			.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
+			.simhash_distance = r.dist, .jaccard = r.jaccard,
+			.cover_this = r.cover_this, .cover_other = r.cover_other,
+		};
+		cf.path = NULL;
+		l->n++;
+	}
+	ret = simlist_rank(l);
+out:
+	idx_file_release(&f);
+	idx_file_release(&cf);
+	book_free(ba);
+	free(ids);
+	if (ret) {
+		simlist_free(l);
+		l = NULL;
+	}
+	*out = l;
+	return ret;
+}

@@ -1,0 +1,858 @@
+/* Unit tests for idx: persistence, rename, unlink, band completeness, exemptions,
+ * schema rebuild, hostile values, map growth, concurrent readers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "band.h"
+#include "check.h"
+#include "idx.h"
+
+static uint64_t rng_state = 42;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void rnd_sh(uint8_t sh[16])
+{
+	int k;
+
+	for (k = 0; k < 16; k++)
+		sh[k] = (uint8_t)rnd();
+}
+
+static void flip_bits(const uint8_t a[16], uint8_t b[16], uint32_t k)
+{
+	uint8_t used[128] = { 0 };
+	uint32_t done = 0;
+
+	memcpy(b, a, 16);
+	while (done < k) {
+		uint32_t bit = (uint32_t)(rnd() % 128);
+
+		if (used[bit])
+			continue;
+		used[bit] = 1;
+		b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+		done++;
+	}
+}
+
+static char tmpdir[256];
+
+static const char *new_dir(void)
+{
+	char cmd[300];
+
+	if (tmpdir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			return NULL;
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_idx.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return NULL;
+	return tmpdir;
+}
+
+static void cleanup(void)
+{
+	char cmd[300];
+
+	if (tmpdir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup of %s failed\n", tmpdir);
+	}
+}
+
+static struct idx_stat stat_of(uint64_t n)
+{
+	struct idx_stat st = { 1000 + n, (int64_t)n * 1000000007, (int64_t)n * 3, n + 7, 42 };
+
+	return st;
+}
+
+/* Adds path with a fingerprint; returns its id (0 on failure). */
+static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16], const uint8_t th[16],
+			 const uint64_t *mh, uint32_t nmh, const char *rec)
+{
+	struct idx_stat st = stat_of(strlen(path));
+	struct idx_fp fp;
+	uint64_t id = 0;
+
+	if (idx_mark_queued(ix, &path, &st, 1, &id))
+		return 0;
+	memset(&fp, 0, sizeof(fp));
+	memcpy(fp.simhash, sh, 16);
+	memcpy(fp.text_hash, th, 16);
+	fp.mh_bands = mh;
+	fp.n_mh_bands = nmh;
+	fp.rec_version = 3;
+	fp.rec = rec;
+	fp.rec_len = rec ? strlen(rec) : 0;
+	if (idx_put(ix, id, &st, &fp))
+		return 0;
+	return id;
+}
+
+static void test_basic_persist(void)
+{
+	const char *dir = new_dir();
+	uint8_t sh[16], th[16];
+	uint64_t mh[4] = { 1, 2, 3, 4 }, id, id2, *bands = NULL;
+	struct idx *ix = NULL;
+	struct idx_file f;
+	struct idx_counts c;
+	uint32_t ver = 0, nb = 0;
+	void *rec = NULL;
+	size_t len = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 0);
+	CHECK_EQ_INT(idx_max_d(ix), 7);
+	rnd_sh(sh);
+	rnd_sh(th);
+	id = add_book(ix, "a/b/book.epub", sh, th, mh, 4, "record-bytes");
+	REQUIRE(id != 0);
+	id2 = add_book(ix, "c.txt", sh, th, NULL, 0, NULL);
+	REQUIRE(id2 != 0 && id2 != id);
+	idx_close(ix);
+	ix = NULL;
+
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 0);
+	REQUIRE(idx_get(ix, "a/b/book.epub", &f) == 0);
+	CHECK_EQ_INT(f.id, id);
+	CHECK_EQ_INT(f.state, IDX_INDEXED);
+	CHECK_EQ_STR(f.path, "a/b/book.epub");
+	CHECK(f.error == NULL);
+	CHECK(f.has_fp);
+	CHECK(memcmp(f.simhash, sh, 16) == 0);
+	CHECK(memcmp(f.text_hash, th, 16) == 0);
+	CHECK_EQ_INT(f.rec_version, 3);
+	CHECK_EQ_INT(f.n_mh_bands, 4);
+	CHECK_EQ_INT(f.st.size, stat_of(13).size);
+	CHECK_EQ_INT(f.st.mtime_ns, stat_of(13).mtime_ns);
+	idx_file_release(&f);
+	REQUIRE(idx_get_id(ix, id2, &f) == 0);
+	CHECK_EQ_STR(f.path, "c.txt");
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_get(ix, "nope", &f), -ENOENT);
+	CHECK_EQ_INT(idx_get_id(ix, 999, &f), -ENOENT);
+	CHECK_EQ_INT(idx_get(ix, "/abs", &f), -EINVAL);
+	CHECK_EQ_INT(idx_get(ix, "a/../b", &f), -EINVAL);
+	CHECK_EQ_INT(idx_get(ix, "a//b", &f), -EINVAL);
+	CHECK_EQ_INT(idx_get(ix, "a/", &f), -EINVAL);
+	REQUIRE(idx_record(ix, id, &ver, &rec, &len) == 0);
+	CHECK_EQ_INT(ver, 3);
+	CHECK_EQ_INT(len, 12);
+	CHECK(memcmp(rec, "record-bytes", 12) == 0);
+	free(rec);
+	REQUIRE(idx_mh_bands(ix, id, &bands, &nb) == 0);
+	CHECK_EQ_INT(nb, 4);
+	CHECK(bands[3] == 4);
+	free(bands);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 2);
+	CHECK_EQ_INT(c.books, 2);
+	CHECK_EQ_INT(c.state[IDX_INDEXED], 2);
+	CHECK_EQ_INT(c.state[IDX_QUEUED], 0);
+	/* new ids keep growing after reopen */
+	{
+		const char *p = "new.txt";
+		struct idx_stat st = stat_of(1);
+		uint64_t nid = 0;
+
+		REQUIRE(idx_mark_queued(ix, &p, &st, 1, &nid) == 0);
+		CHECK(nid > id2);
+	}
+	idx_close(ix);
+}
+
+static int hit_has(const struct idx_hit *h, size_t n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (h[i].id == id)
+			return 1;
+	return 0;
+}
+
+static void test_queries(void)
+{
+	const char *dir = new_dir();
+	uint8_t sh[5][16], th1[16], th2[16];
+	uint64_t mh1[4] = { 10, 20, 30, 40 }, mh2[4] = { 10, 21, 30, 41 }, mh3[4] = { 11, 22, 33, 44 };
+	uint64_t id[5], *ids = NULL;
+	struct idx_hit *h = NULL;
+	struct idx *ix = NULL;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	rnd_sh(sh[0]);
+	flip_bits(sh[0], sh[1], 7);
+	flip_bits(sh[0], sh[2], 8);
+	flip_bits(sh[0], sh[3], 3);
+	rnd_sh(sh[4]);
+	rnd_sh(th1);
+	rnd_sh(th2);
+	id[0] = add_book(ix, "b0", sh[0], th1, mh1, 4, "r0");
+	id[1] = add_book(ix, "b1", sh[1], th1, mh2, 4, "r1");
+	id[2] = add_book(ix, "b2", sh[2], th2, mh3, 4, "r2");
+	id[3] = add_book(ix, "b3", sh[3], th2, mh1, 4, "r3");
+	id[4] = add_book(ix, "b4", sh[4], th2, mh3, 4, "r4");
+	REQUIRE(id[4] != 0);
+	REQUIRE(idx_near(ix, sh[0], 7, &h, &n) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK(h[0].id == id[0] && h[0].dist == 0);
+		CHECK(h[1].id == id[3] && h[1].dist == 3);
+		CHECK(h[2].id == id[1] && h[2].dist == 7);
+	}
+	free(h);
+	REQUIRE(idx_near(ix, sh[0], 2, &h, &n) == 0);
+	CHECK_EQ_INT(n, 1);
+	free(h);
+	CHECK_EQ_INT(idx_near(ix, sh[0], 8, &h, &n), -EINVAL);
+	REQUIRE(idx_mh_candidates(ix, mh1, 4, 1, &h, &n) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK(h[0].id == id[0] && h[0].dist == 4);
+		CHECK(h[1].id == id[3] && h[1].dist == 4);
+		CHECK(h[2].id == id[1] && h[2].dist == 2);
+	}
+	free(h);
+	REQUIRE(idx_mh_candidates(ix, mh1, 4, 3, &h, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	free(h);
+	REQUIRE(idx_by_text_hash(ix, th2, &ids, &n) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3)
+		CHECK(ids[0] == id[2] && ids[1] == id[3] && ids[2] == id[4]);
+	free(ids);
+	{
+		struct idx_groups g;
+
+		REQUIRE(idx_text_groups(ix, &g) == 0);
+		CHECK_EQ_INT(g.ngroups, 2);
+		if (g.ngroups == 2) {
+			CHECK_EQ_INT(g.start[1] - g.start[0], 3);
+			CHECK_EQ_INT(g.start[2] - g.start[1], 2);
+			CHECK(g.ids[0] == id[2]);
+			CHECK(g.ids[3] == id[0] && g.ids[4] == id[1]);
+		}
+		idx_groups_release(&g);
+		REQUIRE(idx_clusters(ix, 7, &g) == 0);
+		CHECK_EQ_INT(g.ngroups, 1);
+		if (g.ngroups == 1) {
+			CHECK_EQ_INT(g.start[1], 3);
+			CHECK(g.ids[0] == id[0] && g.ids[1] == id[1] && g.ids[2] == id[3]);
+		}
+		idx_groups_release(&g);
+	}
+	/* a re-put replaces the old band entries */
+	{
+		struct idx_stat st = stat_of(1);
+		struct idx_fp fp;
+
+		memset(&fp, 0, sizeof(fp));
+		memcpy(fp.simhash, sh[4], 16);
+		memcpy(fp.text_hash, th2, 16);
+		REQUIRE(idx_put(ix, id[3], &st, &fp) == 0);
+		REQUIRE(idx_near(ix, sh[0], 7, &h, &n) == 0);
+		CHECK_EQ_INT(n, 2);
+		CHECK(!hit_has(h, n, id[3]));
+		free(h);
+		REQUIRE(idx_mh_candidates(ix, mh1, 4, 1, &h, &n) == 0);
+		CHECK_EQ_INT(n, 2);
+		free(h);
+		REQUIRE(idx_near(ix, sh[4], 0, &h, &n) == 0);
+		CHECK_EQ_INT(n, 2);
+		free(h);
+	}
+	idx_close(ix);
+}
+
+static void test_failed_and_counts(void)
+{
+	const char *dir = new_dir();
+	const char *paths[3] = { "x/1.txt", "x/2.bin", "x/3.epub" };
+	struct idx_stat sts[3] = { stat_of(1), stat_of(2), stat_of(3) };
+	uint64_t ids[3];
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	struct idx_file *errs = NULL, f;
+	size_t n = 0;
+	char longerr[3000];
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_mark_queued(ix, paths, sts, 3, ids) == 0);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.state[IDX_QUEUED], 3);
+	CHECK_EQ_INT(c.books, 0);
+	memset(longerr, 'e', sizeof(longerr) - 1);
+	longerr[sizeof(longerr) - 1] = '\0';
+	REQUIRE(idx_put_failed(ix, ids[0], &sts[0], IDX_FAILED, "zip bomb refused") == 0);
+	REQUIRE(idx_put_failed(ix, ids[1], &sts[1], IDX_NOT_BOOK, "binary") == 0);
+	REQUIRE(idx_put_failed(ix, ids[2], &sts[2], IDX_FAILED, longerr) == 0);
+	CHECK_EQ_INT(idx_put_failed(ix, ids[2], &sts[2], IDX_INDEXED, NULL), -EINVAL);
+	CHECK_EQ_INT(idx_put_failed(ix, 12345, &sts[2], IDX_FAILED, "x"), -ENOENT);
+	REQUIRE(idx_errors(ix, &errs, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_EQ_STR(errs[0].path, "x/1.txt");
+		CHECK_EQ_STR(errs[0].error, "zip bomb refused");
+		CHECK_EQ_INT(strlen(errs[1].error), IDX_ERR_MAX);
+	}
+	idx_files_free(errs, n);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.state[IDX_FAILED], 2);
+	CHECK_EQ_INT(c.state[IDX_NOT_BOOK], 1);
+	CHECK_EQ_INT(c.state[IDX_QUEUED], 0);
+	CHECK_EQ_INT(c.files, 3);
+	/* re-queueing clears the error */
+	REQUIRE(idx_mark_queued(ix, paths, sts, 1, NULL) == 0);
+	REQUIRE(idx_get(ix, paths[0], &f) == 0);
+	CHECK_EQ_INT(f.state, IDX_QUEUED);
+	CHECK(f.error == NULL);
+	idx_file_release(&f);
+	REQUIRE(idx_errors(ix, &errs, &n) == 0);
+	CHECK_EQ_INT(n, 1);
+	idx_files_free(errs, n);
+	/* set_stat keeps the state */
+	sts[1].size = 77;
+	REQUIRE(idx_set_stat(ix, paths[1], &sts[1]) == 0);
+	REQUIRE(idx_get(ix, paths[1], &f) == 0);
+	CHECK_EQ_INT(f.st.size, 77);
+	CHECK_EQ_INT(f.state, IDX_NOT_BOOK);
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_set_stat(ix, "nope", &sts[1]), -ENOENT);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.state[IDX_FAILED], 1);
+	CHECK_EQ_INT(c.state[IDX_QUEUED], 1);
+	idx_close(ix);
+}
+
+static void test_rename_unlink(void)
+{
+	const char *dir = new_dir();
+	uint8_t sh[16], th[16];
+	uint64_t a, b, c, d, e;
+	struct idx *ix = NULL;
+	struct idx_entry *ents = NULL;
+	struct idx_counts cnt;
+	struct idx_file f;
+	struct idx_hit *h = NULL;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	rnd_sh(sh);
+	rnd_sh(th);
+	a = add_book(ix, "d1/a.txt", sh, th, NULL, 0, "A");
+	b = add_book(ix, "d1/sub/b.txt", sh, th, NULL, 0, "B");
+	c = add_book(ix, "d1x/c.txt", sh, th, NULL, 0, "C");	/* not under d1/ */
+	d = add_book(ix, "d2/d.txt", sh, th, NULL, 0, "D");
+	e = add_book(ix, "e.txt", sh, th, NULL, 0, "E");
+	REQUIRE(e != 0);
+	REQUIRE(idx_exempt_set(ix, "d1/a.txt", "e.txt", 1) == 0);
+	/* plain file rename keeps id, fingerprint and exemption */
+	CHECK_EQ_INT(idx_rename(ix, "e.txt", "f.txt", 0), 1);
+	REQUIRE(idx_get(ix, "f.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, e);
+	CHECK(f.has_fp);
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_get(ix, "e.txt", &f), -ENOENT);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, e), 1);
+	/* directory rename moves the subtree, not the d1x sibling */
+	CHECK_EQ_INT(idx_rename(ix, "d1", "n/d1", 0), 2);
+	REQUIRE(idx_get(ix, "n/d1/sub/b.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, b);
+	idx_file_release(&f);
+	REQUIRE(idx_get(ix, "d1x/c.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, c);
+	idx_file_release(&f);
+	REQUIRE(idx_get_id(ix, a, &f) == 0);
+	CHECK_EQ_STR(f.path, "n/d1/a.txt");
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_rename(ix, "n", "n/x", 0), -EINVAL);
+	CHECK_EQ_INT(idx_rename(ix, "n/d1", "n", 0), -EINVAL);
+	CHECK_EQ_INT(idx_rename(ix, "f.txt", "f.txt", 0), 0);
+	CHECK_EQ_INT(idx_rename(ix, "unknown", "other", 0), 0);
+	/* exchange two directories */
+	CHECK_EQ_INT(idx_rename(ix, "n/d1", "d2", IDX_RENAME_EXCHANGE), 2);
+	REQUIRE(idx_get(ix, "d2/sub/b.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, b);
+	idx_file_release(&f);
+	REQUIRE(idx_get(ix, "n/d1/d.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, d);
+	idx_file_release(&f);
+	/* rename over an existing file replaces it */
+	CHECK_EQ_INT(idx_rename(ix, "f.txt", "d1x/c.txt", 0), 1);
+	CHECK_EQ_INT(idx_get_id(ix, c, &f), -ENOENT);
+	REQUIRE(idx_counts(ix, &cnt) == 0);
+	CHECK_EQ_INT(cnt.files, 4);
+	CHECK_EQ_INT(cnt.books, 4);
+	/* listing: files and subdirectories, in name order */
+	REQUIRE(idx_list(ix, "", 0, &ents, &n) == 0);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK_EQ_STR(ents[0].name, "d1x");
+		CHECK(ents[0].is_dir);
+		CHECK_EQ_STR(ents[1].name, "d2");
+		CHECK_EQ_STR(ents[2].name, "n");
+	}
+	idx_entries_free(ents, n);
+	REQUIRE(idx_list(ix, "d2", 0, &ents, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_EQ_STR(ents[0].name, "a.txt");
+		CHECK(!ents[0].is_dir);
+		CHECK_EQ_INT(ents[0].file.id, a);
+		CHECK(ents[0].file.has_fp);
+		CHECK_EQ_STR(ents[1].name, "sub");
+		CHECK(ents[1].is_dir);
+	}
+	idx_entries_free(ents, n);
+	REQUIRE(idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &n) == 0);
+	CHECK_EQ_INT(n, 4);
+	if (n == 4)
+		CHECK_EQ_STR(ents[0].name, "d1x/c.txt");
+	idx_entries_free(ents, n);
+	/* unlink a directory: its files, fingerprints and exemptions go */
+	CHECK_EQ_INT(idx_unlink(ix, "d2"), 2);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, e), 0);
+	REQUIRE(idx_near(ix, sh, 0, &h, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK(!hit_has(h, n, a) && !hit_has(h, n, b));
+	free(h);
+	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 1);
+	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 0);
+	REQUIRE(idx_counts(ix, &cnt) == 0);
+	CHECK_EQ_INT(cnt.files, 1);
+	CHECK_EQ_INT(cnt.books, 1);
+	{
+		struct idx_groups g;
+
+		REQUIRE(idx_text_groups(ix, &g) == 0);
+		CHECK_EQ_INT(g.ngroups, 0);
+		idx_groups_release(&g);
+	}
+	idx_close(ix);
+}
+
+static void test_long_paths(void)
+{
+	const char *dir = new_dir();
+	char p1[1200], p2[1200], p3[1200], dirp[700];
+	uint8_t sh[16], th[16];
+	struct idx *ix = NULL;
+	struct idx_entry *ents = NULL;
+	struct idx_file f;
+	uint64_t a, b;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	memset(dirp, 'd', 600);
+	dirp[200] = '/';
+	dirp[600] = '\0';
+	snprintf(p1, sizeof(p1), "%s/%0400d.txt", dirp, 1);
+	snprintf(p2, sizeof(p2), "%s/%0400d.txt", dirp, 2);
+	rnd_sh(sh);
+	rnd_sh(th);
+	a = add_book(ix, p1, sh, th, NULL, 0, NULL);
+	b = add_book(ix, p2, sh, th, NULL, 0, NULL);
+	REQUIRE(a && b && a != b);
+	REQUIRE(idx_get(ix, p2, &f) == 0);
+	CHECK_EQ_INT(f.id, b);
+	idx_file_release(&f);
+	REQUIRE(idx_list(ix, dirp, 0, &ents, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	idx_entries_free(ents, n);
+	REQUIRE(idx_list(ix, "", 0, &ents, &n) == 0);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1)
+		CHECK(ents[0].is_dir && strlen(ents[0].name) == 200);
+	idx_entries_free(ents, n);
+	snprintf(p3, sizeof(p3), "%s/%0400d.txt", dirp, 3);
+	CHECK_EQ_INT(idx_rename(ix, p1, p3, 0), 1);
+	REQUIRE(idx_get(ix, p3, &f) == 0);
+	CHECK_EQ_INT(f.id, a);
+	idx_file_release(&f);
+	{
+		char big[IDX_PATH_MAX + 2];
+		const char *bp = big;
+		struct idx_stat st = stat_of(1);
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		CHECK_EQ_INT(idx_mark_queued(ix, &bp, &st, 1, NULL), -ENAMETOOLONG);
+	}
+	CHECK_EQ_INT(idx_unlink(ix, dirp), 2);
+	idx_close(ix);
+}
+
+/* Every pair within d through the index equals brute force. */
+static void test_bands_complete(void)
+{
+	const char *dir = new_dir();
+	enum { N = 1500 };
+	static uint8_t sh[N][16];
+	static uint64_t ids[N];
+	uint8_t th[16] = { 0 };
+	struct idx_pair *pairs = NULL;
+	struct idx_hit *h = NULL;
+	struct idx *ix = NULL;
+	size_t np = 0, nwant = 0, i, j, nh = 0, bad = 0;
+	char path[32];
+	struct idx_opts o = { 7, 0 };
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, &o) == 0);
+	for (i = 0; i < N; i++) {
+		if (i % 4)
+			flip_bits(sh[i - 1], sh[i], (uint32_t)(rnd() % 10));
+		else
+			rnd_sh(sh[i]);
+		snprintf(path, sizeof(path), "p/%zu.txt", i);
+		ids[i] = add_book(ix, path, sh[i], th, NULL, 0, NULL);
+		REQUIRE(ids[i]);
+	}
+	REQUIRE(idx_near_pairs(ix, 7, &pairs, &np) == 0);
+	for (i = 0; i < N; i++)
+		for (j = i + 1; j < N; j++)
+			if (band_distance(sh[i], sh[j]) <= 7) {
+				size_t k;
+				int found = 0;
+
+				nwant++;
+				for (k = 0; k < np && !found; k++)
+					found = pairs[k].a == ids[i] && pairs[k].b == ids[j] &&
+						pairs[k].dist == band_distance(sh[i], sh[j]);
+				bad += !found;
+			}
+	CHECK(nwant > N / 4);
+	CHECK_EQ_INT(np, nwant);
+	CHECK_EQ_INT(bad, 0);
+	free(pairs);
+	/* single queries too, on a sample */
+	for (i = 0; i < N; i += 37) {
+		size_t want = 0;
+
+		REQUIRE(idx_near(ix, sh[i], 7, &h, &nh) == 0);
+		for (j = 0; j < N; j++)
+			if (band_distance(sh[i], sh[j]) <= 7) {
+				want++;
+				bad += !hit_has(h, nh, ids[j]);
+			}
+		CHECK_EQ_INT(nh, want);
+		free(h);
+	}
+	CHECK_EQ_INT(bad, 0);
+	idx_close(ix);
+	/* a wider threshold rebuilds the band table from the stored books */
+	o.max_d = 10;
+	REQUIRE(idx_open(&ix, dir, &o) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 0);
+	REQUIRE(idx_near_pairs(ix, 10, &pairs, &np) == 0);
+	nwant = 0;
+	for (i = 0; i < N; i++)
+		for (j = i + 1; j < N; j++)
+			nwant += band_distance(sh[i], sh[j]) <= 10;
+	CHECK_EQ_INT(np, nwant);
+	free(pairs);
+	idx_close(ix);
+}
+
+static void test_exemptions(void)
+{
+	const char *dir = new_dir();
+	uint8_t sh[3][16], th[16] = { 0 };
+	uint64_t a, b, c, *ids = NULL;
+	struct idx *ix = NULL;
+	struct idx_groups g;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	rnd_sh(sh[0]);
+	flip_bits(sh[0], sh[1], 2);
+	flip_bits(sh[0], sh[2], 20);
+	a = add_book(ix, "a", sh[0], th, NULL, 0, NULL);
+	b = add_book(ix, "b", sh[1], th, NULL, 0, NULL);
+	c = add_book(ix, "c", sh[2], th, NULL, 0, NULL);
+	REQUIRE(c);
+	REQUIRE(idx_clusters(ix, 7, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	idx_groups_release(&g);
+	CHECK_EQ_INT(idx_exempt_set(ix, "a", "a", 1), -EINVAL);
+	CHECK_EQ_INT(idx_exempt_set(ix, "a", "zz", 1), -ENOENT);
+	REQUIRE(idx_exempt_set(ix, "b", "a", 1) == 0);
+	REQUIRE(idx_exempt_set(ix, "a", "c", 1) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, b), 1);
+	CHECK_EQ_INT(idx_exempt_has(ix, b, a), 1);
+	CHECK_EQ_INT(idx_exempt_has(ix, b, c), 0);
+	REQUIRE(idx_exempt_ids(ix, a, &ids, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2)
+		CHECK(ids[0] == b && ids[1] == c);
+	free(ids);
+	REQUIRE(idx_clusters(ix, 7, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 0);
+	idx_groups_release(&g);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 0) == 0);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, b), 0);
+	REQUIRE(idx_clusters(ix, 7, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	idx_groups_release(&g);
+	idx_close(ix);
+}
+
+static void test_schema_rebuild(void)
+{
+	const char *dir = new_dir();
+	uint8_t sh[16], th[16], bad[4] = { 0, 0, 0, 99 };
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	char p[512];
+	int fd;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	rnd_sh(sh);
+	rnd_sh(th);
+	REQUIRE(add_book(ix, "a", sh, th, NULL, 0, NULL));
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 0);
+	REQUIRE(add_book(ix, "a", sh, th, NULL, 0, NULL));
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 0);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 1);
+	idx_close(ix);
+	/* a data file that is not LMDB at all */
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	fd = open(p, O_WRONLY | O_TRUNC);
+	REQUIRE(fd >= 0);
+	CHECK(write(fd, "this is not an lmdb file, just text....", 39) == 39);
+	close(fd);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 0);
+	idx_close(ix);
+}
+
+/* Short, long and lying values planted in every table: no crash, clear errors. */
+static void test_hostile_values(void)
+{
+	const char *dir = new_dir();
+	static const char *const dbs[] = { "files", "ids", "book", "rec", "shband", "mhband",
+					   "text", "exempt", "fail", "meta" };
+	uint8_t sh[16], th[16], key[32], val[300];
+	uint64_t id, mh[2] = { 5, 6 }, *ids = NULL, *bands = NULL;
+	struct idx *ix = NULL;
+	struct idx_entry *ents = NULL;
+	struct idx_file f, *errs = NULL;
+	struct idx_hit *h = NULL;
+	struct idx_pair *pairs = NULL;
+	struct idx_groups g;
+	struct idx_counts c;
+	uint32_t ver, nb;
+	void *rec = NULL;
+	size_t n, len, i, k;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	rnd_sh(sh);
+	memset(th, 0, sizeof(th));
+	id = add_book(ix, "good", sh, th, mh, 2, "rec");
+	REQUIRE(id);
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
+		for (k = 0; k < 40; k++) {
+			size_t klen = 1 + rnd() % sizeof(key), vlen = rnd() % sizeof(val), j;
+
+			for (j = 0; j < klen; j++)
+				key[j] = (uint8_t)rnd();
+			for (j = 0; j < vlen; j++)
+				val[j] = (uint8_t)rnd();
+			if (k % 4 == 0) {	/* keys that hit the real id's entries */
+				memset(key, 0, 8);
+				key[7] = (uint8_t)id;
+				klen = 8 + k % 20;
+			}
+			if (k % 8 == 1 && strcmp(dbs[i], "shband") == 0) {
+				key[0] = 0;	/* band 0, the one near pairs read */
+			}
+			REQUIRE(idx_debug_raw_put(ix, dbs[i], key, klen, val, vlen) == 0);
+		}
+	}
+	/* a file record that claims a long path but is short */
+	val[0] = 1;
+	val[1] = IDX_INDEXED;
+	val[2] = 0xff;
+	val[3] = 0xff;
+	REQUIRE(idx_debug_raw_put(ix, "files", "short", 5, val, 60) == 0);
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "nosuch", "k", 1, "v", 1), -EINVAL);
+	/* every read copes */
+	(void)idx_get(ix, "good", &f);
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_get(ix, "short", &f), -EIO);
+	(void)idx_get_id(ix, id, &f);
+	idx_file_release(&f);
+	if (idx_record(ix, id, &ver, &rec, &len) == 0)
+		free(rec);
+	if (idx_mh_bands(ix, id, &bands, &nb) == 0)
+		free(bands);
+	if (idx_near(ix, sh, 7, &h, &n) == 0)
+		free(h);
+	if (idx_mh_candidates(ix, mh, 2, 1, &h, &n) == 0)
+		free(h);
+	if (idx_by_text_hash(ix, th, &ids, &n) == 0)
+		free(ids);
+	if (idx_near_pairs(ix, 7, &pairs, &n) == 0)
+		free(pairs);
+	if (idx_clusters(ix, 7, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_text_groups(ix, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_exempt_ids(ix, id, &ids, &n) == 0)
+		free(ids);
+	(void)idx_exempt_has(ix, id, id + 1);
+	if (idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &n) == 0)
+		idx_entries_free(ents, n);
+	if (idx_list(ix, "", 0, &ents, &n) == 0)
+		idx_entries_free(ents, n);
+	if (idx_errors(ix, &errs, &n) == 0)
+		idx_files_free(errs, n);
+	(void)idx_counts(ix, &c);
+	/* and writes still work (or fail cleanly) on top of the garbage */
+	{
+		const char *p = "short";
+		struct idx_stat st = stat_of(3);
+		uint64_t nid = 0;
+
+		CHECK_EQ_INT(idx_mark_queued(ix, &p, &st, 1, &nid), 0);
+		REQUIRE(idx_get(ix, "short", &f) == 0);
+		CHECK_EQ_INT(f.id, nid);
+		idx_file_release(&f);
+	}
+	(void)idx_rename(ix, "good", "good2", 0);
+	(void)idx_unlink(ix, "good2");
+	(void)idx_unlink(ix, "short");
+	idx_close(ix);
+}
+
+/* Starts tiny: many large records force the map to grow, with readers running. */
+struct reader_arg {
+	struct idx *ix;
+	const uint8_t *sh;
+	atomic_int *stop;
+	int errors;
+	long queries;
+};
+
+static void *reader(void *p)
+{
+	struct reader_arg *a = p;
+	struct idx_hit *h;
+	struct idx_file f;
+	size_t n;
+
+	while (!*a->stop) {
+		if (idx_near(a->ix, a->sh, 7, &h, &n))
+			a->errors++;
+		else
+			free(h);
+		if (idx_get(a->ix, "g/0", &f) == 0)
+			idx_file_release(&f);
+		a->queries++;
+	}
+	return NULL;
+}
+
+static void test_growth_concurrent(void)
+{
+	const char *dir = new_dir();
+	struct idx_opts o = { 7, 1 << 20 };
+	struct reader_arg ra[2];
+	atomic_int stop = 0;
+	pthread_t th[2];
+	uint8_t sh[16], th2[16] = { 0 };
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	char path[32], *blob;
+	int i, fails = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, &o) == 0);
+	blob = malloc(64 * 1024);
+	REQUIRE(blob);
+	memset(blob, 'r', 64 * 1024 - 1);
+	blob[64 * 1024 - 1] = '\0';
+	rnd_sh(sh);
+	memset(ra, 0, sizeof(ra));
+	for (i = 0; i < 2; i++) {
+		ra[i].ix = ix;
+		ra[i].sh = sh;
+		ra[i].stop = &stop;
+		REQUIRE(pthread_create(&th[i], NULL, reader, &ra[i]) == 0);
+	}
+	for (i = 0; i < 300; i++) {
+		uint8_t s2[16];
+
+		flip_bits(sh, s2, (uint32_t)(i % 9));
+		snprintf(path, sizeof(path), "g/%d", i);
+		fails += add_book(ix, path, s2, th2, NULL, 0, blob) == 0;
+	}
+	stop = 1;
+	for (i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_EQ_INT(ra[i].errors, 0);
+		CHECK(ra[i].queries > 0);
+	}
+	CHECK_EQ_INT(fails, 0);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.books, 300);
+	free(blob);
+	idx_close(ix);
+}
+
+int main(void)
+{
+	RUN(test_basic_persist);
+	RUN(test_queries);
+	RUN(test_failed_and_counts);
+	RUN(test_rename_unlink);
+	RUN(test_long_paths);
+	RUN(test_bands_complete);
+	RUN(test_exemptions);
+	RUN(test_schema_rebuild);
+	RUN(test_hostile_values);
+	RUN(test_growth_concurrent);
+	cleanup();
+	return CHECK_DONE();
+}

@@ -1,0 +1,139 @@
+/* Unit tests for the relation rule. */
+#include "check.h"
+#include "relate.h"
+
+/* Scores of two unrelated books: nothing above any threshold. */
+static void unrelated(struct relate_signals *s)
+{
+	s->same_file = 0;
+	s->same_text = 0;
+	s->words_a = 50000;
+	s->words_b = 60000;
+	s->simhash_distance = 50;
+	s->rsimhash_distance = 60;
+	s->mlsimhash_distance = 40;
+	s->jaccard = 0.001;
+	s->bsim = 0.0;
+	s->dupniq_cs = 0.01;
+	s->dupniq_its = 0.3;
+	s->span_cover_a = 0.9;
+	s->span_cover_b = 0.9;
+	s->block_cover_a = 0.0;
+	s->block_cover_b = 0.0;
+	s->chunk_cover_a = 0.0;
+	s->chunk_cover_b = 0.0;
+	s->chunk_slope = 0;
+	s->chunk_r2 = 0;
+}
+
+static enum relate_class decide(const struct relate_signals *s)
+{
+	struct relate_result r;
+
+	relate_decide(s, NULL, &r);
+	CHECK(r.rule != NULL);
+	return r.cls;
+}
+
+static void test_names(void)
+{
+	CHECK_EQ_STR(relate_class_name(RELATE_UNRELATED), "unrelated");
+	CHECK_EQ_STR(relate_class_name(RELATE_NEAR_DUPLICATE), "near-duplicate");
+	CHECK_EQ_STR(relate_class_name(RELATE_B_CONTAINS_A), "b-contains-a");
+	CHECK_EQ_STR(relate_class_name(RELATE_NCLASSES), "?");
+}
+
+static void test_exact(void)
+{
+	struct relate_signals s;
+
+	unrelated(&s);
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+	s.same_text = 1;
+	CHECK_EQ_INT(decide(&s), RELATE_SAME_TEXT);
+	s.same_file = 1;
+	CHECK_EQ_INT(decide(&s), RELATE_IDENTICAL_FILE);
+}
+
+static void test_near(void)
+{
+	struct relate_signals s;
+	struct relate_result r;
+
+	unrelated(&s);
+	s.simhash_distance = 3;
+	s.chunk_cover_a = 0.93;
+	s.chunk_cover_b = 0.95;
+	s.dupniq_its = 0.9;
+	s.dupniq_cs = 0.8;
+	relate_decide(&s, NULL, &r);
+	CHECK_EQ_INT(r.cls, RELATE_NEAR_DUPLICATE);
+	CHECK(r.difference > 0.19 && r.difference < 0.21);
+	/* heavy OCR noise: windows stop matching, unique-word blocks hold */
+	s.simhash_distance = 25;
+	s.chunk_cover_a = 0.05;
+	s.chunk_cover_b = 0.04;
+	s.block_cover_a = 0.97;
+	s.block_cover_b = 0.96;
+	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
+	/* a close simhash without shared text: same author, not a duplicate */
+	unrelated(&s);
+	s.simhash_distance = 2;
+	s.rsimhash_distance = 4;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+	/* no alignment at all (tiny books): simhash and a text score decide */
+	s.chunk_cover_a = s.chunk_cover_b = -1;
+	s.block_cover_a = s.block_cover_b = -1;
+	s.jaccard = 0.5;
+	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
+	/* ... unless the sizes differ too much */
+	s.words_a = 1000;
+	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
+}
+
+static void test_containment(void)
+{
+	struct relate_signals s;
+
+	unrelated(&s);
+	s.words_a = 10000;
+	s.words_b = 120000;
+	s.dupniq_its = 0.78;
+	s.chunk_cover_a = 0.97;
+	s.chunk_cover_b = 0.08;
+	CHECK_EQ_INT(decide(&s), RELATE_B_CONTAINS_A);
+	s.words_a = 120000;
+	s.words_b = 10000;
+	s.chunk_cover_a = 0.08;
+	s.chunk_cover_b = 0.97;
+	CHECK_EQ_INT(decide(&s), RELATE_A_CONTAINS_B);
+}
+
+static void test_overlap_and_noise(void)
+{
+	struct relate_signals s;
+
+	unrelated(&s);
+	s.dupniq_its = 0.75;
+	s.chunk_cover_a = 0.45;
+	s.chunk_cover_b = 0.5;
+	s.span_cover_a = 0.55;
+	s.span_cover_b = 0.6;
+	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
+	/* a min-hash score above threshold with nothing aligned is noise */
+	s.dupniq_its = 0.3;
+	s.jaccard = 0.15;
+	s.chunk_cover_a = 0.02;
+	s.chunk_cover_b = 0.03;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+}
+
+int main(void)
+{
+	RUN(test_names);
+	RUN(test_exact);
+	RUN(test_near);
+	RUN(test_containment);
+	RUN(test_overlap_and_noise);
+	return CHECK_DONE();
+}
