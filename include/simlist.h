@@ -59,6 +59,18 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out);
 void simlist_free(struct simlist *l);
 
+/* The relation of books a and b (a's point of view) from the cache or a
+ * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
+ * -EIO. */
+int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
+		     enum relate_class *cls);
+
+/* Groups of near duplicates for clusters/: the connected components of the
+ * simhash near pairs (idx_near_pairs() within idx_max_d()) whose comparison
+ * says identical file, same text or near duplicate, exemptions dropped;
+ * same order rules as idx_clusters().  Free with idx_groups_release(). */
+int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g);
+
 /* ---- the pure parts (unit-tested) ---- */
 
 /* The relation's label in entry names, from the listed book's side:

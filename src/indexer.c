@@ -384,13 +384,27 @@ static void indexer_restat(struct indexer *ixr, const char *path)
 	}
 }
 
+/* After a rename: a file the old name's extension made "not a book" (or
+ * that failed) is judged again under its new name. */
+static void indexer_rejudge(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+
+	if (idx_get(ixr->ix, path, &f) == 0 && f.state != IDX_INDEXED && f.state != IDX_QUEUED)
+		idx_mark_queued(ixr->ix, &path, &f.st, 1, NULL);
+	idx_file_release(&f);
+}
+
 void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange)
 {
 	int n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
 
 	indexer_restat(ixr, to);
-	if (exchange)
+	indexer_rejudge(ixr, to);
+	if (exchange) {
 		indexer_restat(ixr, from);
+		indexer_rejudge(ixr, from);
+	}
 	/* A file written under a temporary name and renamed into place (rsync,
 	 * editors) may not be indexed yet: the worker checks, cheaply. */
 	queue_push(ixr->q, to, QUEUE_HIGH);

@@ -12,6 +12,8 @@
 #include "book.h"
 #include "bookrec.h"
 
+#define MAX_PAIRS_VERIFIED 2000000	/* near pairs compared for clusters at most */
+
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
 
 /* ---- comparison cache ---- */
@@ -487,5 +489,152 @@ out:
 		l = NULL;
 	}
 	*out = l;
+	return ret;
+}
+
+int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
+		     enum relate_class *cls)
+{
+	struct idx_file fa = { 0 }, fb = { 0 };
+	struct book *ba = NULL;
+	struct pairres r;
+	int ret;
+
+	*cls = RELATE_UNRELATED;
+	ret = idx_get_id(ix, a, &fa);
+	if (!ret)
+		ret = idx_get_id(ix, b, &fb);
+	if (!ret && (!fa.has_fp || !fb.has_fp))
+		ret = -ENOENT;
+	if (!ret)
+		ret = compare_pair(ix, c, &fa, &ba, &fb, &r);
+	if (!ret)
+		*cls = r.cls;
+	book_free(ba);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	return ret;
+}
+
+/* Union-find over indexes. */
+static size_t uf_find(size_t *p, size_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+/* A member of a group, sortable: size descending, the group's smallest id,
+ * then the member's id. */
+struct gmem {
+	size_t size;
+	uint64_t gid, id;
+};
+
+static int gmem_cmp(const void *pa, const void *pb)
+{
+	const struct gmem *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g)
+{
+	struct idx_pair *pairs = NULL;
+	uint64_t *ids = NULL, *gid = NULL;
+	size_t *par = NULL, *size = NULL, npairs = 0, nids = 0, i, j, k, ng;
+	struct gmem *m = NULL;
+	enum relate_class cls;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_near_pairs(ix, idx_max_d(ix), &pairs, &npairs);
+	if (ret)
+		return ret;
+	if (npairs > MAX_PAIRS_VERIFIED)
+		npairs = MAX_PAIRS_VERIFIED;
+	ids = malloc((2 * npairs + 1) * sizeof(*ids));
+	if (!ids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npairs; i++) {
+		ids[nids++] = pairs[i].a;
+		ids[nids++] = pairs[i].b;
+	}
+	qsort(ids, nids, sizeof(*ids), u64_cmp);
+	for (i = j = 0; i < nids; i++)
+		if (!j || ids[j - 1] != ids[i])
+			ids[j++] = ids[i];
+	nids = j;
+	par = malloc((nids + 1) * sizeof(*par));
+	size = calloc(nids + 1, sizeof(*size));
+	gid = malloc((nids + 1) * sizeof(*gid));
+	m = malloc((nids + 1) * sizeof(*m));
+	g->ids = malloc((nids + 1) * sizeof(*g->ids));
+	g->start = malloc((nids + 2) * sizeof(*g->start));
+	if (!par || !size || !gid || !m || !g->ids || !g->start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nids; i++)
+		par[i] = i;
+	for (i = 0; i < npairs; i++) {
+		uint64_t *pa, *pb;
+
+		if (idx_exempt_has(ix, pairs[i].a, pairs[i].b) == 1)
+			continue;
+		if (simlist_relation(ix, c, pairs[i].a, pairs[i].b, &cls) == -ENOMEM) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (cls != RELATE_IDENTICAL_FILE && cls != RELATE_SAME_TEXT &&
+		    cls != RELATE_NEAR_DUPLICATE)
+			continue;
+		pa = bsearch(&pairs[i].a, ids, nids, sizeof(*ids), u64_cmp);
+		pb = bsearch(&pairs[i].b, ids, nids, sizeof(*ids), u64_cmp);
+		j = uf_find(par, (size_t)(pa - ids));
+		k = uf_find(par, (size_t)(pb - ids));
+		if (j != k)
+			par[j] = k;
+	}
+	/* ids ascend, so the first member met per root is its smallest id */
+	for (i = nids; i-- > 0;) {
+		j = uf_find(par, i);
+		size[j]++;
+		gid[j] = ids[i];
+	}
+	for (i = 0; i < nids; i++) {
+		j = uf_find(par, i);
+		m[i] = (struct gmem){ size[j], gid[j], ids[i] };
+	}
+	qsort(m, nids, sizeof(*m), gmem_cmp);
+	ng = k = 0;
+	for (i = 0; i < nids; i = j) {
+		for (j = i; j < nids && m[j].gid == m[i].gid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		g->start[ng++] = k;
+		for (; i < j; i++)
+			g->ids[k++] = m[i].id;
+	}
+	g->start[ng] = k;
+	g->ngroups = ng;
+out:
+	free(pairs);
+	free(ids);
+	free(par);
+	free(size);
+	free(gid);
+	free(m);
+	if (ret)
+		idx_groups_release(g);
 	return ret;
 }

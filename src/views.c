@@ -51,6 +51,7 @@ struct listref {
 struct gmember {
 	char *name;		/* entry name, unique in the group */
 	char *path;
+	uint64_t id;
 };
 
 struct group {
@@ -607,22 +608,30 @@ static char *uniq_name(char *const *names, size_t n, const char *base)
 	}
 }
 
-/* The folder title of a group: the first member's metadata title, else its
- * file name without the extension. */
-static int group_title(struct views *v, uint64_t id, const char *path, struct sbuf *out)
+/* The folder title of a group: the metadata title of one of its first
+ * members, else the first member's file name without the extension. */
+static int group_title(struct views *v, const struct group *gr, struct sbuf *out)
 {
-	const char *base = strrchr(path, '/'), *dot;
+	const char *path = gr->m[0].path, *base = strrchr(path, '/'), *dot;
 	char *title = NULL;
 	uint32_t ver = 0;
 	void *rec = NULL;
-	size_t len = 0;
+	size_t len = 0, j;
 	int ret = 0;
 
 	base = base ? base + 1 : path;
-	if (idx_record(v->ix, id, &ver, &rec, &len) == 0 && ver == BOOKREC_IDX_VERSION)
-		bookrec_title(rec, len, &title);
-	free(rec);
-	if (title && *title) {
+	for (j = 0; j < gr->n && j < 8 && !title; j++) {
+		if (idx_record(v->ix, gr->m[j].id, &ver, &rec, &len) == 0 &&
+		    ver == BOOKREC_IDX_VERSION)
+			bookrec_title(rec, len, &title);
+		free(rec);
+		rec = NULL;
+		if (title && !*title) {
+			free(title);
+			title = NULL;
+		}
+	}
+	if (title) {
 		ret = simlist_fit(out, title, 200);
 	} else {
 		dot = strrchr(base, '.');
@@ -650,7 +659,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
 	gs->built_ns = now_ns();
-	ret = dup ? idx_text_groups(v->ix, &ig) : idx_clusters(v->ix, idx_max_d(v->ix), &ig);
+	ret = dup ? idx_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
@@ -681,6 +690,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 			base = base ? base + 1 : f.path;
 			gr->m[gr->n].name = uniq_name(mnames, gr->n, base);
 			gr->m[gr->n].path = f.path;
+			gr->m[gr->n].id = f.id;
 			f.path = NULL;
 			if (!gr->m[gr->n].name) {
 				free(gr->m[gr->n].path);
@@ -688,13 +698,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 				break;
 			}
 			mnames[gr->n] = gr->m[gr->n].name;
-			if (gr->n == 0) {
-				sbuf_setlen(&sb, 0);
-				ret = group_title(v, ig.ids[ig.start[g] + j], gr->m[0].path, &sb);
-			}
 			gr->n++;
-			if (ret)
-				break;
 		}
 		free(mnames);
 		if (ret)
@@ -708,7 +712,9 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 			memset(gr, 0, sizeof(*gr));
 			continue;
 		}
-		if (sbuf_addf(&sb, " (%zu)", gr->n)) {
+		sbuf_setlen(&sb, 0);
+		ret = group_title(v, gr, &sb);
+		if (ret || sbuf_addf(&sb, " (%zu)", gr->n)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -1385,7 +1391,7 @@ static void *views_thread(void *arg)
 		v->dirty = 0;
 		pthread_mutex_unlock(&v->lock);
 		/* Let a burst of changes settle into one invalidation. */
-		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 		gen = idx_generation(v->ix);
 		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
 		fuse_invalidate_path(v->fuse, top);
