@@ -36,6 +36,7 @@ struct sbfs_opts {
 	char *index;		/* -o index=DIR */
 	char *viewprefix;	/* -o viewprefix=STR */
 	int noindex;		/* -o noindex: passthrough only */
+	int nowatch;		/* -o nowatch: no inotify on SRC */
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
 };
@@ -57,6 +58,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("index=%s", index, 0),
 	SBFS_OPT("viewprefix=%s", viewprefix, 0),
 	SBFS_OPT("noindex", noindex, 1),
+	SBFS_OPT("nowatch", nowatch, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
 	FUSE_OPT_KEY("-f", KEY_FOREGROUND),
@@ -141,6 +143,8 @@ static void sbfs_usage(FILE *out)
 		"                         when SRC has a top-level entry of one of those names\n"
 		"  -o rescan=SECS         rescan SRC for changes made behind the mount's back\n"
 		"                         every SECS seconds (default 300, 0 = only at mount)\n"
+		"  -o nowatch             do not watch SRC with inotify for changes made\n"
+		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
 		"  -o noindex             plain passthrough: no index, no views\n"
 		"\n"
@@ -415,6 +419,7 @@ int main(int argc, char **argv)
 		}
 		io.threads = o.index_threads;
 		io.rescan_secs = o.rescan;
+		io.no_watch = o.nowatch;
 		io.notify = views_changed;
 		io.notify_arg = views;
 		ret = indexer_new(&glue.ixr, rootfd, &io);

@@ -1093,7 +1093,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			 "\"renamed\":%llu,\"seconds\":%.3f}}\n",
+			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\"}\n",
 			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
 			 (unsigned long long)st.files, (unsigned long long)st.queued,
 			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
@@ -1101,7 +1101,8 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
 			 (unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
 			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
-			 st.scan_seconds);
+			 st.scan_seconds,
+			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on");
 }
 
 /* One line per file that could not be indexed: path TAB reason. */
