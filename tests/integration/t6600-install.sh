@@ -249,7 +249,9 @@ sbin/mount.simbookfs
 usr/local/bin/simbook
 usr/local/bin/simbookfs
 usr/local/lib/systemd/system/simbookfs@.service
-$(if [ -f "$top/README.md" ]; then echo usr/local/share/doc/simbookfs/README.md; fi)
+$(for f in README.md docs/VIEWS.md; do
+	if [ -f "$top/$f" ]; then echo "usr/local/share/doc/simbookfs/${f#docs/}"; fi
+done)
 usr/local/share/doc/simbookfs/USAGE.md
 usr/local/share/man/man1/simbook.1
 usr/local/share/man/man1/simbookfs.1
