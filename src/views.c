@@ -650,7 +650,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
 	gs->built_ns = now_ns();
-	ret = dup ? idx_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
+	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
