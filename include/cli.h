@@ -21,4 +21,10 @@ int cli_meta(int argc, char **argv);
 int cli_fingerprint(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 
+/* cli_index.c: `simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B`:
+ * records (or with --undo removes) a "not a duplicate" exemption in a
+ * library's index, without a mount; on a mounted library (paths inside the
+ * mount) it removes the pair's entry from the similar/ view instead. */
+int cli_not_duplicate(int argc, char **argv);
+
 #endif

@@ -74,6 +74,10 @@ struct fs_view_ops {
 	int (*read)(void *arg, const char *rel, char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi);
 	void (*release)(void *arg, const char *rel, struct fuse_file_info *fi);
+	/* unlink(2) of a view entry (NULL: EROFS).  For views where removing
+	 * an entry means something (e.g. "not a duplicate"); it never touches
+	 * SRC. */
+	int (*unlink)(void *arg, const char *rel);
 };
 
 /* Creates the filesystem for SRC's directory fd rootfd (kept open by the
@@ -91,6 +95,30 @@ void fs_set_change_hook(struct fs *fs, fs_change_fn fn, void *arg);
  * (FS_MAX_VIEWS reached). */
 #define FS_MAX_VIEWS 16
 int fs_add_view(struct fs *fs, const char *name, const struct fs_view_ops *ops, void *arg);
+
+/* Hides the top-level SRC entry name (no '/', not "." or "..") from the
+ * mount: it is not listed and every path under it answers ENOENT (writes
+ * EROFS).  For the daemon's own files inside SRC (the index folder).  name
+ * must outlive fs; uses a view slot.  Call before mounting.  Returns as
+ * fs_add_view(). */
+int fs_hide_name(struct fs *fs, const char *name);
+
+/* Computed extended attributes of SRC's files (e.g. a book's identifier).
+ * path is relative to SRC ("dir/book.epub").  get answers like
+ * getxattr(2) (size 0: the length only) or -ENODATA when name is not one of
+ * its own, so the passthrough (if on) answers; list writes its names
+ * (NUL-terminated, like listxattr(2); size 0: the length only).  Called on
+ * FUSE worker threads, concurrently. */
+struct fs_xattr_ops {
+	int (*get)(void *arg, const char *path, const char *name, char *value, size_t size);
+	int (*list)(void *arg, const char *path, char *list, size_t size);
+};
+
+/* Registers computed xattrs (NULL: none); ops and arg must outlive fs.  With
+ * them, getxattr and listxattr are answered even without the xattr option
+ * (other names: ENODATA; setxattr stays unsupported).  Call before
+ * fs_get_operations(). */
+void fs_set_xattr_hook(struct fs *fs, const struct fs_xattr_ops *ops, void *arg);
 
 /* Fills ops with the operations for fs (which ones depends on the options,
  * e.g. no xattr handlers without xattr).  Pass fs as fuse_new()'s

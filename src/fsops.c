@@ -30,6 +30,7 @@ struct fs_view {
 	size_t len;
 	const struct fs_view_ops *ops;
 	void *arg;
+	bool hidden;		/* fs_hide_name(): not listed, all ENOENT */
 };
 
 /* A directory whose whole listing went to the kernel with attributes
@@ -56,6 +57,8 @@ struct fs {
 	void *hook_arg;
 	size_t nviews;
 	struct fs_view views[FS_MAX_VIEWS];
+	const struct fs_xattr_ops *xops;
+	void *xops_arg;
 };
 
 /* An open directory: the stream and where the kernel last stopped, so a
@@ -114,8 +117,24 @@ int fs_add_view(struct fs *fs, const char *name, const struct fs_view_ops *ops, 
 			return -EEXIST;
 	if (fs->nviews == FS_MAX_VIEWS)
 		return -ENOSPC;
-	fs->views[fs->nviews++] = (struct fs_view){ name, strlen(name), ops, arg };
+	fs->views[fs->nviews++] = (struct fs_view){ name, strlen(name), ops, arg, false };
 	return 0;
+}
+
+int fs_hide_name(struct fs *fs, const char *name)
+{
+	static const struct fs_view_ops none;
+	int ret = fs_add_view(fs, name, &none, NULL);
+
+	if (!ret)
+		fs->views[fs->nviews - 1].hidden = true;
+	return ret;
+}
+
+void fs_set_xattr_hook(struct fs *fs, const struct fs_xattr_ops *ops, void *arg)
+{
+	fs->xops = ops;
+	fs->xops_arg = arg;
 }
 
 /* The view owning path, with *rel set to the path below the view's
@@ -297,11 +316,13 @@ out:
 static int fs_remove(const char *path, int flags)
 {
 	struct fs *fs = fs_cur();
+	const struct fs_view *v;
 	struct fspath fp = FSPATH_INIT;
+	const char *rel;
 	int ret;
 
-	if (fs_view_of(fs, path, NULL))
-		return -EROFS;
+	if ((v = fs_view_of(fs, path, &rel)))
+		return !flags && v->ops->unlink ? v->ops->unlink(v->arg, rel) : -EROFS;
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
@@ -710,6 +731,8 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 	for (i = 0; i < fs->nviews; i++) {
 		const struct fs_view *v = &fs->views[i];
 
+		if (v->hidden)
+			continue;
 		memset(&st, 0, sizeof(st));
 		if (v->ops->getattr)
 			v->ops->getattr(v->arg, "", &st);
@@ -960,6 +983,11 @@ static int fs_getxattr(const char *path, const char *name, char *value, size_t s
 
 	if (fs_view_of(fs, path, NULL))
 		return -ENODATA;
+	if (fs->xops && fs->xops->get) {
+		ret = fs->xops->get(fs->xops_arg, path + 1, name, value, size);
+		if (ret != -ENODATA || !fs->opt.xattr)
+			return ret;
+	}
 	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
 	if (ret)
 		return ret;
@@ -975,15 +1003,22 @@ static int fs_listxattr(const char *path, char *list, size_t size)
 	struct fspath fp = FSPATH_INIT;
 	char proc[PATH_MAX];
 	ssize_t n;
-	int ret;
+	int ret, own = 0;
 
 	if (fs_view_of(fs, path, NULL))
 		return 0;
+	if (fs->xops && fs->xops->list) {
+		own = fs->xops->list(fs->xops_arg, path + 1, list, size);
+		if (own < 0 || !fs->opt.xattr)
+			return own;
+		if (size && (size_t)own > size)
+			return -ERANGE;
+	}
 	ret = fs_xattr_path(fs, path, &fp, proc, sizeof(proc));
 	if (ret)
 		return ret;
-	n = llistxattr(proc, list, size);
-	ret = n < 0 ? -errno : (int)n;
+	n = llistxattr(proc, size ? list + own : NULL, size ? size - (size_t)own : 0);
+	ret = n < 0 ? -errno : (int)n + own;
 	fspath_release(&fp);
 	return ret;
 }
@@ -1045,5 +1080,8 @@ void fs_get_operations(const struct fs *fs, struct fuse_operations *ops)
 		ops->getxattr = fs_getxattr;
 		ops->listxattr = fs_listxattr;
 		ops->removexattr = fs_removexattr;
+	} else if (fs->xops) {
+		ops->getxattr = fs_getxattr;
+		ops->listxattr = fs_listxattr;
 	}
 }

@@ -9,6 +9,7 @@ static const struct cli_cmd cmds[] = {
 	{ "meta", cli_meta, "FILE  print a book's format, metadata and chunks as JSON" },
 	{ "fingerprint", cli_fingerprint, "[--json] [--stdin] FILE...  similarity id and fingerprint summary per book" },
 	{ "compare", cli_compare, "[--json] A B  every similarity score of two books and their relation" },
+	{ "not-duplicate", cli_not_duplicate, "[--undo] [--src SRC] [--index DIR] A B  mark two books as not duplicates in the index" },
 	{ NULL, NULL, NULL }
 };
 

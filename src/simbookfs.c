@@ -1,6 +1,8 @@
 /* simbookfs.c - the mount daemon: parses options, opens SRC, mounts the
  * passthrough (fsops) at MNT and serves it until unmounted or signalled. */
 #include "fsops.h"
+#include "indexer.h"
+#include "views.h"
 
 #include <errno.h>
 #include <fuse_log.h>
@@ -31,7 +33,15 @@ struct sbfs_opts {
 	unsigned int max_threads;
 	unsigned int max_idle;
 	int clone_fd;
+	char *index;		/* -o index=DIR */
+	char *viewprefix;	/* -o viewprefix=STR */
+	int noindex;		/* -o noindex: passthrough only */
+	int nowatch;		/* -o nowatch: no inotify on SRC */
+	unsigned int rescan;	/* -o rescan=SECS */
+	unsigned int index_threads;
 };
+
+#define SBFS_INDEX_NAME ".simbookfs-index"	/* default index folder in SRC */
 
 enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
 
@@ -45,6 +55,12 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("max_idle_threads=%u", max_idle, 0),
 	SBFS_OPT("clone_fd", clone_fd, 1),
 	SBFS_OPT("noclone_fd", clone_fd, 0),
+	SBFS_OPT("index=%s", index, 0),
+	SBFS_OPT("viewprefix=%s", viewprefix, 0),
+	SBFS_OPT("noindex", noindex, 1),
+	SBFS_OPT("nowatch", nowatch, 1),
+	SBFS_OPT("rescan=%u", rescan, 0),
+	SBFS_OPT("index_threads=%u", index_threads, 0),
 	FUSE_OPT_KEY("-f", KEY_FOREGROUND),
 	FUSE_OPT_KEY("-d", KEY_DEBUG),
 	FUSE_OPT_KEY("debug", KEY_DEBUG),
@@ -119,6 +135,19 @@ static void sbfs_usage(FILE *out)
 		"  -o max_idle_threads=N  idle workers kept (default 4)\n"
 		"  -o [no]clone_fd        one /dev/fuse fd per worker (default on)\n"
 		"\n"
+		"  -o index=DIR           keep the index in DIR (default: SRC/" SBFS_INDEX_NAME ",\n"
+		"                         hidden from the mount); DIR must be outside SRC\n"
+		"                         or directly in it\n"
+		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
+		"                         clusters, duplicates, lookup, .simbookfs); use it\n"
+		"                         when SRC has a top-level entry of one of those names\n"
+		"  -o rescan=SECS         rescan SRC for changes made behind the mount's back\n"
+		"                         every SECS seconds (default 300, 0 = only at mount)\n"
+		"  -o nowatch             do not watch SRC with inotify for changes made\n"
+		"                         behind the mount's back (rely on rescan=)\n"
+		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
+		"  -o noindex             plain passthrough: no index, no views\n"
+		"\n"
 		"Useful standard options: allow_other (needs root or user_allow_other),\n"
 		"ro, default_permissions (always on), fsname=NAME.\n"
 		"\n");
@@ -137,6 +166,77 @@ static void sbfs_log_change(void *arg, enum fs_change what, const char *path, co
 	(void)arg;
 	fuse_log(FUSE_LOG_DEBUG, "simbookfs: change %s '%s'%s%s%s\n", names[what], path,
 		 path2 ? " '" : "", path2 ? path2 : "", path2 ? "'" : "");
+}
+
+/* The indexer behind the change hook (set once it runs, before requests
+ * are served). */
+struct sbfs_glue {
+	struct indexer *ixr;
+	int debug;
+};
+
+static void sbfs_change(void *arg, enum fs_change what, const char *path, const char *path2)
+{
+	struct sbfs_glue *g = arg;
+
+	if (g->debug)
+		sbfs_log_change(NULL, what, path, path2);
+	if (!g->ixr)
+		return;
+	switch (what) {
+	case FS_CHANGE_WRITE:
+		indexer_written(g->ixr, path);
+		break;
+	case FS_CHANGE_UNLINK:
+		indexer_unlinked(g->ixr, path);
+		break;
+	case FS_CHANGE_RENAME:
+	case FS_CHANGE_EXCHANGE:
+		indexer_renamed(g->ixr, path, path2, what == FS_CHANGE_EXCHANGE);
+		break;
+	case FS_CHANGE_LINK:
+		indexer_linked(g->ixr, path, path2);
+		break;
+	}
+}
+
+/* Where the index lives: *dir (malloc'd, usable after daemonizing and even
+ * when MNT is SRC: a folder inside SRC is reached through rootfd's /proc
+ * link) and *hidden (malloc'd top-level SRC name to hide, or NULL). */
+static int sbfs_index_place(const struct sbfs_opts *o, int rootfd, char **dir, char **hidden)
+{
+	char src_real[PATH_MAX], idx_real[PATH_MAX], *slash;
+	const char *name = SBFS_INDEX_NAME;
+	size_t sl;
+
+	*dir = *hidden = NULL;
+	if (o->index) {
+		if (mkdir(o->index, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		if (!realpath(o->src, src_real) || !realpath(o->index, idx_real))
+			return -errno;
+		sl = strlen(src_real);
+		if (strncmp(idx_real, src_real, sl) || (idx_real[sl] != '/' && sl > 1)) {
+			*dir = strdup(idx_real);	/* outside SRC */
+			if (!*dir)
+				return -ENOMEM;
+			return access(idx_real, W_OK) < 0 ? -errno : 0;
+		}
+		slash = strrchr(idx_real, '/');
+		if (!strcmp(idx_real, src_real) || (size_t)(slash - idx_real) != (sl > 1 ? sl : 0))
+			return -EINVAL;	/* SRC itself, or deeper inside it */
+		name = slash + 1;
+	}
+	*hidden = strdup(name);
+	if (!*hidden || asprintf(dir, "/proc/self/fd/%d/%s", rootfd, name) < 0) {
+		*dir = NULL;
+		return -ENOMEM;
+	}
+	/* The index opens after daemonizing, when errors can no longer be
+	 * shown: check now that its folder can be made and written. */
+	if (mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return faccessat(rootfd, name, W_OK, 0) < 0 ? -errno : 0;
 }
 
 /* Raises the soft fd limit to the hard one: every file open through the
@@ -223,7 +323,11 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct sbfs_opts o = { .cache_timeout = 3600, .readahead_kb = 256, .max_threads = 8,
-			       .max_idle = 4, .clone_fd = 1 };
+			       .max_idle = 4, .clone_fd = 1, .rescan = 300 };
+	struct indexer_opts io = { 0 };
+	struct sbfs_glue glue = { 0 };
+	struct views *views = NULL;
+	char *index_dir = NULL, *hidden = NULL, skip_dir[64];
 	struct fs_options fo = { 0 };
 	struct fuse_operations ops;
 	struct fs *fs = NULL;
@@ -277,8 +381,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "simbookfs: %s\n", strerror(-ret));
 		goto out;
 	}
-	if (o.debug)
-		fs_set_change_hook(fs, sbfs_log_change, NULL);
+	glue.debug = o.debug;
+	fs_set_change_hook(fs, sbfs_change, &glue);
+	if (!o.noindex) {
+		ret = sbfs_index_place(&o, rootfd, &index_dir, &hidden);
+		if (ret) {
+			fprintf(stderr, "simbookfs: index %s: %s%s\n",
+				o.index ? o.index : "folder in SRC",
+				ret == -EINVAL ? "must be outside SRC or directly in it"
+					       : strerror(-ret),
+				o.index || ret == -EINVAL ? "" :
+				" (use -o index=DIR for a read-only SRC, or -o noindex)");
+			goto out;
+		}
+		ret = views_new(&views, rootfd, o.viewprefix ? o.viewprefix : "", hidden);
+		if (!ret && hidden)
+			ret = fs_hide_name(fs, hidden);
+		if (!ret)
+			ret = views_register(views, fs);
+		if (ret) {
+			fprintf(stderr, "simbookfs: views: %s\n", ret == -EINVAL ?
+				"bad viewprefix (no '/' allowed, names must differ)" : strerror(-ret));
+			goto out;
+		}
+	}
 	fs_get_operations(fs, &ops);
 	f = fuse_new(&args, &ops, sizeof(ops), fs);
 	if (!f)
@@ -295,6 +421,34 @@ int main(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(fuse_get_session(f)) != 0)
 		goto out;
+	if (views) {
+		/* After daemonizing: LMDB and threads do not survive fork(). */
+		io.index_dir = index_dir;
+		if (hidden) {
+			snprintf(skip_dir, sizeof(skip_dir), "/proc/self/fd/%d/%s", rootfd, hidden);
+			io.skip_dir = skip_dir;
+		}
+		io.threads = o.index_threads;
+		io.rescan_secs = o.rescan;
+		io.no_watch = o.nowatch;
+		io.notify = views_changed;
+		io.notify_arg = views;
+		ret = indexer_new(&glue.ixr, rootfd, &io);
+		if (ret) {
+			fprintf(stderr, "simbookfs: cannot open the index in %s: %s%s\n",
+				o.index ? o.index : o.src, strerror(-ret),
+				o.index ? "" : " (use -o index=DIR for a read-only SRC)");
+			goto out;
+		}
+		views_attach(views, glue.ixr);
+		ret = views_start(views, f);
+		if (!ret)
+			ret = indexer_start(glue.ixr);
+		if (ret) {
+			fprintf(stderr, "simbookfs: cannot start indexing: %s\n", strerror(-ret));
+			goto out;
+		}
+	}
 	if (*mnt_real)
 		sbfs_set_readahead(mnt_real, o.readahead_kb);
 	ret = sbfs_serve(f, &o);
@@ -302,16 +456,25 @@ int main(int argc, char **argv)
 	/* libfuse reports the signal that ended the loop: a clean exit. */
 	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
 out:
+	/* Threads that call into FUSE or the index stop first. */
+	views_stop(views);
+	indexer_free(glue.ixr);
+	glue.ixr = NULL;
 	if (mounted)
 		fuse_unmount(f);
 	if (f)
 		fuse_destroy(f);
 	if (fs)
 		fs_free(fs);
+	views_free(views);
+	free(index_dir);
+	free(hidden);
 	if (rootfd >= 0)
 		close(rootfd);
 	fuse_opt_free_args(&args);
 	free(o.src);
 	free(o.mnt);
+	free(o.index);
+	free(o.viewprefix);
 	return status;
 }

@@ -1,0 +1,53 @@
+/* bookrec.h - what the index stores per book: the fingerprint record
+ * (fprec.h) wrapped with the book's file facts and metadata.
+ *
+ * The views need more than fingerprints: the file hash (the relation
+ * "identical file") and the title (names of cluster folders).  The index
+ * keeps one opaque record per book; this module defines it.
+ *
+ * Layout, every integer big-endian (version BOOKREC_VERSION):
+ *   off  size
+ *     0     4  magic "SBBR"
+ *     4     1  version
+ *     5     1  extract format (enum extract_format)
+ *     6     2  title length T (bytes, UTF-8, at most BOOKREC_META_MAX)
+ *     8     2  author length A
+ *    10     8  file size in bytes
+ *    18    16  XXH3-128 of the file's bytes (high half first)
+ *    34     T  title, then A bytes of author
+ *  34+T+A      the fprec.h record (the rest)
+ * The index's record version is BOOKREC_IDX_VERSION (this version and
+ * fprec's together), so a change of either is seen as "refingerprint".
+ */
+#ifndef BOOKREC_H
+#define BOOKREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "book.h"
+#include "fprec.h"
+#include "sbuf.h"
+
+#define BOOKREC_MAGIC "SBBR"
+#define BOOKREC_VERSION 1
+#define BOOKREC_HEAD_LEN 34
+#define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
+#define BOOKREC_IDX_VERSION ((uint32_t)BOOKREC_VERSION << 16 | FPREC_VERSION)
+
+/* Min-hash LSH bands stored in the index for candidate search: 64 bands of
+ * 2 rows (all 128 values), so two books with Jaccard J share a band with
+ * probability 1 - (1 - J^2)^64 (J = 0.2: 0.93; J = 0.3: 0.998). */
+#define BOOKREC_MH_BANDS 64
+#define BOOKREC_MH_ROWS 2
+
+/* Appends the record of b to out.  0, -ENOMEM or -EINVAL (from fprec). */
+int bookrec_encode(const struct book *b, struct sbuf *out);
+/* Decodes a record into a new book (free with book_free()).  0, -ENOMEM,
+ * -EBADMSG (not a record, truncated), -ENOTSUP (another version). */
+int bookrec_decode(const void *buf, size_t len, struct book **out);
+/* The title stored in a record without decoding the fingerprints: *title
+ * malloc'd (NULL when the book has none).  0, -ENOMEM, -EBADMSG, -ENOTSUP. */
+int bookrec_title(const void *buf, size_t len, char **title);
+
+#endif

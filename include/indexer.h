@@ -1,0 +1,91 @@
+/* indexer.h - keeps a library's index up to date: fingerprint on write.
+ *
+ * One struct indexer per mounted library owns the index (idx.h), the work
+ * queue (queue.h) and the scanner (scan.h):
+ *  - indexer_written() and friends are called by the filesystem right after
+ *    a change to SRC.  A write only queues the path (the writer never waits;
+ *    repeated writes coalesce); unlink and rename update the index at once
+ *    (a rename keeps the fingerprint, id and exemptions).
+ *  - worker threads read each queued file through the SRC directory fd,
+ *    extract and fingerprint it (book.h) and store the record (bookrec.h),
+ *    or record why it is not indexed (IDX_FAILED with the reason, or
+ *    IDX_NOT_BOOK).  A file already indexed with the same size, mtime, ctime
+ *    and inode is not read again.
+ *  - indexer_start() runs the incremental scan in the background (the index
+ *    and the views stay usable meanwhile), then watches SRC with inotify
+ *    (watch.h) so changes made behind the mount's back are followed at
+ *    once, and rescans every rescan_secs as a safety net (events the watch
+ *    cannot see: touch, chmod, hard links, a full inotify queue or watch
+ *    limit).
+ * After every change of the index the notify callback runs (on the thread
+ * that changed it): it must be quick and must not call back into FUSE.
+ */
+#ifndef INDEXER_H
+#define INDEXER_H
+
+#include <stdint.h>
+
+#include "idx.h"
+
+struct indexer;
+
+struct indexer_opts {
+	const char *index_dir;	/* the index's folder (created if missing) */
+	const char *skip_dir;	/* a folder of SRC never indexed (the index
+				 * folder when inside SRC), any path; may be NULL */
+	unsigned threads;	/* fingerprinting threads (0: one per CPU) */
+	unsigned rescan_secs;	/* periodic rescan of SRC (0: only at start) */
+	int no_watch;		/* 1: no inotify watch (rescans only) */
+	void (*notify)(void *arg);	/* the index changed (may be NULL) */
+	void *notify_arg;
+};
+
+struct indexer_status {
+	int scanning;		/* a scan runs or files wait for fingerprinting */
+	uint64_t files;		/* files known to the index */
+	uint64_t books;		/* files with a fingerprint */
+	uint64_t failed;	/* IDX_FAILED */
+	uint64_t not_books;	/* IDX_NOT_BOOK */
+	uint64_t queued;	/* jobs waiting or running in the queue */
+	uint64_t indexed;	/* files fingerprinted since the mount */
+	uint64_t generation;	/* idx_generation() */
+	int watching;		/* the inotify watch runs */
+	int watch_incomplete;	/* some folders could not be watched */
+	/* the current or last scan */
+	int scan_running;
+	uint64_t scan_runs, scan_files, scan_queued, scan_removed, scan_renamed;
+	double scan_seconds;
+};
+
+/* Opens the index and starts the workers for SRC's directory fd rootfd
+ * (kept open by the caller until indexer_free()).  Nothing is scanned yet.
+ * Returns 0 and *out, or -errno (from idx_open, queue_new, scan_new). */
+int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opts);
+/* Starts the background scan (and the periodic rescans).  0 or -errno. */
+int indexer_start(struct indexer *ixr);
+/* Stops the scan and the workers (pending work is dropped: the next scan
+ * finds it), flushes and closes the index.  NULL is allowed. */
+void indexer_free(struct indexer *ixr);
+
+/* The index (owned by ixr, valid until indexer_free()). */
+struct idx *indexer_idx(struct indexer *ixr);
+
+/* Changes to SRC, paths relative to SRC.  Never block on fingerprinting. */
+void indexer_written(struct indexer *ixr, const char *path);
+void indexer_unlinked(struct indexer *ixr, const char *path);
+/* from was renamed to to (exchange: the two swapped places). */
+void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange);
+/* to is a new hard link to from. */
+void indexer_linked(struct indexer *ixr, const char *from, const char *to);
+
+/* Fingerprints path now on the calling thread (what a worker does): 0 when
+ * the index holds the file's current state (indexed, failed or not a book),
+ * or -errno when the index could not be updated. */
+int indexer_index_file(struct indexer *ixr, const char *path);
+
+void indexer_status(struct indexer *ixr, struct indexer_status *st);
+/* Waits until no scan runs and nothing is queued, at most timeout_ms
+ * (< 0: forever).  0 or -ETIMEDOUT. */
+int indexer_wait_idle(struct indexer *ixr, int timeout_ms);
+
+#endif

@@ -1,0 +1,114 @@
+/* simlist.h - the books similar to one book, ranked and named for a view.
+ *
+ * Candidates come from the index: every book within the simhash threshold
+ * (exact, band.h), every book sharing a min-hash LSH band (containment and
+ * partial overlap, which simhash cannot see) and every book with the same
+ * text hash.  Each candidate is compared with the book on the stored records
+ * (book_compare(): all scores, the relation class of relate.h); unrelated
+ * ones and "not a duplicate" exemptions are dropped.  Comparisons are cached
+ * per ordered pair in a struct simcache, valid while both books keep their
+ * fingerprints, so recomputing a list after an unrelated index change costs
+ * a few index reads.
+ *
+ * Ranking (best first): identical file, same text, near duplicate, one
+ * contains the other, overlap; within a class by score (descending), then
+ * path.  Entry names "RR SSS% RELATION - BASENAME": RR the 1-based rank,
+ * zero-padded to at least two digits so a name-sorted listing keeps the
+ * rank order; SSS the score; the rank makes names unique.
+ */
+#ifndef SIMLIST_H
+#define SIMLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idx.h"
+#include "relate.h"
+#include "sbuf.h"
+
+struct simlist_entry {
+	uint64_t id;		/* the similar book */
+	char *path;		/* its path relative to SRC, owned */
+	char *name;		/* the entry name, owned (NAME_MAX bytes at most) */
+	enum relate_class cls;	/* A = the listed book, B = this entry */
+	unsigned score;		/* 0..100, see simlist_score() */
+	int simhash_distance;	/* S1 bits */
+	double jaccard;		/* S2 estimate */
+	double cover_this;	/* fraction of the listed book found in this one */
+	double cover_other;	/* fraction of this one found in the listed book */
+};
+
+struct simlist {
+	uint64_t id;		/* the listed book */
+	uint64_t generation;	/* idx_generation() it was computed at */
+	size_t n;
+	struct simlist_entry *v;	/* ranked */
+};
+
+struct simcache;
+
+/* A comparison cache holding at most max_pairs results (0: 1 << 18, about
+ * 38 MB once filled); when
+ * full it starts over.  Thread-safe.  NULL on -ENOMEM. */
+struct simcache *simcache_new(size_t max_pairs);
+void simcache_free(struct simcache *c);
+
+/* Computes the list of book id.  skip(arg, path) (may be NULL) drops
+ * candidates by path (e.g. files the mount cannot show).  *out is malloc'd
+ * (simlist_free()).  0, -ENOENT (id has no fingerprint), -ENOMEM, -EIO. */
+int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
+		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out);
+void simlist_free(struct simlist *l);
+
+/* The relation of books a and b (a's point of view) from the cache or a
+ * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
+ * -EIO. */
+int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
+		     enum relate_class *cls);
+
+/* Groups of near duplicates for clusters/: the connected components of the
+ * simhash near pairs (idx_near_pairs() within idx_max_d()) whose comparison
+ * says identical file, same text or near duplicate, exemptions dropped;
+ * same order rules as idx_clusters().  Free with idx_groups_release(). */
+int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g);
+
+/* Groups for duplicates/: idx_text_groups() with exempted pairs split
+ * apart (the connected components of each group's non-exempted pairs).
+ * Same order rules.  Free with idx_groups_release(). */
+int simlist_text_groups(struct idx *ix, struct idx_groups *g);
+
+/* ---- the pure parts (unit-tested) ---- */
+
+/* The relation's label in entry names, from the listed book's side:
+ * "identical file", "same text", "near duplicate", "part of this" (the
+ * entry is contained in the listed book), "contains this", "overlap". */
+const char *simlist_label(enum relate_class cls);
+/* The score shown: 100 for identical file and same text; a near duplicate's
+ * 100 * (1 - estimated difference), at most 99; for containment the part of
+ * the contained book found in the other; for overlap the larger covered
+ * fraction (or the Jaccard estimate). */
+unsigned simlist_score(const struct relate_signals *sig, const struct relate_result *rel);
+/* Sorts l->v by rank and (re)names the entries.  0 or -ENOMEM. */
+int simlist_rank(struct simlist *l);
+/* Writes "RR SSS% LABEL - BASENAME" into out (emptied first), cutting the
+ * base name (UTF-8 safe, keeping its extension) to fit NAME_MAX bytes.
+ * width: digits of the rank.  0 or -ENOMEM. */
+int simlist_name(struct sbuf *out, size_t rank, int width, unsigned score,
+		 const char *label, const char *base);
+/* Appends base cut to at most max bytes, keeping its extension when short,
+ * never splitting a UTF-8 sequence.  0 or -ENOMEM. */
+int simlist_fit(struct sbuf *out, const char *base, size_t max);
+/* The listing file of the list: a header line, then one line per entry,
+ * tab-separated: rank, score, relation (relate_class_name), simhash
+ * distance, jaccard, cover_this, cover_other, id (hex), path relative to
+ * the mount root.  Tabs, newlines and backslashes in paths are escaped as
+ * \t, \n, \\.  0 or -ENOMEM. */
+int simlist_tsv(const struct simlist *l, struct sbuf *out);
+/* The relative symlink target of a view entry depth folders below the
+ * mount root pointing at path (relative to the root): "../" depth times,
+ * then path, NUL-terminated in buf.  0 or -ENAMETOOLONG. */
+int simlist_link(char *buf, size_t size, int depth, const char *path);
+/* Appends s with tabs, newlines and backslashes escaped. 0 or -ENOMEM. */
+int simlist_escape(struct sbuf *out, const char *s);
+
+#endif

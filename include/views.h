@@ -1,0 +1,52 @@
+/* views.h - the read-only virtual views of a mounted library.
+ *
+ * Registered with fsops as top-level names (each prefixed with the
+ * configurable prefix, "" by default):
+ *   similar/<path of a book>/   one directory per indexed book, mirroring
+ *                               SRC's folders; entries are relative symlinks
+ *                               to the similar books (simlist.h names), plus
+ *                               the listing file .similar.tsv
+ *   clusters/<Title (N)>/       groups of near duplicates (simhash within the
+ *                               index threshold, exemptions applied)
+ *   duplicates/<Title (N)>/     groups with the same normalised text
+ *   lookup/<32 hex digits>/     the books within the threshold of any id
+ *   .simbookfs/status, errors   JSON status; one line per unindexable file
+ * and the computed xattr user.simbookfs.id on every indexed book.
+ *
+ * Every symlink points at a regular file of the mount (never at a
+ * directory: no cycles), and an entry whose target is gone is not listed
+ * and answers ENOENT.  Unlinking an entry of similar/<book>/ records "not a
+ * duplicate" for the pair in the index.  After the index changes, a thread
+ * of the views invalidates the kernel's cached entries of the view paths it
+ * handed out (never from inside an operation).
+ */
+#ifndef VIEWS_H
+#define VIEWS_H
+
+#include "fsops.h"
+#include "indexer.h"
+
+#define VIEWS_LISTING ".similar.tsv"	/* listing file in similar/<book>/ */
+#define VIEWS_XATTR "user.simbookfs.id"
+
+struct views;
+
+/* Creates the views for SRC's directory fd rootfd, view names prefixed by
+ * prefix (copied).  hidden (may be NULL) is a top-level SRC name the mount
+ * hides (the index folder).  Returns 0 and *out, -EINVAL (prefix with '/'),
+ * -ENOMEM. */
+int views_new(struct views **out, int rootfd, const char *prefix, const char *hidden);
+/* The indexer's notify callback (arg: the struct views). */
+void views_changed(void *arg);
+/* Connects the index (before mounting). */
+void views_attach(struct views *v, struct indexer *ixr);
+/* Registers the views and the xattr hook with fs.  0 or -errno of
+ * fs_add_view(). */
+int views_register(struct views *v, struct fs *fs);
+/* Starts the cache-invalidation thread for the mounted f.  0 or -errno. */
+int views_start(struct views *v, struct fuse *f);
+/* Stops the thread (before fuse_destroy()). */
+void views_stop(struct views *v);
+void views_free(struct views *v);	/* NULL is fine */
+
+#endif

@@ -1,0 +1,142 @@
+/* bookrec.c - the index's per-book record (see bookrec.h). */
+#include "bookrec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fprec.h"
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
+static size_t meta_len(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+int bookrec_encode(const struct book *b, struct sbuf *out)
+{
+	uint8_t head[BOOKREC_HEAD_LEN];
+	size_t tl = meta_len(b->title, BOOKREC_META_MAX);
+	size_t al = meta_len(b->author, BOOKREC_META_MAX);
+	int ret;
+
+	memcpy(head, BOOKREC_MAGIC, 4);
+	head[4] = BOOKREC_VERSION;
+	head[5] = (uint8_t)b->format;
+	put_be(head + 6, tl, 2);
+	put_be(head + 8, al, 2);
+	put_be(head + 10, b->file_size, 8);
+	put_be(head + 18, b->file_hash_hi, 8);
+	put_be(head + 26, b->file_hash_lo, 8);
+	ret = sbuf_add(out, head, sizeof(head));
+	if (!ret && tl)
+		ret = sbuf_add(out, b->title, tl);
+	if (!ret && al)
+		ret = sbuf_add(out, b->author, al);
+	if (!ret)
+		ret = fprec_encode(&b->fp, out);
+	return ret;
+}
+
+/* Checks the header; *tl, *al: metadata lengths. */
+static int bookrec_head(const uint8_t *p, size_t len, size_t *tl, size_t *al)
+{
+	if (len < BOOKREC_HEAD_LEN || memcmp(p, BOOKREC_MAGIC, 4))
+		return -EBADMSG;
+	if (p[4] != BOOKREC_VERSION)
+		return -ENOTSUP;
+	*tl = (size_t)get_be(p + 6, 2);
+	*al = (size_t)get_be(p + 8, 2);
+	if (*tl > BOOKREC_META_MAX || *al > BOOKREC_META_MAX ||
+	    len - BOOKREC_HEAD_LEN < *tl + *al)
+		return -EBADMSG;
+	return 0;
+}
+
+static char *dup_n(const uint8_t *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = '\0';
+	}
+	return s;
+}
+
+int bookrec_title(const void *buf, size_t len, char **title)
+{
+	const uint8_t *p = buf;
+	size_t tl, al;
+	int ret;
+
+	*title = NULL;
+	ret = bookrec_head(p, len, &tl, &al);
+	if (ret || !tl)
+		return ret;
+	*title = dup_n(p + BOOKREC_HEAD_LEN, tl);
+	return *title ? 0 : -ENOMEM;
+}
+
+int bookrec_decode(const void *buf, size_t len, struct book **out)
+{
+	const uint8_t *p = buf;
+	struct book *b = NULL;
+	size_t tl, al, off;
+	int ret;
+
+	*out = NULL;
+	ret = bookrec_head(p, len, &tl, &al);
+	if (ret)
+		return ret;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	fp_book_init(&b->fp);
+	b->format = (enum extract_format)p[5];
+	b->file_size = get_be(p + 10, 8);
+	b->file_hash_hi = get_be(p + 18, 8);
+	b->file_hash_lo = get_be(p + 26, 8);
+	off = BOOKREC_HEAD_LEN;
+	if ((tl && !(b->title = dup_n(p + off, tl))) ||
+	    (al && !(b->author = dup_n(p + off + tl, al)))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	off += tl + al;
+	ret = fprec_decode(p + off, len - off, &b->fp);
+out:
+	if (ret) {
+		book_free(b);
+		b = NULL;
+	}
+	*out = b;
+	return ret;
+}

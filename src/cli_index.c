@@ -1,0 +1,166 @@
+/* cli_index.c - subcommands that work on a library's index without a mount:
+ * `simbook not-duplicate` (see cli.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "idx.h"
+
+#define INDEX_NAME ".simbookfs-index"	/* the daemon's default index folder */
+
+static const char nd_usage[] = "usage: simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B\n";
+
+/* The nearest ancestor of path's folder holding name (a folder or file):
+ * *root (malloc'd).  -ENOENT when none. */
+static int find_root(const char *path, const char *name, char **root)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 64], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/%s", *dir ? dir : "", name);
+		if (stat(probe, &st) == 0) {
+			*root = strdup(*dir ? dir : "/");
+			return *root ? 0 : -ENOMEM;
+		}
+		if (!*dir)
+			return -ENOENT;
+	}
+}
+
+/* path relative to root (both real paths), or NULL when outside. */
+static const char *rel_to(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1)
+		return path + 1;
+	if (strncmp(path, root, n) || path[n] != '/')
+		return NULL;
+	return path + n + 1;
+}
+
+/* On a mount: removes the entry of similar/A/ that links to B. */
+static int nd_mount(const char *mnt, const char *ra, const char *rb)
+{
+	char dir[PATH_MAX * 2 + 16], ent[PATH_MAX * 3 + 16], want[PATH_MAX * 2 + 16], got[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int ret = -ENOENT;
+
+	snprintf(dir, sizeof(dir), "%s/similar/%s", mnt, ra);
+	snprintf(want, sizeof(want), "%s/%s", mnt, rb);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		snprintf(ent, sizeof(ent), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] == '.' || !realpath(ent, got) || strcmp(got, want))
+			continue;
+		ret = unlink(ent) < 0 ? -errno : 0;
+		break;
+	}
+	closedir(d);
+	return ret;
+}
+
+int cli_not_duplicate(int argc, char **argv)
+{
+	const char *src = NULL, *index = NULL, *files[2] = { NULL, NULL }, *ra, *rb;
+	char pa[PATH_MAX], pb[PATH_MAX], srcbuf[PATH_MAX], idxbuf[PATH_MAX + 32];
+	char *root = NULL;
+	struct idx *ix = NULL;
+	int undo = 0, nf = 0, i, ret, status = 2;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--undo"))
+			undo = 1;
+		else if (!strcmp(argv[i], "--src") && i + 1 < argc)
+			src = argv[++i];
+		else if (!strcmp(argv[i], "--index") && i + 1 < argc)
+			index = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			goto usage;
+		else if (nf < 2)
+			files[nf++] = argv[i];
+		else
+			goto usage;
+	}
+	if (nf != 2)
+		goto usage;
+	status = 1;
+	if (!realpath(files[0], pa) || !realpath(files[1], pb)) {
+		fprintf(stderr, "simbook: %s: %s\n", realpath(files[0], pa) ? files[1] : files[0],
+			strerror(errno));
+		goto out;
+	}
+	if (!src && !index && find_root(pa, ".simbookfs/status", &root) == 0) {
+		/* A path inside a mount: the view records the exemption. */
+		ra = rel_to(pa, root);
+		rb = rel_to(pb, root);
+		if (undo) {
+			fprintf(stderr, "simbook: --undo works on SRC, not on the mount\n");
+			goto out;
+		}
+		ret = ra && rb ? nd_mount(root, ra, rb) : -EXDEV;
+		if (ret) {
+			fprintf(stderr, "simbook: %s is not listed in similar/%s: %s\n", files[1],
+				ra ? ra : files[0], strerror(-ret));
+			goto out;
+		}
+		status = 0;
+		goto out;
+	}
+	if (src) {
+		if (!realpath(src, srcbuf)) {
+			fprintf(stderr, "simbook: %s: %s\n", src, strerror(errno));
+			goto out;
+		}
+		root = strdup(srcbuf);
+	} else if (find_root(pa, INDEX_NAME, &root)) {
+		fprintf(stderr, "simbook: no %s folder above %s (use --src SRC [--index DIR])\n",
+			INDEX_NAME, files[0]);
+		goto out;
+	}
+	if (!root)
+		goto out;
+	ra = rel_to(pa, root);
+	rb = rel_to(pb, root);
+	if (!ra || !rb) {
+		fprintf(stderr, "simbook: both books must be inside %s\n", root);
+		goto out;
+	}
+	if (!index) {
+		snprintf(idxbuf, sizeof(idxbuf), "%s/%s", root, INDEX_NAME);
+		index = idxbuf;
+	}
+	ret = idx_open(&ix, index, NULL);
+	if (!ret)
+		ret = idx_exempt_set(ix, ra, rb, !undo);
+	if (ret) {
+		fprintf(stderr, "simbook: %s: %s\n", index,
+			ret == -ENOENT ? "a book is not in the index" :
+			ret == -EINVAL ? "the same book twice" : strerror(-ret));
+		goto out;
+	}
+	printf("%s: %s and %s\n", undo ? "duplicates again" : "not duplicates", ra, rb);
+	status = 0;
+	goto out;
+usage:
+	fputs(nd_usage, stderr);
+out:
+	idx_close(ix);
+	free(root);
+	return status;
+}

@@ -1,0 +1,624 @@
+/* indexer.c - fingerprint on write: index + queue + scan for one library
+ * (see indexer.h). */
+#include "indexer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "bookrec.h"
+#include "extract.h"
+#include "fprec.h"
+#include "queue.h"
+#include "sbuf.h"
+#include "scan.h"
+#include "watch.h"
+
+#define SNIFF_BYTES 4096
+
+struct indexer {
+	int rootfd;
+	struct idx *ix;
+	struct queue *q;
+	struct scan *scan;
+	struct extract_limits lim;
+	unsigned rescan_secs;
+	int use_watch;
+	struct watch *watch;		/* set by the background thread */
+	void (*notify)(void *arg);
+	void *notify_arg;
+	atomic_uint_fast64_t indexed;
+	/* the rescan timer thread */
+	pthread_t timer;
+	int has_timer;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stopping;
+	char *skip_dir;
+	pthread_mutex_t rename_lock;	/* check and rename as one step */
+};
+
+static void indexer_notify(struct indexer *ixr)
+{
+	if (ixr->notify)
+		ixr->notify(ixr->notify_arg);
+}
+
+static void stat_to_idx(const struct stat *s, struct idx_stat *o)
+{
+	o->size = (uint64_t)s->st_size;
+	o->mtime_ns = (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec;
+	o->ctime_ns = (int64_t)s->st_ctim.tv_sec * 1000000000 + s->st_ctim.tv_nsec;
+	o->ino = (uint64_t)s->st_ino;
+	o->dev = (uint64_t)s->st_dev;
+}
+
+static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->ino == b->ino && a->dev == b->dev;
+}
+
+/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd). */
+static int read_all(int fd, uint64_t max, char **buf, size_t *len)
+{
+	size_t cap = (size_t)(max < 65536 ? max + 1 : 65536), n = 0;
+	char *p = malloc(cap), *np;
+	ssize_t r;
+
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			if (n > max)
+				break;
+			cap = cap * 2 > max + 1 ? (size_t)max + 1 : cap * 2;
+			np = realloc(p, cap);
+			if (!np) {
+				free(p);
+				return -ENOMEM;
+			}
+			p = np;
+		}
+		r = pread(fd, p + n, cap - n, (off_t)n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(p);
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*buf = p;
+	*len = n;
+	return 0;
+}
+
+/* Stores a failure (or "not a book") for id with reason err. */
+static int put_failed(struct indexer *ixr, uint64_t id, const struct idx_stat *st,
+		      enum idx_state state, const char *err)
+{
+	int ret = idx_put_failed(ixr->ix, id, st, state, err);
+
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/* After storing book id read with stat st: if the file was renamed while it
+ * was read, the rename's new stat (stored by the rename) was just
+ * overwritten with the old one.  Store the current stat again when it is
+ * still the same content (same inode, size and mtime), else fingerprint the
+ * file again (a write under its old name, or a utimens(), came after the
+ * read), so the index converges now rather than at the next scan. */
+static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_stat *st)
+{
+	struct idx_file f = { 0 };
+	struct idx_stat now;
+	struct stat sb;
+
+	if (idx_get_id(ixr->ix, id, &f) == 0 &&
+	    fstatat(ixr->rootfd, f.path, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		stat_to_idx(&sb, &now);
+		if (stat_same(&now, st))
+			;
+		else if (now.ino == st->ino && now.dev == st->dev && now.size == st->size &&
+			 now.mtime_ns == st->mtime_ns)
+			idx_set_stat(ixr->ix, f.path, &now);
+		else	/* changed meanwhile (e.g. utimens before a rename) */
+			queue_push(ixr->q, f.path, QUEUE_HIGH);
+	}
+	idx_file_release(&f);
+}
+
+/* Fingerprints the open file fd (stat st) as book id. */
+static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
+		    const struct idx_stat *st)
+{
+	struct sbuf err, rec;
+	struct book *b = NULL;
+	char *data = NULL;
+	uint64_t bands[BOOKREC_MH_BANDS], max;
+	struct idx_fp fp;
+	size_t len = 0;
+	char head[SNIFF_BYTES];
+	ssize_t n;
+	enum extract_format fmt;
+	int ret;
+
+	sbuf_init(&err);
+	sbuf_init(&rec);
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		sbuf_addf(&err, "%s: %s", path, strerror(errno));
+		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
+		goto out;
+	}
+	/* Non-books (pictures, videos) are never read whole. */
+	fmt = extract_sniff(head, (size_t)n, path);
+	if (fmt == EXTRACT_FMT_UNKNOWN) {
+		sbuf_addf(&err, "%s: not a book", path);
+		ret = put_failed(ixr, id, st, IDX_NOT_BOOK, err.buf);
+		goto out;
+	}
+	max = fmt == EXTRACT_FMT_EPUB ? ixr->lim.max_archive_bytes : ixr->lim.max_plain_bytes;
+	if (st->size > max) {
+		sbuf_addf(&err, "%s: too large (%llu bytes, limit %llu)", path,
+			  (unsigned long long)st->size, (unsigned long long)max);
+		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
+		goto out;
+	}
+	ret = read_all(fd, max, &data, &len);
+	if (ret) {
+		sbuf_addf(&err, "%s: %s", path, strerror(-ret));
+		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
+		goto out;
+	}
+	ret = book_load_buffer(data, len, path, &ixr->lim, &b, &err);
+	if (ret) {
+		if (!err.len)
+			sbuf_addf(&err, "%s: %s", path, strerror(-ret));
+		ret = put_failed(ixr, id, st, ret == EXTRACT_NOTBOOK ? IDX_NOT_BOOK : IDX_FAILED,
+				 err.buf);
+		goto out;
+	}
+	ret = bookrec_encode(b, &rec);
+	if (!ret)
+		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, bands);
+	if (ret)
+		goto out;
+	memset(&fp, 0, sizeof(fp));
+	for (int i = 0; i < 8; i++) {
+		fp.simhash[i] = (uint8_t)(b->fp.sim.hi >> (56 - 8 * i));
+		fp.simhash[8 + i] = (uint8_t)(b->fp.sim.lo >> (56 - 8 * i));
+		fp.text_hash[i] = (uint8_t)(b->fp.text.hi >> (56 - 8 * i));
+		fp.text_hash[8 + i] = (uint8_t)(b->fp.text.lo >> (56 - 8 * i));
+	}
+	fp.mh_bands = bands;
+	fp.n_mh_bands = BOOKREC_MH_BANDS;
+	fp.rec_version = BOOKREC_IDX_VERSION;
+	fp.rec = rec.buf;
+	fp.rec_len = rec.len;
+	ret = idx_put(ixr->ix, id, st, &fp);
+	if (ret == -ENOENT) {
+		ret = 0;
+	} else if (!ret) {
+		atomic_fetch_add(&ixr->indexed, 1);
+		indexer_settle(ixr, id, st);
+	}
+out:
+	book_free(b);
+	free(data);
+	sbuf_release(&err);
+	sbuf_release(&rec);
+	return ret;
+}
+
+int indexer_index_file(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+	struct idx_stat st;
+	struct stat sb = { 0 };
+	uint64_t id = 0;
+	int fd, ret, known;
+
+	fd = openat(ixr->rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		ret = fd < 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		/* A folder now (a watch echo of a folder rename): its files
+		 * are handled on their own. */
+		if (!ret && S_ISDIR(sb.st_mode))
+			return 0;
+		/* Gone, or not a regular file (any more): not a book. */
+		if (ret == -EACCES || ret == -EPERM || ret == -EMFILE || ret == -ENFILE ||
+		    ret == -ENOMEM)
+			goto unreadable;
+		ret = idx_unlink(ixr->ix, path);
+		if (ret > 0)
+			indexer_notify(ixr);
+		return ret < 0 && ret != -ENOENT && ret != -EINVAL ? ret : 0;
+	}
+	stat_to_idx(&sb, &st);
+	known = idx_get(ixr->ix, path, &f) == 0;
+	if (known && f.state != IDX_QUEUED && stat_same(&f.st, &st) &&
+	    (f.state != IDX_INDEXED || f.rec_version == BOOKREC_IDX_VERSION)) {
+		ret = 0;	/* already up to date (e.g. a rename's target) */
+		goto out;
+	}
+	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
+	if (!ret)
+		ret = index_fd(ixr, path, fd, id, &st);
+	if (!ret)
+		indexer_notify(ixr);
+out:
+	idx_file_release(&f);
+	close(fd);
+	return ret;
+
+unreadable:
+	/* Keep a record of files we may not read, so errors lists them. */
+	if (fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	stat_to_idx(&sb, &st);
+	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
+	if (!ret) {
+		struct sbuf err;
+
+		sbuf_init(&err);
+		sbuf_addf(&err, "%s: cannot open: %s", path, strerror(EACCES));
+		ret = put_failed(ixr, id, &st, IDX_FAILED, err.buf);
+		sbuf_release(&err);
+		indexer_notify(ixr);
+	}
+	return ret;
+}
+
+static int indexer_work(void *arg, const char *path)
+{
+	return indexer_index_file(arg, path);
+}
+
+/* 1 when the index holds files under the folder path. */
+static int indexer_has_under(struct indexer *ixr, const char *path)
+{
+	struct idx_entry *ents = NULL;
+	size_t n = 0;
+
+	if (idx_list(ixr->ix, path, 0, &ents, &n))
+		return 0;
+	idx_entries_free(ents, n);
+	return n > 0;
+}
+
+/* A rename seen by the watch is applied only when the disk agrees with a
+ * plain rename of the file the index knows at from (an exchange, or a
+ * rename the hook already applied, leaves both names to the worker). */
+static void indexer_watch_renamed(struct indexer *ixr, const char *from, const char *to)
+{
+	struct idx_file f = { 0 };
+	struct stat st;
+
+	if (fstatat(ixr->rootfd, to, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		/* A folder: its files move with it, ids kept. */
+		if (faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+		    indexer_has_under(ixr, from))
+			indexer_renamed(ixr, from, to, 0);
+		else if (!indexer_has_under(ixr, to))
+			scan_request(ixr->scan);
+		return;
+	}
+	if (idx_get(ixr->ix, from, &f) == 0 &&
+	    f.st.ino == (uint64_t)st.st_ino && f.st.dev == (uint64_t)st.st_dev &&
+	    faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		indexer_renamed(ixr, from, to, 0);
+	} else {
+		queue_push(ixr->q, from, QUEUE_HIGH);
+		queue_push(ixr->q, to, QUEUE_HIGH);
+	}
+	idx_file_release(&f);
+}
+
+/* inotify events: changes made to SRC behind the mount's back (and echoes
+ * of our own, which cost a stat: the index operations are idempotent). */
+static void indexer_watched(void *arg, enum watch_what what, const char *path, const char *path2)
+{
+	struct indexer *ixr = arg;
+
+	switch (what) {
+	case WATCH_FILE:
+		queue_push(ixr->q, path, QUEUE_HIGH);
+		break;
+	case WATCH_GONE:
+		indexer_unlinked(ixr, path);
+		break;
+	case WATCH_RENAMED:
+		indexer_watch_renamed(ixr, path, path2);
+		break;
+	case WATCH_RESCAN:
+		scan_request(ixr->scan);
+		break;
+	}
+}
+
+/* The watch (its setup walks SRC, so it is made here, off the mount's
+ * path), then periodic rescans. */
+static void *indexer_timer(void *arg)
+{
+	struct indexer *ixr = arg;
+	struct watch_opts wo = { 0 };
+	struct watch *w = NULL;
+	struct timespec ts;
+
+	if (ixr->use_watch) {
+		wo.src_fd = ixr->rootfd;
+		wo.skip_dir = ixr->skip_dir;
+		wo.fn = indexer_watched;
+		wo.arg = ixr;
+		if (watch_new(&w, &wo))
+			w = NULL;
+	}
+	pthread_mutex_lock(&ixr->lock);
+	ixr->watch = w;
+	while (!ixr->stopping) {
+		if (!ixr->rescan_secs) {
+			pthread_cond_wait(&ixr->cond, &ixr->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += ixr->rescan_secs;
+		while (!ixr->stopping &&
+		       pthread_cond_timedwait(&ixr->cond, &ixr->lock, &ts) != ETIMEDOUT)
+			;
+		if (ixr->stopping)
+			break;
+		pthread_mutex_unlock(&ixr->lock);
+		/* -EBUSY: the last one still runs; the next tick retries. */
+		scan_start(ixr->scan);
+		pthread_mutex_lock(&ixr->lock);
+	}
+	pthread_mutex_unlock(&ixr->lock);
+	return NULL;
+}
+
+int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opts)
+{
+	struct indexer *ixr = calloc(1, sizeof(*ixr));
+	struct queue_opts qo = { 0 };
+	struct scan_opts so = { 0 };
+	pthread_condattr_t ca;
+	int ret;
+
+	*out = NULL;
+	if (!ixr)
+		return -ENOMEM;
+	ixr->rootfd = rootfd;
+	ixr->rescan_secs = opts->rescan_secs;
+	ixr->use_watch = !opts->no_watch;
+	if (opts->skip_dir && !(ixr->skip_dir = strdup(opts->skip_dir))) {
+		free(ixr);
+		return -ENOMEM;
+	}
+	ixr->notify = opts->notify;
+	ixr->notify_arg = opts->notify_arg;
+	extract_limits_default(&ixr->lim);
+	pthread_mutex_init(&ixr->lock, NULL);
+	pthread_mutex_init(&ixr->rename_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ixr->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = idx_open(&ixr->ix, opts->index_dir, NULL);
+	if (ret)
+		goto fail;
+	qo.threads = opts->threads;
+	qo.nice = 5;
+	qo.fn = indexer_work;
+	qo.arg = ixr;
+	ret = queue_new(&ixr->q, &qo);
+	if (ret)
+		goto fail;
+	so.src_fd = rootfd;
+	so.ix = ixr->ix;
+	so.q = ixr->q;
+	so.skip_dir = opts->skip_dir;
+	so.rec_version = BOOKREC_IDX_VERSION;
+	ret = scan_new(&ixr->scan, &so);
+	if (ret)
+		goto fail;
+	*out = ixr;
+	return 0;
+fail:
+	indexer_free(ixr);
+	return ret;
+}
+
+int indexer_start(struct indexer *ixr)
+{
+	int ret = scan_start(ixr->scan);
+
+	if (ret)
+		return ret;
+	if (ixr->rescan_secs || ixr->use_watch) {
+		ret = -pthread_create(&ixr->timer, NULL, indexer_timer, ixr);
+		ixr->has_timer = !ret;
+	}
+	return ret;
+}
+
+void indexer_free(struct indexer *ixr)
+{
+	if (!ixr)
+		return;
+	pthread_mutex_lock(&ixr->lock);
+	ixr->stopping = 1;
+	pthread_cond_broadcast(&ixr->cond);
+	pthread_mutex_unlock(&ixr->lock);
+	if (ixr->has_timer)
+		pthread_join(ixr->timer, NULL);
+	/* Before the queue and the index: its callbacks use them. */
+	watch_free(ixr->watch);
+	if (ixr->scan)
+		scan_cancel(ixr->scan);
+	scan_free(ixr->scan);
+	if (ixr->q)
+		queue_stop(ixr->q, QUEUE_CANCEL);
+	queue_free(ixr->q);
+	idx_close(ixr->ix);
+	pthread_cond_destroy(&ixr->cond);
+	pthread_mutex_destroy(&ixr->lock);
+	pthread_mutex_destroy(&ixr->rename_lock);
+	free(ixr->skip_dir);
+	free(ixr);
+}
+
+struct idx *indexer_idx(struct indexer *ixr)
+{
+	return ixr->ix;
+}
+
+void indexer_written(struct indexer *ixr, const char *path)
+{
+	/* A failed push (shutting down, no memory) is found by the next scan. */
+	queue_push(ixr->q, path, QUEUE_HIGH);
+}
+
+void indexer_unlinked(struct indexer *ixr, const char *path)
+{
+	if (idx_unlink(ixr->ix, path) > 0)
+		indexer_notify(ixr);
+}
+
+/* The new stat of a renamed file, so the scan and the worker see no change. */
+static void indexer_restat(struct indexer *ixr, const char *path)
+{
+	struct idx_stat st;
+	struct stat sb;
+
+	if (fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+		stat_to_idx(&sb, &st);
+		idx_set_stat(ixr->ix, path, &st);
+	}
+}
+
+/* After a rename: a file the old name's extension made "not a book" (or
+ * that failed) is judged again under its new name. */
+static void indexer_rejudge(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+
+	if (idx_get(ixr->ix, path, &f) == 0 && f.state != IDX_INDEXED && f.state != IDX_QUEUED)
+		idx_mark_queued(ixr->ix, &path, &f.st, 1, NULL);
+	idx_file_release(&f);
+}
+
+void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange)
+{
+	struct idx_file f = { 0 };
+	int n = 0;
+
+	/* The watch reports our own renames too, before or after the hook:
+	 * whichever comes second finds from gone from the index and must not
+	 * replace to (a file renamed over another that was never indexed only
+	 * needs to be fingerprinted, below). */
+	pthread_mutex_lock(&ixr->rename_lock);
+	if (exchange || idx_get(ixr->ix, from, &f) == 0 || indexer_has_under(ixr, from))
+		n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
+	pthread_mutex_unlock(&ixr->rename_lock);
+	idx_file_release(&f);
+
+	indexer_restat(ixr, to);
+	indexer_rejudge(ixr, to);
+	if (exchange) {
+		indexer_restat(ixr, from);
+		indexer_rejudge(ixr, from);
+	}
+	/* A file written under a temporary name and renamed into place (rsync,
+	 * editors) may not be indexed yet: the worker checks, cheaply. */
+	queue_push(ixr->q, to, QUEUE_HIGH);
+	if (exchange)
+		queue_push(ixr->q, from, QUEUE_HIGH);
+	if (n != 0)
+		indexer_notify(ixr);
+}
+
+void indexer_linked(struct indexer *ixr, const char *from, const char *to)
+{
+	queue_push(ixr->q, to, QUEUE_HIGH);
+	/* The old name's ctime changed with its link count. */
+	indexer_restat(ixr, from);
+}
+
+void indexer_status(struct indexer *ixr, struct indexer_status *st)
+{
+	struct queue_stats qs;
+	struct scan_progress sp;
+	struct idx_counts c;
+
+	memset(st, 0, sizeof(*st));
+	queue_stats(ixr->q, &qs);
+	scan_progress(ixr->scan, &sp);
+	if (idx_counts(ixr->ix, &c) == 0) {
+		st->files = c.files;
+		st->books = c.books;
+		st->failed = c.state[IDX_FAILED];
+		st->not_books = c.state[IDX_NOT_BOOK];
+	}
+	st->queued = (uint64_t)qs.pending + qs.running;
+	st->indexed = atomic_load(&ixr->indexed);
+	st->generation = idx_generation(ixr->ix);
+	pthread_mutex_lock(&ixr->lock);
+	if (ixr->watch) {
+		struct watch_stats ws;
+
+		watch_stats(ixr->watch, &ws);
+		st->watching = 1;
+		st->watch_incomplete = ws.incomplete;
+	}
+	pthread_mutex_unlock(&ixr->lock);
+	st->scan_running = sp.running;
+	st->scanning = sp.running || st->queued;
+	st->scan_runs = sp.runs;
+	st->scan_files = sp.files;
+	st->scan_queued = sp.queued;
+	st->scan_removed = sp.removed;
+	st->scan_renamed = sp.renamed;
+	if (sp.started_ns)
+		st->scan_seconds = (double)((sp.finished_ns > sp.started_ns && !sp.running ?
+					     sp.finished_ns : 0) - sp.started_ns) / 1e9;
+}
+
+int indexer_wait_idle(struct indexer *ixr, int timeout_ms)
+{
+	struct timespec t0, t1;
+	struct scan_progress sp;
+	int left = timeout_ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		scan_progress(ixr->scan, &sp);
+		if (!sp.running && queue_wait_idle(ixr->q, 0) == 0) {
+			scan_progress(ixr->scan, &sp);
+			if (!sp.running)
+				return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (timeout_ms >= 0) {
+			left = timeout_ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+						  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left <= 0)
+				return -ETIMEDOUT;
+		}
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	}
+}

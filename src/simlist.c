@@ -1,0 +1,733 @@
+/* simlist.c - the ranked, named list of books similar to one book (see
+ * simlist.h). */
+#include "simlist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "book.h"
+#include "bookrec.h"
+
+#define MAX_PAIRS_VERIFIED 2000000	/* near pairs compared for clusters at most */
+
+#define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
+
+/* ---- comparison cache ---- */
+
+struct pairres {
+	uint64_t a, b;		/* ordered pair; used != 0 marks a filled slot */
+	uint64_t tag_a, tag_b;	/* fingerprint tags the result is valid for */
+	int used;
+	enum relate_class cls;
+	unsigned score;
+	int dist;
+	double jaccard, cover_this, cover_other;
+};
+
+struct simcache {
+	pthread_mutex_t lock;
+	struct pairres *slot;
+	size_t cap, n, max;
+};
+
+struct simcache *simcache_new(size_t max_pairs)
+{
+	struct simcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->max = max_pairs ? max_pairs : (size_t)1 << 18;
+	c->cap = 1024;
+	while (c->cap < c->max * 2)
+		c->cap *= 2;
+	c->slot = calloc(c->cap, sizeof(*c->slot));
+	if (!c->slot) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void simcache_free(struct simcache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->lock);
+	free(c->slot);
+	free(c);
+}
+
+static size_t pair_hash(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15u ^ (b + 0x632BE59BD9B4E019u) * 0xC2B2AE3D27D4EB4Fu;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+static int simcache_get(struct simcache *c, const struct pairres *key, struct pairres *out)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = pair_hash(key->a, key->b) & (c->cap - 1); c->slot[i].used; i = (i + 1) & (c->cap - 1)) {
+		if (c->slot[i].a == key->a && c->slot[i].b == key->b) {
+			if (c->slot[i].tag_a == key->tag_a && c->slot[i].tag_b == key->tag_b) {
+				*out = c->slot[i];
+				found = 1;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return found;
+}
+
+static void simcache_put(struct simcache *c, const struct pairres *r)
+{
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->n >= c->max) {
+		memset(c->slot, 0, c->cap * sizeof(*c->slot));
+		c->n = 0;
+	}
+	for (i = pair_hash(r->a, r->b) & (c->cap - 1); c->slot[i].used; i = (i + 1) & (c->cap - 1))
+		if (c->slot[i].a == r->a && c->slot[i].b == r->b)
+			break;
+	if (!c->slot[i].used)
+		c->n++;
+	c->slot[i] = *r;
+	c->slot[i].used = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- pure parts ---- */
+
+static const char *const labels[RELATE_NCLASSES] = {
+	[RELATE_UNRELATED] = "unrelated",
+	[RELATE_IDENTICAL_FILE] = "identical file",
+	[RELATE_SAME_TEXT] = "same text",
+	[RELATE_NEAR_DUPLICATE] = "near duplicate",
+	[RELATE_A_CONTAINS_B] = "part of this",
+	[RELATE_B_CONTAINS_A] = "contains this",
+	[RELATE_OVERLAP] = "overlap",
+};
+
+/* Sort order of the classes, best first. */
+static const int class_rank[RELATE_NCLASSES] = {
+	[RELATE_IDENTICAL_FILE] = 0, [RELATE_SAME_TEXT] = 1, [RELATE_NEAR_DUPLICATE] = 2,
+	[RELATE_A_CONTAINS_B] = 3, [RELATE_B_CONTAINS_A] = 3, [RELATE_OVERLAP] = 4,
+	[RELATE_UNRELATED] = 5,
+};
+
+const char *simlist_label(enum relate_class cls)
+{
+	return (unsigned)cls < RELATE_NCLASSES ? labels[cls] : "?";
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static unsigned pct(double x, unsigned lo, unsigned hi)
+{
+	long v = x < 0 ? 0 : (long)(x * 100.0 + 0.5);
+
+	if (v < (long)lo)
+		v = lo;
+	if (v > (long)hi)
+		v = hi;
+	return (unsigned)v;
+}
+
+unsigned simlist_score(const struct relate_signals *sig, const struct relate_result *rel)
+{
+	switch (rel->cls) {
+	case RELATE_IDENTICAL_FILE:
+	case RELATE_SAME_TEXT:
+		return 100;
+	case RELATE_NEAR_DUPLICATE:
+		if (rel->difference >= 0)
+			return pct(1.0 - rel->difference, 1, 99);
+		return pct(max2(sig->jaccard, 1.0 - sig->simhash_distance / 128.0), 1, 99);
+	case RELATE_A_CONTAINS_B:
+		return pct(max2(sig->chunk_cover_b, sig->span_cover_b), 1, 100);
+	case RELATE_B_CONTAINS_A:
+		return pct(max2(sig->chunk_cover_a, sig->span_cover_a), 1, 100);
+	case RELATE_OVERLAP:
+		return pct(max2(max2(sig->chunk_cover_a, sig->chunk_cover_b), sig->jaccard), 1, 99);
+	default:
+		return 0;
+	}
+}
+
+int simlist_fit(struct sbuf *out, const char *base, size_t max)
+{
+	size_t len = strlen(base), ext = 0, keep;
+	const char *dot = strrchr(base, '.');
+
+	if (len <= max)
+		return sbuf_add(out, base, len);
+	if (dot && dot != base && (size_t)(base + len - dot) <= 16 && (size_t)(base + len - dot) < max)
+		ext = (size_t)(base + len - dot);
+	keep = max - ext;
+	while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+		keep--;
+	if (sbuf_add(out, base, keep))
+		return -ENOMEM;
+	return sbuf_add(out, base + len - ext, ext);
+}
+
+int simlist_name(struct sbuf *out, size_t rank, int width, unsigned score, const char *label,
+		 const char *base)
+{
+	sbuf_setlen(out, 0);
+	if (sbuf_addf(out, "%0*zu %u%% %s - ", width, rank, score, label))
+		return -ENOMEM;
+	if (out->len >= NAME_MAX)
+		return -ENAMETOOLONG;
+	return simlist_fit(out, base, NAME_MAX - out->len);
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct simlist_entry *a = pa, *b = pb;
+	int ra = class_rank[a->cls], rb = class_rank[b->cls];
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int simlist_rank(struct simlist *l)
+{
+	struct sbuf nm;
+	size_t i, digits = 2, lim = 100;
+	int ret = 0;
+
+	qsort(l->v, l->n, sizeof(*l->v), entry_cmp);
+	while (l->n >= lim) {
+		digits++;
+		lim *= 10;
+	}
+	sbuf_init(&nm);
+	for (i = 0; i < l->n && !ret; i++) {
+		ret = simlist_name(&nm, i + 1, (int)digits, l->v[i].score,
+				   simlist_label(l->v[i].cls), base_of(l->v[i].path));
+		if (!ret) {
+			free(l->v[i].name);
+			l->v[i].name = strdup(nm.buf);
+			if (!l->v[i].name)
+				ret = -ENOMEM;
+		}
+	}
+	sbuf_release(&nm);
+	return ret;
+}
+
+int simlist_link(char *buf, size_t size, int depth, const char *path)
+{
+	size_t need = (size_t)depth * 3 + strlen(path) + 1, i;
+
+	if (depth < 0 || need > size)
+		return -ENAMETOOLONG;
+	for (i = 0; i < (size_t)depth; i++)
+		memcpy(buf + 3 * i, "../", 3);
+	strcpy(buf + 3 * (size_t)depth, path);
+	return 0;
+}
+
+int simlist_escape(struct sbuf *out, const char *s)
+{
+	int ret = 0;
+
+	for (; *s && !ret; s++) {
+		if (*s == '\t')
+			ret = sbuf_addstr(out, "\\t");
+		else if (*s == '\n')
+			ret = sbuf_addstr(out, "\\n");
+		else if (*s == '\\')
+			ret = sbuf_addstr(out, "\\\\");
+		else
+			ret = sbuf_addch(out, *s);
+	}
+	return ret;
+}
+
+int simlist_tsv(const struct simlist *l, struct sbuf *out)
+{
+	size_t i;
+	int ret;
+
+	ret = sbuf_addstr(out, "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\t"
+			       "cover_other\tid\tpath\n");
+	for (i = 0; i < l->n && !ret; i++) {
+		const struct simlist_entry *e = &l->v[i];
+
+		ret = sbuf_addf(out, "%zu\t%u\t%s\t%d\t%.3f\t%.3f\t%.3f\t%016llx\t", i + 1, e->score,
+				relate_class_name(e->cls), e->simhash_distance, e->jaccard,
+				e->cover_this, e->cover_other, (unsigned long long)e->id);
+		if (!ret)
+			ret = simlist_escape(out, e->path);
+		if (!ret)
+			ret = sbuf_addch(out, '\n');
+	}
+	return ret;
+}
+
+void simlist_free(struct simlist *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].name);
+	}
+	free(l->v);
+	free(l);
+}
+
+/* ---- computing a list ---- */
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static uint64_t fp_tag(const struct idx_file *f)
+{
+	uint64_t t = f->rec_version;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		t = t << 8 ^ (uint64_t)(f->simhash[i] ^ f->text_hash[8 + i]) ^ t >> 59;
+	return t;
+}
+
+static int load_book(struct idx *ix, uint64_t id, struct book **b)
+{
+	uint32_t ver = 0;
+	void *rec = NULL;
+	size_t len = 0;
+	int ret;
+
+	*b = NULL;
+	ret = idx_record(ix, id, &ver, &rec, &len);
+	if (!ret)
+		ret = ver == BOOKREC_IDX_VERSION ? bookrec_decode(rec, len, b) : -ENOTSUP;
+	free(rec);
+	return ret;
+}
+
+/* Compares book a (loaded on demand into *ba) with candidate cf. */
+static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_file *af,
+			struct book **ba, const struct idx_file *cf, struct pairres *r)
+{
+	struct book *bb = NULL;
+	struct book_cmp cmp;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->a = af->id;
+	r->b = cf->id;
+	r->tag_a = fp_tag(af);
+	r->tag_b = fp_tag(cf);
+	if (c && simcache_get(c, r, r))
+		return 0;
+	if (!*ba) {
+		ret = load_book(ix, af->id, ba);
+		if (ret)
+			return ret;
+	}
+	ret = load_book(ix, cf->id, &bb);
+	if (ret)
+		return ret;
+	ret = book_compare(*ba, bb, NULL, &cmp);
+	book_free(bb);
+	if (ret)
+		return ret;
+	r->cls = cmp.rel.cls;
+	r->score = simlist_score(&cmp.sig, &cmp.rel);
+	r->dist = cmp.sig.simhash_distance;
+	r->jaccard = cmp.sig.jaccard;
+	r->cover_this = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
+	r->cover_other = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
+	r->used = 1;
+	if (c)
+		simcache_put(c, r);
+	return 0;
+}
+
+/* Gathers candidate ids (sorted, unique, without id and its exemptions). */
+static int candidates(struct idx *ix, const struct idx_file *f, uint64_t **out, size_t *nout)
+{
+	struct idx_hit *near = NULL, *mh = NULL;
+	uint64_t *bands = NULL, *same = NULL, *ex = NULL, *ids = NULL;
+	size_t nnear = 0, nmh = 0, nsame = 0, nex = 0, n = 0, i, j, k;
+	uint32_t nb = 0;
+	int ret;
+
+	ret = idx_near(ix, f->simhash, idx_max_d(ix), &near, &nnear);
+	if (!ret && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
+		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
+	if (!ret)
+		ret = idx_by_text_hash(ix, f->text_hash, &same, &nsame);
+	if (!ret)
+		ret = idx_exempt_ids(ix, f->id, &ex, &nex);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (ret)
+		goto out;
+	if (nnear > MAX_CANDIDATES)
+		nnear = MAX_CANDIDATES;
+	if (nmh > MAX_CANDIDATES)
+		nmh = MAX_CANDIDATES;
+	ids = malloc((nnear + nmh + nsame + 1) * sizeof(*ids));
+	if (!ids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nnear; i++)
+		ids[n++] = near[i].id;
+	for (i = 0; i < nmh; i++)
+		ids[n++] = mh[i].id;
+	for (i = 0; i < nsame; i++)
+		ids[n++] = same[i];
+	qsort(ids, n, sizeof(*ids), u64_cmp);
+	for (i = j = k = 0; i < n; i++) {
+		if (ids[i] == f->id || (j && ids[j - 1] == ids[i]))
+			continue;
+		while (k < nex && ex[k] < ids[i])
+			k++;
+		if (k < nex && ex[k] == ids[i])
+			continue;
+		ids[j++] = ids[i];
+	}
+	n = j;
+out:
+	free(near);
+	free(mh);
+	free(bands);
+	free(same);
+	free(ex);
+	if (ret) {
+		free(ids);
+		ids = NULL;
+		n = 0;
+	}
+	*out = ids;
+	*nout = n;
+	return ret;
+}
+
+int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
+		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file f = { 0 }, cf = { 0 };
+	struct simlist *l = NULL;
+	struct book *ba = NULL;
+	struct pairres r;
+	uint64_t *ids = NULL;
+	size_t nids = 0, i;
+	int ret;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->id = id;
+	l->generation = idx_generation(ix);
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = candidates(ix, &f, &ids, &nids);
+	if (ret)
+		goto out;
+	l->v = calloc(nids ? nids : 1, sizeof(*l->v));
+	if (!l->v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nids; i++) {
+		idx_file_release(&cf);
+		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
+			continue;
+		if (skip && skip(arg, cf.path))
+			continue;
+		/* A record that does not decode is skipped, not fatal. */
+		ret = compare_pair(ix, c, &f, &ba, &cf, &r);
+		if (ret == -ENOMEM)
+			goto out;
+		ret = 0;
+		if (r.cls == RELATE_UNRELATED || !r.used)
+			continue;
+		l->v[l->n] = (struct simlist_entry){
+			.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
+			.simhash_distance = r.dist, .jaccard = r.jaccard,
+			.cover_this = r.cover_this, .cover_other = r.cover_other,
+		};
+		cf.path = NULL;
+		l->n++;
+	}
+	ret = simlist_rank(l);
+out:
+	idx_file_release(&f);
+	idx_file_release(&cf);
+	book_free(ba);
+	free(ids);
+	if (ret) {
+		simlist_free(l);
+		l = NULL;
+	}
+	*out = l;
+	return ret;
+}
+
+int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
+		     enum relate_class *cls)
+{
+	struct idx_file fa = { 0 }, fb = { 0 };
+	struct book *ba = NULL;
+	struct pairres r;
+	int ret;
+
+	*cls = RELATE_UNRELATED;
+	ret = idx_get_id(ix, a, &fa);
+	if (!ret)
+		ret = idx_get_id(ix, b, &fb);
+	if (!ret && (!fa.has_fp || !fb.has_fp))
+		ret = -ENOENT;
+	if (!ret)
+		ret = compare_pair(ix, c, &fa, &ba, &fb, &r);
+	if (!ret)
+		*cls = r.cls;
+	book_free(ba);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	return ret;
+}
+
+/* Union-find over indexes. */
+static size_t uf_find(size_t *p, size_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+/* A member of a group, sortable: size descending, the group's smallest id,
+ * then the member's id. */
+struct gmem {
+	size_t size;
+	uint64_t gid, id;
+};
+
+static int gmem_cmp(const void *pa, const void *pb)
+{
+	const struct gmem *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g)
+{
+	struct idx_pair *pairs = NULL;
+	uint64_t *ids = NULL, *gid = NULL;
+	size_t *par = NULL, *size = NULL, npairs = 0, nids = 0, i, j, k, ng;
+	struct gmem *m = NULL;
+	enum relate_class cls;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_near_pairs(ix, idx_max_d(ix), &pairs, &npairs);
+	if (ret)
+		return ret;
+	if (npairs > MAX_PAIRS_VERIFIED)
+		npairs = MAX_PAIRS_VERIFIED;
+	ids = malloc((2 * npairs + 1) * sizeof(*ids));
+	if (!ids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npairs; i++) {
+		ids[nids++] = pairs[i].a;
+		ids[nids++] = pairs[i].b;
+	}
+	qsort(ids, nids, sizeof(*ids), u64_cmp);
+	for (i = j = 0; i < nids; i++)
+		if (!j || ids[j - 1] != ids[i])
+			ids[j++] = ids[i];
+	nids = j;
+	par = malloc((nids + 1) * sizeof(*par));
+	size = calloc(nids + 1, sizeof(*size));
+	gid = malloc((nids + 1) * sizeof(*gid));
+	m = malloc((nids + 1) * sizeof(*m));
+	g->ids = malloc((nids + 1) * sizeof(*g->ids));
+	g->start = malloc((nids + 2) * sizeof(*g->start));
+	if (!par || !size || !gid || !m || !g->ids || !g->start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nids; i++)
+		par[i] = i;
+	for (i = 0; i < npairs; i++) {
+		uint64_t *pa, *pb;
+
+		if (idx_exempt_has(ix, pairs[i].a, pairs[i].b) == 1)
+			continue;
+		if (simlist_relation(ix, c, pairs[i].a, pairs[i].b, &cls) == -ENOMEM) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (cls != RELATE_IDENTICAL_FILE && cls != RELATE_SAME_TEXT &&
+		    cls != RELATE_NEAR_DUPLICATE)
+			continue;
+		pa = bsearch(&pairs[i].a, ids, nids, sizeof(*ids), u64_cmp);
+		pb = bsearch(&pairs[i].b, ids, nids, sizeof(*ids), u64_cmp);
+		j = uf_find(par, (size_t)(pa - ids));
+		k = uf_find(par, (size_t)(pb - ids));
+		if (j != k)
+			par[j] = k;
+	}
+	/* ids ascend, so the first member met per root is its smallest id */
+	for (i = nids; i-- > 0;) {
+		j = uf_find(par, i);
+		size[j]++;
+		gid[j] = ids[i];
+	}
+	for (i = 0; i < nids; i++) {
+		j = uf_find(par, i);
+		m[i] = (struct gmem){ size[j], gid[j], ids[i] };
+	}
+	qsort(m, nids, sizeof(*m), gmem_cmp);
+	ng = k = 0;
+	for (i = 0; i < nids; i = j) {
+		for (j = i; j < nids && m[j].gid == m[i].gid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		g->start[ng++] = k;
+		for (; i < j; i++)
+			g->ids[k++] = m[i].id;
+	}
+	g->start[ng] = k;
+	g->ngroups = ng;
+out:
+	free(pairs);
+	free(ids);
+	free(par);
+	free(size);
+	free(gid);
+	free(m);
+	if (ret)
+		idx_groups_release(g);
+	return ret;
+}
+
+int simlist_text_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct idx_groups in = { 0 };
+	struct gmem *m = NULL;
+	size_t *par = NULL, *size = NULL, nm = 0, gi, i, j, k, a, b, ng;
+	uint64_t *gid = NULL;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_text_groups(ix, &in);
+	if (ret)
+		return ret;
+	k = in.ngroups ? in.start[in.ngroups] : 0;
+	par = malloc((k + 1) * sizeof(*par));
+	size = calloc(k + 1, sizeof(*size));
+	gid = malloc((k + 1) * sizeof(*gid));
+	m = malloc((k + 1) * sizeof(*m));
+	g->ids = malloc((k + 1) * sizeof(*g->ids));
+	g->start = malloc((k + 2) * sizeof(*g->start));
+	if (!par || !size || !gid || !m || !g->ids || !g->start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < k; i++)
+		par[i] = i;
+	for (gi = 0; gi < in.ngroups; gi++) {
+		size_t s0 = in.start[gi], s1 = in.start[gi + 1];
+
+		/* every pair of the group is joined unless exempted */
+		for (i = s0; i < s1; i++) {
+			uint64_t *ex = NULL;
+			size_t nex = 0;
+
+			if (idx_exempt_ids(ix, in.ids[i], &ex, &nex))
+				nex = 0;
+			for (j = i + 1; j < s1; j++) {
+				if (nex && bsearch(&in.ids[j], ex, nex, sizeof(*ex), u64_cmp))
+					continue;
+				a = uf_find(par, i);
+				b = uf_find(par, j);
+				if (a != b)
+					par[a] = b;
+			}
+			free(ex);
+		}
+	}
+	/* ids within a group ascend, so the first member met per root is its
+	 * smallest id */
+	for (i = k; i-- > 0;) {
+		j = uf_find(par, i);
+		size[j]++;
+		gid[j] = in.ids[i];
+	}
+	for (i = 0; i < k; i++) {
+		j = uf_find(par, i);
+		m[nm++] = (struct gmem){ size[j], gid[j], in.ids[i] };
+	}
+	qsort(m, nm, sizeof(*m), gmem_cmp);
+	ng = k = 0;
+	for (i = 0; i < nm; i = j) {
+		for (j = i; j < nm && m[j].gid == m[i].gid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		g->start[ng++] = k;
+		for (; i < j; i++)
+			g->ids[k++] = m[i].id;
+	}
+	g->start[ng] = k;
+	g->ngroups = ng;
+out:
+	idx_groups_release(&in);
+	free(par);
+	free(size);
+	free(gid);
+	free(m);
+	if (ret)
+		idx_groups_release(g);
+	return ret;
+}

@@ -1,0 +1,1561 @@
+/* views.c - similar/, clusters/, duplicates/, lookup/ and .simbookfs/ (see
+ * views.h).
+ *
+ * Per-entry cost: getattr and readlink of an entry are answered from a
+ * cached list (one index read to find the book, one fstatat() to check the
+ * target exists); lists are recomputed only when the index generation moved
+ * (and then mostly from the pair cache of simlist.h).  Group views are
+ * recomputed at most once a second while the index keeps changing; they
+ * check each target's existence like the rest, so a stale group never
+ * dangles.
+ */
+#include "views.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bookrec.h"
+#include "sbuf.h"
+#include "simhash.h"
+#include "simlist.h"
+
+enum view_kind { VK_SIMILAR, VK_CLUSTERS, VK_DUPLICATES, VK_LOOKUP, VK_META, VK_N };
+
+static const char *const view_base[VK_N] = {
+	"similar", "clusters", "duplicates", "lookup", ".simbookfs",
+};
+
+#define LIST_SLOTS 1024		/* cached similar lists (direct-mapped by id) */
+#define SERVED_MAX 65536	/* view paths remembered for invalidation */
+#define SEEN_SLOTS (2 * SERVED_MAX)	/* set of their hashes (no duplicates) */
+#define GROUPS_MIN_AGE_NS 1000000000LL
+
+struct view_node {
+	struct views *v;
+	enum view_kind kind;
+};
+
+struct listref {
+	struct simlist *l;
+	int refs;
+};
+
+/* One member of a group folder. */
+struct gmember {
+	char *name;		/* entry name, unique in the group */
+	char *path;
+	uint64_t id;
+};
+
+struct group {
+	char *name;		/* "Title (N)", unique */
+	size_t n;
+	struct gmember *m;
+};
+
+struct groups {
+	int refs;
+	uint64_t generation;
+	int64_t built_ns;
+	size_t n;
+	struct group *g;
+};
+
+struct views {
+	int rootfd;
+	char *prefix;
+	const char *hidden;
+	char *names[VK_N];
+	struct view_node nodes[VK_N];
+	struct indexer *ixr;
+	struct idx *ix;
+	struct simcache *pairs;
+	pthread_mutex_t lock;		/* lists, groups, served */
+	struct listref *slots[LIST_SLOTS];
+	struct groups *groups[2];	/* clusters, duplicates */
+	char **served;			/* FUSE paths handed to the kernel */
+	size_t nserved;
+	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
+	/* invalidation thread */
+	struct fuse *fuse;
+	pthread_t thread;
+	int has_thread, stop, dirty;
+	pthread_cond_t cond;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- helpers ---- */
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 0xcbf29ce484222325u ^ seed;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	return h ^ h >> 31;
+}
+
+/* Inode numbers of view nodes: the top bit set (away from most real
+ * filesystems' numbers), the kind in the next 7 bits, a stable hash. */
+static ino_t view_ino(enum view_kind k, uint64_t h)
+{
+	return (ino_t)(UINT64_C(1) << 63 | (uint64_t)(k + 1) << 56 | (h & UINT64_C(0x00ffffffffffffff)));
+}
+
+static void fill_dir(struct stat *st, ino_t ino)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR | 0555;
+	st->st_nlink = 2;
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+}
+
+static void fill_link(struct stat *st, ino_t ino, size_t len, const struct stat *target)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFLNK | 0777;
+	st->st_nlink = 1;
+	st->st_ino = ino;
+	st->st_size = (off_t)len;
+	st->st_uid = target->st_uid;
+	st->st_gid = target->st_gid;
+	st->st_mtim = target->st_mtim;
+	st->st_ctim = target->st_ctim;
+	st->st_atim = target->st_atim;
+}
+
+static void fill_file(struct stat *st, ino_t ino, size_t size)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFREG | 0444;
+	st->st_nlink = 1;
+	st->st_ino = ino;
+	st->st_size = (off_t)size;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+	st->st_ctim = st->st_mtim;
+	st->st_atim = st->st_mtim;
+}
+
+/* The target exists as a regular file in SRC (*st filled). */
+static int target_ok(struct views *v, const char *path, struct stat *st)
+{
+	struct stat tmp;
+
+	if (!st)
+		st = &tmp;
+	return fstatat(v->rootfd, path, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode);
+}
+
+/* 1 when path's top-level name is not visible in the mount (a view name or
+ * the hidden index folder): the views cannot link to it. */
+static int views_skip(void *arg, const char *path)
+{
+	struct views *v = arg;
+	size_t n = strcspn(path, "/"), k;
+
+	if (v->hidden && strlen(v->hidden) == n && !strncmp(path, v->hidden, n))
+		return 1;
+	for (k = 0; k < VK_N; k++)
+		if (strlen(v->names[k]) == n && !strncmp(path, v->names[k], n))
+			return 1;
+	return 0;
+}
+
+static int components(const char *rel)
+{
+	int n = 1;
+
+	for (; *rel; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+/* Remembers a view path the kernel now caches, for the next invalidation. */
+static void served_add(struct views *v, enum view_kind k, const char *rel)
+{
+	struct sbuf p;
+	uint64_t h;
+	size_t i;
+	char *s;
+
+	if (!v->has_thread)
+		return;
+	sbuf_init(&p);
+	if (sbuf_addf(&p, "/%s%s%s", v->names[k], *rel ? "/" : "", rel))
+		goto out;
+	h = hash_str(p.buf, 7) | 1;
+	pthread_mutex_lock(&v->lock);
+	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
+		;
+	if (!v->seen[i] && v->nserved < SERVED_MAX && (s = sbuf_detach(&p, NULL))) {
+		v->seen[i] = h;
+		v->served[v->nserved++] = s;
+	}
+	pthread_mutex_unlock(&v->lock);
+out:
+	sbuf_release(&p);
+}
+
+/* ---- similar lists cache ---- */
+
+static void listref_put(struct views *v, struct listref *r)
+{
+	int last;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&v->lock);
+	last = --r->refs == 0;
+	pthread_mutex_unlock(&v->lock);
+	if (last) {
+		simlist_free(r->l);
+		free(r);
+	}
+}
+
+static int list_get(struct views *v, uint64_t id, struct listref **out)
+{
+	uint64_t gen = idx_generation(v->ix);
+	size_t slot = (size_t)((id * 0x9E3779B97F4A7C15u) >> 54) % LIST_SLOTS;
+	struct listref *r, *old = NULL;
+	struct simlist *l = NULL;
+	int ret;
+
+	pthread_mutex_lock(&v->lock);
+	r = v->slots[slot];
+	if (r && r->l->id == id && r->l->generation == gen) {
+		r->refs++;
+		pthread_mutex_unlock(&v->lock);
+		*out = r;
+		return 0;
+	}
+	pthread_mutex_unlock(&v->lock);
+	ret = simlist_compute(v->ix, v->pairs, id, views_skip, v, &l);
+	if (ret)
+		return ret;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		simlist_free(l);
+		return -ENOMEM;
+	}
+	r->l = l;
+	r->refs = 2;	/* the slot's and the caller's */
+	pthread_mutex_lock(&v->lock);
+	old = v->slots[slot];
+	v->slots[slot] = r;
+	pthread_mutex_unlock(&v->lock);
+	listref_put(v, old);
+	*out = r;
+	return 0;
+}
+
+/* ---- similar/ ---- */
+
+enum sim_node { SN_DIR, SN_BOOK, SN_ENTRY, SN_LISTING };
+
+struct sim_res {
+	enum sim_node node;
+	uint64_t id;		/* the book (SN_BOOK, SN_ENTRY, SN_LISTING) */
+	struct listref *list;	/* SN_ENTRY, SN_LISTING: the book's list */
+	size_t entry;		/* SN_ENTRY: index in the list */
+	int book_depth;		/* components of the book's path */
+	struct stat tst;	/* SN_ENTRY: the target; SN_BOOK: the book */
+};
+
+static int is_book(struct views *v, const char *path, uint64_t *id)
+{
+	struct idx_file f = { 0 };
+	int ok;
+
+	if (!*path || views_skip(v, path) || idx_get(v->ix, path, &f))
+		return 0;
+	ok = f.has_fp && f.state == IDX_INDEXED;
+	*id = f.id;
+	idx_file_release(&f);
+	return ok;
+}
+
+static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
+{
+	char parent[IDX_PATH_MAX + 1];
+	const char *name;
+	struct simlist *l;
+	size_t i, plen;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!*rel) {
+		r->node = SN_DIR;
+		return 0;
+	}
+	if (strlen(rel) > IDX_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (is_book(v, rel, &r->id)) {
+		if (!target_ok(v, rel, &r->tst))
+			return -ENOENT;
+		r->node = SN_BOOK;
+		return 0;
+	}
+	name = strrchr(rel, '/');
+	if (name) {
+		plen = (size_t)(name - rel);
+		memcpy(parent, rel, plen);
+		parent[plen] = '\0';
+		name++;
+		if (is_book(v, parent, &r->id)) {
+			r->book_depth = components(parent);
+			ret = list_get(v, r->id, &r->list);
+			if (ret)
+				return ret == -ENOENT ? -ENOENT : ret;
+			if (!strcmp(name, VIEWS_LISTING)) {
+				r->node = SN_LISTING;
+				return 0;
+			}
+			l = r->list->l;
+			for (i = 0; i < l->n; i++)
+				if (!strcmp(l->v[i].name, name))
+					break;
+			if (i == l->n || !target_ok(v, l->v[i].path, &r->tst)) {
+				listref_put(v, r->list);
+				r->list = NULL;
+				return -ENOENT;
+			}
+			r->node = SN_ENTRY;
+			r->entry = i;
+			return 0;
+		}
+	}
+	/* A folder of SRC (books below it are listed from the index). */
+	if (views_skip(v, rel) || fstatat(v->rootfd, rel, &r->tst, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISDIR(r->tst.st_mode))
+		return -ENOENT;
+	r->node = SN_DIR;
+	return 0;
+}
+
+static void sim_release(struct views *v, struct sim_res *r)
+{
+	listref_put(v, r->list);
+	r->list = NULL;
+}
+
+static int sim_target(const struct sim_res *r, char *buf, size_t size)
+{
+	return simlist_link(buf, size, 1 + r->book_depth, r->list->l->v[r->entry].path);
+}
+
+static int sim_listing(struct views *v, const struct simlist *l, struct sbuf *out)
+{
+	struct simlist tmp = *l;
+	size_t i, n = 0;
+	int ret;
+
+	/* Only the entries that exist now, as in the directory. */
+	tmp.v = malloc((l->n ? l->n : 1) * sizeof(*tmp.v));
+	if (!tmp.v)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		if (target_ok(v, l->v[i].path, NULL))
+			tmp.v[n++] = l->v[i];
+	tmp.n = n;
+	ret = simlist_tsv(&tmp, out);
+	free(tmp.v);
+	return ret;
+}
+
+static int sim_getattr(struct views *v, const char *rel, struct stat *st)
+{
+	struct sim_res r;
+	char buf[PATH_MAX];
+	struct sbuf sb;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	switch (r.node) {
+	case SN_DIR:
+		fill_dir(st, view_ino(VK_SIMILAR, hash_str(rel, 1)));
+		if (*rel)
+			st->st_mtim = r.tst.st_mtim;
+		break;
+	case SN_BOOK:
+		fill_dir(st, view_ino(VK_SIMILAR, r.id));
+		st->st_mtim = r.tst.st_mtim;
+		break;
+	case SN_ENTRY:
+		ret = sim_target(&r, buf, sizeof(buf));
+		if (!ret)
+			fill_link(st, view_ino(VK_SIMILAR, hash_str(r.list->l->v[r.entry].path, r.id)),
+				  strlen(buf), &r.tst);
+		break;
+	case SN_LISTING:
+		sbuf_init(&sb);
+		ret = sim_listing(v, r.list->l, &sb);
+		if (!ret)
+			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len);
+		sbuf_release(&sb);
+		break;
+	}
+	sim_release(v, &r);
+	return ret;
+}
+
+static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t filler)
+{
+	struct idx_entry *ents = NULL;
+	struct sim_res r;
+	struct stat st;
+	size_t n = 0, i;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	if (r.node == SN_DIR) {
+		ret = idx_list(v->ix, rel, 0, &ents, &n);
+		if (ret == -ENOENT)
+			ret = 0;
+		for (i = 0; i < n && !ret; i++) {
+			const char *nm = ents[i].name;
+
+			if (!*rel && views_skip(v, nm))
+				continue;
+			if (!ents[i].is_dir &&
+			    (!ents[i].file.has_fp || ents[i].file.state != IDX_INDEXED))
+				continue;
+			st.st_mode = S_IFDIR;
+			if (ents[i].is_dir) {
+				struct sbuf full;
+
+				sbuf_init(&full);
+				if (sbuf_addf(&full, "%s%s%s", rel, *rel ? "/" : "", nm)) {
+					ret = -ENOMEM;
+					break;
+				}
+				st.st_ino = view_ino(VK_SIMILAR, hash_str(full.buf, 1));
+				sbuf_release(&full);
+			} else {
+				st.st_ino = view_ino(VK_SIMILAR, ents[i].file.id);
+			}
+			filler(buf, nm, &st, 0, 0);
+		}
+		idx_entries_free(ents, n);
+	} else if (r.node == SN_BOOK) {
+		struct listref *lr = NULL;
+
+		ret = list_get(v, r.id, &lr);
+		if (!ret) {
+			st.st_mode = S_IFREG;
+			st.st_ino = view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
+			filler(buf, VIEWS_LISTING, &st, 0, 0);
+			st.st_mode = S_IFLNK;
+			for (i = 0; i < lr->l->n; i++) {
+				if (!target_ok(v, lr->l->v[i].path, NULL))
+					continue;
+				st.st_ino = view_ino(VK_SIMILAR, hash_str(lr->l->v[i].path, r.id));
+				filler(buf, lr->l->v[i].name, &st, 0, 0);
+			}
+			listref_put(v, lr);
+		}
+	} else {
+		ret = -ENOTDIR;
+	}
+	sim_release(v, &r);
+	return ret;
+}
+
+static int sim_readlink(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct sim_res r;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	ret = r.node == SN_ENTRY ? sim_target(&r, buf, size) : -EINVAL;
+	sim_release(v, &r);
+	return ret;
+}
+
+/* "Not a duplicate": removing an entry exempts the pair. */
+static int sim_unlink(struct views *v, const char *rel)
+{
+	struct idx_file a = { 0 }, b = { 0 };
+	struct sim_res r;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	if (r.node != SN_ENTRY) {
+		ret = r.node == SN_LISTING ? -EROFS : -EISDIR;
+		goto out;
+	}
+	ret = idx_get_id(v->ix, r.id, &a);
+	if (!ret)
+		ret = idx_get_id(v->ix, r.list->l->v[r.entry].id, &b);
+	if (!ret)
+		ret = idx_exempt_set(v->ix, a.path, b.path, 1);
+	if (!ret)
+		views_changed(v);
+out:
+	idx_file_release(&a);
+	idx_file_release(&b);
+	sim_release(v, &r);
+	return ret;
+}
+
+/* ---- clusters/ and duplicates/ ---- */
+
+static void groups_free(struct groups *gs)
+{
+	size_t i, j;
+
+	if (!gs)
+		return;
+	for (i = 0; i < gs->n; i++) {
+		for (j = 0; j < gs->g[i].n; j++) {
+			free(gs->g[i].m[j].name);
+			free(gs->g[i].m[j].path);
+		}
+		free(gs->g[i].m);
+		free(gs->g[i].name);
+	}
+	free(gs->g);
+	free(gs);
+}
+
+static void groups_put(struct views *v, struct groups *gs)
+{
+	int last;
+
+	if (!gs)
+		return;
+	pthread_mutex_lock(&v->lock);
+	last = --gs->refs == 0;
+	pthread_mutex_unlock(&v->lock);
+	if (last)
+		groups_free(gs);
+}
+
+/* Replaces characters a folder name cannot or should not hold. */
+static void clean_name(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/' || (unsigned char)*s < 0x20)
+			*s = ' ';
+}
+
+/* 1 when name is already used by one of the n names. */
+static int name_taken(char *const *names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+/* A name not in names: base itself, else "stem (k).ext". */
+static char *uniq_name(char *const *names, size_t n, const char *base)
+{
+	const char *dot = strrchr(base, '.');
+	struct sbuf sb;
+	size_t stem;
+	int k;
+
+	if (!name_taken(names, n, base))
+		return strdup(base);
+	stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	sbuf_init(&sb);
+	for (k = 2;; k++) {
+		sbuf_setlen(&sb, 0);
+		if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem)) {
+			sbuf_release(&sb);
+			return NULL;
+		}
+		if (!name_taken(names, n, sb.buf))
+			return sbuf_detach(&sb, NULL);
+	}
+}
+
+/* The folder title of a group: the metadata title of one of its first
+ * members, else the first member's file name without the extension. */
+static int group_title(struct views *v, const struct group *gr, struct sbuf *out)
+{
+	const char *path = gr->m[0].path, *base = strrchr(path, '/'), *dot;
+	char *title = NULL;
+	uint32_t ver = 0;
+	void *rec = NULL;
+	size_t len = 0, j;
+	int ret = 0;
+
+	base = base ? base + 1 : path;
+	for (j = 0; j < gr->n && j < 8 && !title; j++) {
+		if (idx_record(v->ix, gr->m[j].id, &ver, &rec, &len) == 0 &&
+		    ver == BOOKREC_IDX_VERSION)
+			bookrec_title(rec, len, &title);
+		free(rec);
+		rec = NULL;
+		if (title && !*title) {
+			free(title);
+			title = NULL;
+		}
+	}
+	if (title) {
+		ret = simlist_fit(out, title, 200);
+	} else {
+		dot = strrchr(base, '.');
+		ret = simlist_fit(out, base, 200);
+		if (!ret && dot && dot != base)
+			sbuf_setlen(out, out->len - strlen(dot));
+	}
+	free(title);
+	return ret;
+}
+
+static int groups_build(struct views *v, int dup, struct groups **out)
+{
+	struct idx_groups ig = { 0 };
+	struct groups *gs = NULL;
+	struct idx_file f = { 0 };
+	char **gnames = NULL;
+	struct sbuf sb;
+	size_t g, j;
+	int ret;
+
+	sbuf_init(&sb);
+	gs = calloc(1, sizeof(*gs));
+	if (!gs)
+		return -ENOMEM;
+	gs->generation = idx_generation(v->ix);
+	gs->built_ns = now_ns();
+	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
+	if (ret)
+		goto out;
+	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
+	gnames = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gnames));
+	if (!gs->g || !gnames) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (g = 0; g < ig.ngroups; g++) {
+		struct group *gr = &gs->g[gs->n];
+		size_t cnt = ig.start[g + 1] - ig.start[g];
+		char **mnames;
+
+		gr->m = calloc(cnt, sizeof(*gr->m));
+		mnames = calloc(cnt, sizeof(*mnames));
+		if (!gr->m || !mnames) {
+			free(mnames);
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (j = 0; j < cnt; j++) {
+			const char *base;
+
+			idx_file_release(&f);
+			if (idx_get_id(v->ix, ig.ids[ig.start[g] + j], &f) || views_skip(v, f.path))
+				continue;
+			base = strrchr(f.path, '/');
+			base = base ? base + 1 : f.path;
+			gr->m[gr->n].name = uniq_name(mnames, gr->n, base);
+			gr->m[gr->n].path = f.path;
+			gr->m[gr->n].id = f.id;
+			f.path = NULL;
+			if (!gr->m[gr->n].name) {
+				free(gr->m[gr->n].path);
+				ret = -ENOMEM;
+				break;
+			}
+			mnames[gr->n] = gr->m[gr->n].name;
+			gr->n++;
+		}
+		free(mnames);
+		if (ret)
+			goto out;
+		if (gr->n < 2) {
+			for (j = 0; j < gr->n; j++) {
+				free(gr->m[j].name);
+				free(gr->m[j].path);
+			}
+			free(gr->m);
+			memset(gr, 0, sizeof(*gr));
+			continue;
+		}
+		sbuf_setlen(&sb, 0);
+		ret = group_title(v, gr, &sb);
+		if (ret || sbuf_addf(&sb, " (%zu)", gr->n)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		clean_name(sb.buf);
+		gr->name = uniq_name(gnames, gs->n, sb.buf);
+		if (!gr->name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		gnames[gs->n++] = gr->name;
+	}
+out:
+	idx_file_release(&f);
+	idx_groups_release(&ig);
+	free(gnames);
+	sbuf_release(&sb);
+	if (ret) {
+		groups_free(gs);
+		gs = NULL;
+	} else {
+		gs->refs = 1;
+	}
+	*out = gs;
+	return ret;
+}
+
+static int groups_get(struct views *v, int dup, struct groups **out)
+{
+	uint64_t gen = idx_generation(v->ix);
+	struct indexer_status st;
+	struct groups *gs, *old;
+	int ret, busy;
+
+	/* While indexing goes on, a group view younger than a second is served
+	 * as it is (every commit moves the generation); once idle, always the
+	 * current one. */
+	indexer_status(v->ixr, &st);
+	busy = st.scanning;
+	pthread_mutex_lock(&v->lock);
+	gs = v->groups[dup];
+	if (gs && (gs->generation == gen ||
+		   (busy && now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
+		gs->refs++;
+		pthread_mutex_unlock(&v->lock);
+		*out = gs;
+		return 0;
+	}
+	pthread_mutex_unlock(&v->lock);
+	ret = groups_build(v, dup, &gs);
+	if (ret)
+		return ret;
+	gs->refs = 2;
+	pthread_mutex_lock(&v->lock);
+	old = v->groups[dup];
+	v->groups[dup] = gs;
+	pthread_mutex_unlock(&v->lock);
+	groups_put(v, old);
+	*out = gs;
+	return 0;
+}
+
+/* Finds "group" or "group/member" in gs: *g, *m (m = SIZE_MAX: the group). */
+static int groups_find(const struct groups *gs, const char *rel, size_t *g, size_t *m)
+{
+	size_t glen = strcspn(rel, "/"), i, j;
+	const char *mem = rel[glen] ? rel + glen + 1 : NULL;
+
+	if (mem && strchr(mem, '/'))
+		return -ENOENT;
+	for (i = 0; i < gs->n; i++) {
+		if (strlen(gs->g[i].name) != glen || strncmp(gs->g[i].name, rel, glen))
+			continue;
+		*g = i;
+		*m = SIZE_MAX;
+		if (!mem)
+			return 0;
+		for (j = 0; j < gs->g[i].n; j++)
+			if (!strcmp(gs->g[i].m[j].name, mem)) {
+				*m = j;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat *st)
+{
+	struct groups *gs = NULL;
+	char buf[PATH_MAX];
+	struct stat tst;
+	size_t g, m;
+	int ret;
+
+	if (!*rel) {
+		fill_dir(st, view_ino(k, 0));
+		return 0;
+	}
+	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = groups_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX) {
+		fill_dir(st, view_ino(k, hash_str(gs->g[g].name, 2)));
+	} else if (!ret) {
+		if (!target_ok(v, gs->g[g].m[m].path, &tst))
+			ret = -ENOENT;
+		else
+			ret = simlist_link(buf, sizeof(buf), 2, gs->g[g].m[m].path);
+		if (!ret)
+			fill_link(st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
+	}
+	groups_put(v, gs);
+	return ret;
+}
+
+static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
+		       fuse_fill_dir_t filler)
+{
+	struct groups *gs = NULL;
+	struct stat st;
+	size_t g, m, i;
+	int ret;
+
+	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	if (!*rel) {
+		st.st_mode = S_IFDIR;
+		for (i = 0; i < gs->n; i++) {
+			st.st_ino = view_ino(k, hash_str(gs->g[i].name, 2));
+			filler(buf, gs->g[i].name, &st, 0, 0);
+		}
+	} else {
+		ret = groups_find(gs, rel, &g, &m);
+		if (!ret && m != SIZE_MAX)
+			ret = -ENOTDIR;
+		st.st_mode = S_IFLNK;
+		for (i = 0; !ret && i < gs->g[g].n; i++) {
+			if (!target_ok(v, gs->g[g].m[i].path, NULL))
+				continue;
+			st.st_ino = view_ino(k, hash_str(gs->g[g].m[i].path, 3));
+			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
+		}
+	}
+	groups_put(v, gs);
+	return ret;
+}
+
+static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char *buf,
+			size_t size)
+{
+	struct groups *gs = NULL;
+	size_t g, m;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = groups_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX)
+		ret = -EINVAL;
+	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
+		ret = -ENOENT;
+	else if (!ret)
+		ret = simlist_link(buf, size, 2, gs->g[g].m[m].path);
+	groups_put(v, gs);
+	return ret;
+}
+
+/* ---- lookup/<id>/ ---- */
+
+struct lk_entry {
+	char *name;
+	char *path;
+	uint32_t dist;
+};
+
+static int lk_cmp(const void *pa, const void *pb)
+{
+	const struct lk_entry *a = pa, *b = pb;
+
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+static void lk_free(struct lk_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(e[i].name);
+		free(e[i].path);
+	}
+	free(e);
+}
+
+/* The books within the threshold of the 32-hex-digit id, ranked and named
+ * "RR dD - BASENAME" (D: differing bits). */
+static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size_t *nout)
+{
+	struct simhash_value sv;
+	uint8_t sh[IDX_SH_BYTES];
+	struct idx_hit *hits = NULL;
+	struct lk_entry *e = NULL;
+	struct idx_file f = { 0 };
+	struct sbuf nm;
+	size_t nh = 0, n = 0, i, digits = 2, lim = 100;
+	int ret;
+
+	*out = NULL;
+	*nout = 0;
+	if (strlen(hex) != 32 || simhash_parse_hex(hex, &sv))
+		return -ENOENT;
+	for (i = 0; i < 8; i++) {
+		sh[i] = (uint8_t)(sv.hi >> (56 - 8 * i));
+		sh[8 + i] = (uint8_t)(sv.lo >> (56 - 8 * i));
+	}
+	ret = idx_near(v->ix, sh, idx_max_d(v->ix), &hits, &nh);
+	if (ret)
+		return ret;
+	e = calloc(nh ? nh : 1, sizeof(*e));
+	if (!e) {
+		free(hits);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nh; i++) {
+		idx_file_release(&f);
+		if (idx_get_id(v->ix, hits[i].id, &f) || views_skip(v, f.path))
+			continue;
+		e[n].path = f.path;
+		e[n].dist = hits[i].dist;
+		f.path = NULL;
+		n++;
+	}
+	idx_file_release(&f);
+	free(hits);
+	qsort(e, n, sizeof(*e), lk_cmp);
+	while (n >= lim) {
+		digits++;
+		lim *= 10;
+	}
+	sbuf_init(&nm);
+	for (i = 0; i < n && !ret; i++) {
+		const char *base = strrchr(e[i].path, '/');
+
+		base = base ? base + 1 : e[i].path;
+		sbuf_setlen(&nm, 0);
+		ret = sbuf_addf(&nm, "%0*zu d%u - ", (int)digits, i + 1, e[i].dist);
+		if (!ret)
+			ret = simlist_fit(&nm, base, NAME_MAX - nm.len);
+		if (!ret && !(e[i].name = strdup(nm.buf)))
+			ret = -ENOMEM;
+	}
+	sbuf_release(&nm);
+	if (ret) {
+		lk_free(e, n);
+		return ret;
+	}
+	*out = e;
+	*nout = n;
+	return 0;
+}
+
+static int lk_resolve(struct views *v, const char *rel, struct lk_entry **e, size_t *n,
+		      size_t *which)
+{
+	char hex[33];
+	size_t hl = strcspn(rel, "/"), i;
+	const char *mem = rel[hl] ? rel + hl + 1 : NULL;
+	int ret;
+
+	if (hl != 32 || (mem && strchr(mem, '/')))
+		return -ENOENT;
+	memcpy(hex, rel, 32);
+	hex[32] = '\0';
+	ret = lk_list(v, hex, e, n);
+	if (ret)
+		return ret;
+	*which = SIZE_MAX;
+	if (!mem)
+		return 0;
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*e)[i].name, mem) && target_ok(v, (*e)[i].path, NULL)) {
+			*which = i;
+			return 0;
+		}
+	lk_free(*e, *n);
+	*e = NULL;
+	return -ENOENT;
+}
+
+static int lk_getattr(struct views *v, const char *rel, struct stat *st)
+{
+	struct lk_entry *e = NULL;
+	size_t n = 0, w;
+	char buf[PATH_MAX];
+	struct stat tst;
+	int ret;
+
+	if (!*rel) {
+		fill_dir(st, view_ino(VK_LOOKUP, 0));
+		return 0;
+	}
+	ret = lk_resolve(v, rel, &e, &n, &w);
+	if (ret)
+		return ret;
+	if (w == SIZE_MAX) {
+		fill_dir(st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
+	} else {
+		ret = simlist_link(buf, sizeof(buf), 2, e[w].path);
+		if (!ret && !target_ok(v, e[w].path, &tst))
+			ret = -ENOENT;
+		if (!ret)
+			fill_link(st, view_ino(VK_LOOKUP, hash_str(rel, 5)), strlen(buf), &tst);
+	}
+	lk_free(e, n);
+	return ret;
+}
+
+static int lk_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t filler)
+{
+	struct lk_entry *e = NULL;
+	size_t n = 0, w, i;
+	struct stat st;
+	int ret = 0;
+
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	if (!*rel)
+		return 0;	/* any id can be looked up; none is listed */
+	ret = lk_resolve(v, rel, &e, &n, &w);
+	if (ret)
+		return ret;
+	if (w != SIZE_MAX)
+		ret = -ENOTDIR;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFLNK;
+	for (i = 0; !ret && i < n; i++) {
+		char key[NAME_MAX + 40];
+
+		if (!target_ok(v, e[i].path, NULL))
+			continue;
+		snprintf(key, sizeof(key), "%.32s/%s", rel, e[i].name);
+		st.st_ino = view_ino(VK_LOOKUP, hash_str(key, 5));
+		filler(buf, e[i].name, &st, 0, 0);
+	}
+	lk_free(e, n);
+	return ret;
+}
+
+static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct lk_entry *e = NULL;
+	size_t n = 0, w;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = lk_resolve(v, rel, &e, &n, &w);
+	if (ret)
+		return ret;
+	ret = w == SIZE_MAX ? -EINVAL : simlist_link(buf, size, 2, e[w].path);
+	lk_free(e, n);
+	return ret;
+}
+
+/* ---- .simbookfs/ ---- */
+
+static int meta_status(struct views *v, struct sbuf *out)
+{
+	struct indexer_status st;
+
+	indexer_status(v->ixr, &st);
+	return sbuf_addf(out,
+			 "{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
+			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
+			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
+			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
+			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\"}\n",
+			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
+			 (unsigned long long)st.files, (unsigned long long)st.queued,
+			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
+			 (unsigned long long)st.indexed, (unsigned long long)st.generation,
+			 st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
+			 (unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
+			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
+			 st.scan_seconds,
+			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on");
+}
+
+/* One line per file that could not be indexed: path TAB reason. */
+static int meta_errors(struct views *v, struct sbuf *out)
+{
+	struct idx_file *f = NULL;
+	size_t n = 0, i;
+	int ret = idx_errors(v->ix, &f, &n);
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = simlist_escape(out, f[i].path);
+		if (!ret)
+			ret = sbuf_addch(out, '\t');
+		if (!ret)
+			ret = simlist_escape(out, f[i].error ? f[i].error : "unknown error");
+		if (!ret)
+			ret = sbuf_addch(out, '\n');
+	}
+	idx_files_free(f, n);
+	return ret;
+}
+
+static int meta_content(struct views *v, const char *rel, struct sbuf *out)
+{
+	if (!strcmp(rel, "status"))
+		return meta_status(v, out);
+	if (!strcmp(rel, "errors"))
+		return meta_errors(v, out);
+	return -ENOENT;
+}
+
+/* ---- dispatch ---- */
+
+static int v_getattr(void *arg, const char *rel, struct stat *st)
+{
+	struct view_node *nd = arg;
+	struct views *v = nd->v;
+	struct sbuf sb;
+	int ret;
+
+	switch (nd->kind) {
+	case VK_SIMILAR:
+		ret = sim_getattr(v, rel, st);
+		break;
+	case VK_CLUSTERS:
+	case VK_DUPLICATES:
+		ret = grp_getattr(v, nd->kind, rel, st);
+		break;
+	case VK_LOOKUP:
+		ret = lk_getattr(v, rel, st);
+		break;
+	default:
+		if (!*rel) {
+			fill_dir(st, view_ino(VK_META, 0));
+			return 0;
+		}
+		sbuf_init(&sb);
+		ret = meta_content(v, rel, &sb);
+		if (!ret)
+			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len);
+		sbuf_release(&sb);
+		return ret;
+	}
+	if (!ret && *rel)
+		served_add(v, nd->kind, rel);
+	return ret;
+}
+
+static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler)
+{
+	struct view_node *nd = arg;
+
+	switch (nd->kind) {
+	case VK_SIMILAR:
+		return sim_readdir(nd->v, rel, buf, filler);
+	case VK_CLUSTERS:
+	case VK_DUPLICATES:
+		return grp_readdir(nd->v, nd->kind, rel, buf, filler);
+	case VK_LOOKUP:
+		return lk_readdir(nd->v, rel, buf, filler);
+	default:
+		if (*rel)
+			return -ENOTDIR;
+		filler(buf, ".", NULL, 0, 0);
+		filler(buf, "..", NULL, 0, 0);
+		filler(buf, "status", NULL, 0, 0);
+		filler(buf, "errors", NULL, 0, 0);
+		return 0;
+	}
+}
+
+static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
+{
+	struct view_node *nd = arg;
+
+	switch (nd->kind) {
+	case VK_SIMILAR:
+		return sim_readlink(nd->v, rel, buf, size);
+	case VK_CLUSTERS:
+	case VK_DUPLICATES:
+		return grp_readlink(nd->v, nd->kind, rel, buf, size);
+	case VK_LOOKUP:
+		return lk_readlink(nd->v, rel, buf, size);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Regular view files (listings, status) are generated whole at open, so a
+ * reader sees one consistent snapshot; direct I/O because the size can
+ * change between getattr and open. */
+struct vfile {
+	char *data;
+	size_t len;
+};
+
+static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
+{
+	struct view_node *nd = arg;
+	struct views *v = nd->v;
+	struct vfile *vf = NULL;
+	struct sbuf sb;
+	struct sim_res r;
+	int ret;
+
+	sbuf_init(&sb);
+	if (nd->kind == VK_META) {
+		ret = meta_content(v, rel, &sb);
+	} else if (nd->kind == VK_SIMILAR) {
+		ret = sim_resolve(v, rel, &r);
+		if (!ret) {
+			ret = r.node == SN_LISTING ? sim_listing(v, r.list->l, &sb) : -EACCES;
+			sim_release(v, &r);
+		}
+	} else {
+		ret = -EACCES;
+	}
+	if (ret)
+		goto out;
+	vf = malloc(sizeof(*vf));
+	if (!vf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	vf->data = sbuf_detach(&sb, &vf->len);
+	if (!vf->data) {
+		free(vf);
+		ret = -ENOMEM;
+		goto out;
+	}
+	fi->fh = (uintptr_t)vf;
+	fi->direct_io = 1;
+out:
+	sbuf_release(&sb);
+	return ret;
+}
+
+static int v_read(void *arg, const char *rel, char *buf, size_t size, off_t off,
+		  struct fuse_file_info *fi)
+{
+	struct vfile *vf = (struct vfile *)(uintptr_t)fi->fh;
+
+	(void)arg;
+	(void)rel;
+	if (off < 0)
+		return -EINVAL;
+	if ((size_t)off >= vf->len)
+		return 0;
+	if (size > vf->len - (size_t)off)
+		size = vf->len - (size_t)off;
+	if (size > INT_MAX)
+		size = INT_MAX;
+	memcpy(buf, vf->data + off, size);
+	return (int)size;
+}
+
+static void v_release(void *arg, const char *rel, struct fuse_file_info *fi)
+{
+	struct vfile *vf = (struct vfile *)(uintptr_t)fi->fh;
+
+	(void)arg;
+	(void)rel;
+	if (vf) {
+		free(vf->data);
+		free(vf);
+	}
+}
+
+static int v_unlink(void *arg, const char *rel)
+{
+	struct view_node *nd = arg;
+
+	return nd->kind == VK_SIMILAR ? sim_unlink(nd->v, rel) : -EROFS;
+}
+
+static const struct fs_view_ops view_ops = {
+	.getattr = v_getattr,
+	.readdir = v_readdir,
+	.readlink = v_readlink,
+	.open = v_open,
+	.read = v_read,
+	.release = v_release,
+	.unlink = v_unlink,
+};
+
+/* ---- xattr ---- */
+
+static int x_id(struct views *v, const char *path, char hex[33])
+{
+	struct idx_file f = { 0 };
+	int ret, i;
+
+	ret = idx_get(v->ix, path, &f);
+	if (!ret && (!f.has_fp || f.state != IDX_INDEXED))
+		ret = -ENODATA;
+	if (!ret)
+		for (i = 0; i < IDX_SH_BYTES; i++)
+			snprintf(hex + 2 * i, 3, "%02x", f.simhash[i]);
+	idx_file_release(&f);
+	return ret == -ENOENT || ret == -EINVAL ? -ENODATA : ret;
+}
+
+static int x_get(void *arg, const char *path, const char *name, char *value, size_t size)
+{
+	char hex[33];
+	int ret;
+
+	if (strcmp(name, VIEWS_XATTR))
+		return -ENODATA;
+	ret = x_id(arg, path, hex);
+	if (ret)
+		return ret;
+	if (!size)
+		return 32;
+	if (size < 32)
+		return -ERANGE;
+	memcpy(value, hex, 32);
+	return 32;
+}
+
+static int x_list(void *arg, const char *path, char *list, size_t size)
+{
+	char hex[33];
+
+	if (x_id(arg, path, hex))
+		return 0;
+	if (!size)
+		return (int)sizeof(VIEWS_XATTR);
+	if (size < sizeof(VIEWS_XATTR))
+		return -ERANGE;
+	memcpy(list, VIEWS_XATTR, sizeof(VIEWS_XATTR));
+	return (int)sizeof(VIEWS_XATTR);
+}
+
+static const struct fs_xattr_ops xattr_ops = { .get = x_get, .list = x_list };
+
+/* ---- invalidation thread ---- */
+
+void views_changed(void *arg)
+{
+	struct views *v = arg;
+
+	pthread_mutex_lock(&v->lock);
+	v->dirty = 1;
+	pthread_cond_signal(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Once the index is idle, builds the group views here rather than in the
+ * next `ls clusters/` (the first build compares every near pair). */
+static void views_prebuild(struct views *v)
+{
+	struct indexer_status st;
+	struct groups *gs = NULL;
+	int dup;
+
+	indexer_status(v->ixr, &st);
+	if (st.scanning)
+		return;
+	for (dup = 0; dup < 2; dup++)
+		if (groups_get(v, dup, &gs) == 0)
+			groups_put(v, gs);
+}
+
+static void *views_thread(void *arg)
+{
+	struct views *v = arg;
+	uint64_t last_gen = idx_generation(v->ix), gen;
+	struct timespec ts;
+	char **paths;
+	size_t n, i, k;
+	char top[NAME_MAX + 2];
+
+	pthread_mutex_lock(&v->lock);
+	while (!v->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		while (!v->stop && !v->dirty &&
+		       pthread_cond_timedwait(&v->cond, &v->lock, &ts) != ETIMEDOUT)
+			;
+		if (v->stop)
+			break;
+		v->dirty = 0;
+		pthread_mutex_unlock(&v->lock);
+		/* Let a burst of changes settle into one invalidation. */
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+		gen = idx_generation(v->ix);
+		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
+		fuse_invalidate_path(v->fuse, top);
+		pthread_mutex_lock(&v->lock);
+		if (gen == last_gen)
+			continue;
+		last_gen = gen;
+		paths = v->served;
+		n = v->nserved;
+		v->served = calloc(SERVED_MAX, sizeof(*v->served));
+		v->nserved = 0;
+		if (!v->served) {	/* keep the old set: it is invalidated again */
+			v->served = paths;
+			v->nserved = n;
+			paths = NULL;
+		} else {
+			memset(v->seen, 0, SEEN_SLOTS * sizeof(*v->seen));
+		}
+		pthread_mutex_unlock(&v->lock);
+		for (k = 0; k < VK_N; k++) {
+			snprintf(top, sizeof(top), "/%s", v->names[k]);
+			fuse_invalidate_path(v->fuse, top);
+		}
+		for (i = 0; paths && i < n; i++) {
+			fuse_invalidate_path(v->fuse, paths[i]);
+			free(paths[i]);
+		}
+		free(paths);
+		views_prebuild(v);
+		pthread_mutex_lock(&v->lock);
+	}
+	pthread_mutex_unlock(&v->lock);
+	return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+int views_new(struct views **out, int rootfd, const char *prefix, const char *hidden)
+{
+	struct views *v = NULL;
+	pthread_condattr_t ca;
+	size_t k;
+
+	*out = NULL;
+	if (strchr(prefix, '/'))
+		return -EINVAL;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->rootfd = rootfd;
+	v->hidden = hidden;
+	v->prefix = strdup(prefix);
+	v->served = calloc(SERVED_MAX, sizeof(*v->served));
+	v->seen = calloc(SEEN_SLOTS, sizeof(*v->seen));
+	v->pairs = simcache_new(0);
+	if (!v->prefix || !v->served || !v->seen || !v->pairs)
+		goto nomem;
+	for (k = 0; k < VK_N; k++) {
+		size_t len = strlen(prefix) + strlen(view_base[k]) + 1;
+
+		v->names[k] = malloc(len);
+		if (!v->names[k])
+			goto nomem;
+		snprintf(v->names[k], len, "%s%s", prefix, view_base[k]);
+		v->nodes[k] = (struct view_node){ v, (enum view_kind)k };
+	}
+	pthread_mutex_init(&v->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&v->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	*out = v;
+	return 0;
+nomem:
+	for (k = 0; k < VK_N; k++)
+		free(v->names[k]);
+	simcache_free(v->pairs);
+	free(v->served);
+	free(v->seen);
+	free(v->prefix);
+	free(v);
+	return -ENOMEM;
+}
+
+void views_attach(struct views *v, struct indexer *ixr)
+{
+	v->ixr = ixr;
+	v->ix = indexer_idx(ixr);
+}
+
+int views_register(struct views *v, struct fs *fs)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < VK_N; k++) {
+		ret = fs_add_view(fs, v->names[k], &view_ops, &v->nodes[k]);
+		if (ret)
+			return ret;
+	}
+	fs_set_xattr_hook(fs, &xattr_ops, v);
+	return 0;
+}
+
+int views_start(struct views *v, struct fuse *f)
+{
+	int ret;
+
+	v->fuse = f;
+	ret = -pthread_create(&v->thread, NULL, views_thread, v);
+	v->has_thread = !ret;
+	return ret;
+}
+
+void views_stop(struct views *v)
+{
+	if (!v || !v->has_thread)
+		return;
+	pthread_mutex_lock(&v->lock);
+	v->stop = 1;
+	pthread_cond_signal(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	pthread_join(v->thread, NULL);
+	v->has_thread = 0;
+}
+
+void views_free(struct views *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	views_stop(v);
+	for (i = 0; i < LIST_SLOTS; i++)
+		if (v->slots[i]) {
+			simlist_free(v->slots[i]->l);
+			free(v->slots[i]);
+		}
+	groups_free(v->groups[0]);
+	groups_free(v->groups[1]);
+	for (i = 0; i < v->nserved; i++)
+		free(v->served[i]);
+	free(v->served);
+	free(v->seen);
+	for (i = 0; i < VK_N; i++)
+		free(v->names[i]);
+	simcache_free(v->pairs);
+	pthread_cond_destroy(&v->cond);
+	pthread_mutex_destroy(&v->lock);
+	free(v->prefix);
+	free(v);
+}
