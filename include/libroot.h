@@ -6,9 +6,10 @@
  * part of the library), never ROOT itself or deeper inside it.
  *
  * Commands that read the index find it from a file or folder of the library
- * by walking up to the nearest folder that holds .simbookfs-index; with an
- * index given explicitly, the library is the folder that holds it when that
- * folder is an ancestor of the path, else it must be given too (root).
+ * by walking up to the nearest folder that holds .simbookfs-index.  With an
+ * index given explicitly (it may live anywhere) and no library folder, the
+ * library is the nearest folder at or above the path that the caller's probe
+ * recognises as the one the index describes.
  */
 #ifndef LIBROOT_H
 #define LIBROOT_H
@@ -28,13 +29,18 @@ struct libroot {
  * it), -ENOTDIR, -ENOMEM, or -errno of realpath()/mkdir(). */
 int libroot_place(struct libroot *lr, const char *dir, const char *index);
 
+/* 1 when folder dir (absolute, resolved) is the library the index describes. */
+typedef int (*libroot_probe)(void *arg, const char *dir);
+
 /* For reading: the library that holds path (a file or a folder), given the
  * index folder (NULL: walk up from path to the nearest folder holding
- * .simbookfs-index) and the library folder (NULL: see above).  Nothing is
- * created.  0, -ENOENT (no index found, or index given without a root that
- * can be inferred), -EXDEV (path is not inside root), -ENOMEM, or -errno of
- * realpath()/stat(). */
-int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root);
+ * .simbookfs-index) and the library folder (NULL: with index NULL see
+ * above, else the nearest folder at or above path for which probe(arg, dir)
+ * says 1).  Nothing is created.  0, -ENOENT (no index found, no folder the
+ * probe accepts, or no probe), -EXDEV (path is not inside root), -ENOTDIR,
+ * -ENOMEM, or -errno of realpath()/stat(). */
+int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root,
+		 libroot_probe probe, void *arg);
 
 /* The path of path relative to lr->root ("" for the root itself), resolved
  * (symbolic links followed) the way libroot_find() did: *rel is malloc'd.

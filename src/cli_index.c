@@ -196,6 +196,15 @@ int cli_index(int argc, char **argv)
 		goto out;
 	}
 	for (;;) {
+		if (tty) {
+			/* Drawn first, so even a short run shows where it stands. */
+			snap_take(ixr, t0, &snap, &st);
+			sbuf_setlen(&line, 0);
+			if (!progress_tty(&line, &snap, term_width())) {
+				fprintf(stderr, "\r%s\033[K", line.buf);
+				drawn = 1;
+			}
+		}
 		ret = indexer_wait_idle(ixr, tty ? 200 : 100);
 		if (ret == 0) {
 			indexer_status(ixr, &st);
@@ -205,14 +214,7 @@ int cli_index(int argc, char **argv)
 		if (index_stop)
 			break;
 		now = mono_now();
-		if (tty) {
-			snap_take(ixr, t0, &snap, &st);
-			sbuf_setlen(&line, 0);
-			if (!progress_tty(&line, &snap, term_width())) {
-				fprintf(stderr, "\r%s\033[K", line.buf);
-				drawn = 1;
-			}
-		} else if (!quiet && now >= next) {
+		if (!tty && !quiet && now >= next) {
 			snap_take(ixr, t0, &snap, &st);
 			sbuf_setlen(&line, 0);
 			if (!progress_plain(&line, &snap))

@@ -33,8 +33,9 @@ enum q_fmt { Q_TEXT, Q_JSON, Q_TSV };
 	"                  backslashes in paths and titles written as \\t, \\n, \\\\\n" \
 	"  --index IDXDIR  the index folder (default: the nearest " LIBROOT_INDEX_NAME "\n" \
 	"                  found walking up from the path)\n" \
-	"  --root DIR      the library folder the index describes (needed with an\n" \
-	"                  --index that is not inside the library)\n" \
+	"  --root DIR      the library folder the index describes (default: with\n" \
+	"                  --index, the nearest folder at or above the path that\n" \
+	"                  holds most of the index's top-level names)\n" \
 	"Paths are relative to the library folder (\"path\") and absolute (\"abs\").\n" \
 	"JSON strings are valid UTF-8: a byte of a file name that is not valid UTF-8\n" \
 	"is written as \\udcXX (Python: os.fsencode() gives the name back).\n" \
@@ -136,26 +137,82 @@ static void q_close(struct q_ctx *c)
 	libroot_release(&c->lr);
 }
 
-/* Finds and opens the index for o->path; 0, or 2 after printing why not. */
-static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
+/* 1 when folder dir holds the library the index describes: most of the
+ * index's first top-level names exist in it. */
+static int q_probe(void *arg, const char *dir)
+{
+	struct idx *ix = arg;
+	struct idx_entry *e = NULL;
+	size_t n = 0, i, found = 0, checked;
+	struct stat st;
+	int dfd;
+
+	if (idx_list(ix, "", 0, &e, &n) || n == 0) {
+		idx_entries_free(e, n);
+		return 0;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	checked = n < 8 ? n : 8;
+	for (i = 0; i < checked && dfd >= 0; i++)
+		found += fstatat(dfd, e[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (dfd >= 0)
+		close(dfd);
+	idx_entries_free(e, n);
+	return found > 0 && 2 * found > checked;
+}
+
+/* Opens the index in folder dir, which must hold one already (an index is
+ * never created here); 0 or 2 after printing why not. */
+static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
 {
 	struct sbuf sb;
 	struct stat st;
 	int ret;
 
+	sbuf_init(&sb);
+	ret = sbuf_addf(&sb, "%s/data.mdb", dir);
+	if (ret || stat(sb.buf, &st) < 0) {
+		fprintf(stderr, "simbook %s: no index in %s (run 'simbook index %s' first)\n",
+			c->cmd, dir, root ? root : "DIR");
+		sbuf_release(&sb);
+		return 2;
+	}
+	sbuf_release(&sb);
+	ret = idx_open(&c->ix, dir, NULL);
+	if (ret) {
+		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", c->cmd, dir,
+			strerror(-ret));
+		return 2;
+	}
+	if (idx_rebuilt(c->ix)) {
+		fprintf(stderr, "simbook %s: the index in %s was from another version or unreadable "
+			"and has been reset: run 'simbook index %s'\n", c->cmd, dir,
+			root ? root : "DIR");
+		return 2;
+	}
+	return 0;
+}
+
+/* Finds and opens the index for o->path; 0, or 2 after printing why not. */
+static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
+{
+	int ret;
+
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
 	c->rootfd = -1;
-	sbuf_init(&sb);
-	ret = libroot_find(&c->lr, o->path, o->index, o->root);
+	/* A given index is opened first: it tells which folder is the library. */
+	if (o->index && q_open_idx(c, o->index, o->root))
+		goto fail;
+	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, c->ix);
 	if (ret == -ENOENT && access(o->path, F_OK) == 0) {
-		if (o->index && !o->root)
-			fprintf(stderr, "simbook %s: %s is not inside the folder holding %s: give the "
-				"library folder with --root\n", cmd, o->path, o->index);
+		if (o->index)
+			fprintf(stderr, "simbook %s: no folder at or above %s holds the library that "
+				"%s describes: give it with --root\n", cmd, o->path, o->index);
 		else
 			fprintf(stderr, "simbook %s: no index found for %s (no %s in it or above "
 				"it; run 'simbook index DIR' or give --index)\n", cmd, o->path,
-				o->index ? o->index : LIBROOT_INDEX_NAME);
+				LIBROOT_INDEX_NAME);
 		goto fail;
 	}
 	if (ret == -EXDEV) {
@@ -164,29 +221,15 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 		goto fail;
 	}
 	if (ret) {
-		fprintf(stderr, "simbook %s: %s: %s\n", cmd, o->path, strerror(-ret));
+		fprintf(stderr, "simbook %s: %s: %s\n", cmd, ret == -ENOENT || !o->index ? o->path :
+			o->index, strerror(-ret));
 		goto fail;
 	}
-	/* Never create an index where there is none: say so instead. */
-	if (sbuf_addf(&sb, "%s/data.mdb", c->lr.index) || stat(sb.buf, &st) < 0) {
-		fprintf(stderr, "simbook %s: no index in %s (run 'simbook index %s' first)\n", cmd,
-			c->lr.index, c->lr.root);
+	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root))
 		goto fail;
-	}
 	c->rootfd = open(c->lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfd < 0) {
 		fprintf(stderr, "simbook %s: %s: %s\n", cmd, c->lr.root, strerror(errno));
-		goto fail;
-	}
-	ret = idx_open(&c->ix, c->lr.index, NULL);
-	if (ret) {
-		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", cmd, c->lr.index,
-			strerror(-ret));
-		goto fail;
-	}
-	if (idx_rebuilt(c->ix)) {
-		fprintf(stderr, "simbook %s: the index in %s was from another version or unreadable "
-			"and has been reset: run 'simbook index %s'\n", cmd, c->lr.index, c->lr.root);
 		goto fail;
 	}
 	c->cache = simcache_new(0);
@@ -194,10 +237,8 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 		fprintf(stderr, "simbook %s: %s\n", cmd, strerror(ENOMEM));
 		goto fail;
 	}
-	sbuf_release(&sb);
 	return 0;
 fail:
-	sbuf_release(&sb);
 	q_close(c);
 	return 2;
 }

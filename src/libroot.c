@@ -91,30 +91,39 @@ out:
 	return ret;
 }
 
+/* Cuts dir to its parent; 0 when dir was "/" already. */
+static int up(char *dir)
+{
+	char *slash = strrchr(dir, '/');
+
+	if (!strcmp(dir, "/"))
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return 1;
+}
+
 /* The resolved path of path's folder: path itself when it is a folder, else
  * its parent. */
 static int start_dir(const char *path, char *buf)
 {
 	struct stat st;
-	char *slash;
 
 	if (!realpath(path, buf))
 		return -errno;
 	if (stat(buf, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		slash = strrchr(buf, '/');
-		if (slash == buf)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
+	if (!S_ISDIR(st.st_mode))
+		up(buf);
 	return 0;
 }
 
-int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root)
+int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root,
+		 libroot_probe probe, void *arg)
 {
-	char dir[PATH_MAX], buf[PATH_MAX + sizeof(LIBROOT_INDEX_NAME) + 1], *slash;
+	char dir[PATH_MAX], buf[PATH_MAX + sizeof(LIBROOT_INDEX_NAME) + 1];
 	struct stat st;
 	int ret;
 
@@ -129,19 +138,13 @@ int libroot_find(struct libroot *lr, const char *path, const char *index, const 
 		}
 		lr->root = strdup(buf);
 	} else if (index) {
-		/* The folder holding the index, when path is inside it. */
-		if (!realpath(index, buf)) {
-			ret = -errno;
-			goto out;
-		}
-		slash = strrchr(buf, '/');
-		if (slash == buf)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (!under(dir, buf)) {
-			ret = -ENOENT;
-			goto out;
+		/* The nearest folder the probe recognises. */
+		strcpy(buf, dir);
+		while (!probe || !probe(arg, buf)) {
+			if (!probe || !up(buf)) {
+				ret = -ENOENT;
+				goto out;
+			}
 		}
 		lr->root = strdup(buf);
 	} else {
@@ -151,15 +154,10 @@ int libroot_find(struct libroot *lr, const char *path, const char *index, const 
 				 LIBROOT_INDEX_NAME);
 			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
 				break;
-			if (!strcmp(dir, "/")) {
+			if (!up(dir)) {
 				ret = -ENOENT;
 				goto out;
 			}
-			slash = strrchr(dir, '/');
-			if (slash == dir)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
 		}
 		lr->root = strdup(dir);
 	}
