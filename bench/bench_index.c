@@ -1,7 +1,7 @@
 /* bench_index.c - index benchmarks that need no mount.
  *
  *   build/bench/bench_index [--n N] [--queries Q] [--files F] [--tree DIR]
- *                           [--no-brute] [--no-scan] [--keep]
+ *                           [--no-brute] [--no-scan] [--keep] [--index DIR]
  *
  * 1. All near pairs (d <= 7) over N synthetic 128-bit fingerprints with
  *    planted near copies: banded search in memory and through the LMDB index,
@@ -12,6 +12,8 @@
  * 3. No-change rescan of a tree of F files (created once under /tmp, or DIR),
  *    against a plain openat/fstatat walk of the same tree.
  * 4. Memory: anonymous RSS (the LMDB map is file-backed and reported apart).
+ * --keep leaves the index in /tmp; --index DIR uses (and keeps) DIR, loading
+ * it only when it does not already hold the N books of this seed.
  * Everything is deterministic (fixed seed); times are wall clock.
  */
 #include <dirent.h>
@@ -45,6 +47,16 @@ static double now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time of this process: the machine is shared, so wall time alone
+ * overstates what a step costs when other work competes for the cores. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -98,7 +110,8 @@ static void make_hashes(uint8_t (*sh)[16], size_t n)
 	}
 }
 
-static size_t brute_pairs(uint8_t (*sh)[16], size_t n, uint32_t d)
+/* Pairs (i, j), i < rows, j > i, within d: every pair when rows == n. */
+static size_t brute_pairs(uint8_t (*sh)[16], size_t n, size_t rows, uint32_t d)
 {
 	uint64_t *hi = malloc(n * 8), *lo = malloc(n * 8);
 	size_t i, j, cnt = 0;
@@ -115,10 +128,10 @@ static size_t brute_pairs(uint8_t (*sh)[16], size_t n, uint32_t d)
 			lo[i] = lo[i] << 8 | sh[i][8 + j];
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < rows; i++)
 		for (j = i + 1; j < n; j++)
-			cnt += (uint32_t)(__builtin_popcountll(hi[i] ^ hi[j]) +
-					  __builtin_popcountll(lo[i] ^ lo[j])) <= d;
+			cnt += (uint32_t)(band_popcount64(hi[i] ^ hi[j]) +
+					  band_popcount64(lo[i] ^ lo[j])) <= d;
 	free(hi);
 	free(lo);
 	return cnt;
@@ -178,7 +191,7 @@ static int load_index(struct idx *ix, uint8_t (*sh)[16], size_t n)
 	return 0;
 }
 
-static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
+static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, const char *reuse)
 {
 	uint8_t (*sh)[16] = malloc(n * sizeof(*sh));
 	struct band_pair *bp = NULL;
@@ -187,32 +200,57 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
 	struct band_layout bl;
 	struct idx_groups g;
 	struct idx *ix = NULL;
-	char dir[] = "/tmp/bench_index.XXXXXX", cmd[128];
+	char dir[256] = "/tmp/bench_index.XXXXXX", cmd[300];
 	size_t nbp = 0, nip = 0, nh, i, j, want = 0, hits_total = 0, biggest = 0;
-	double t0, t_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
+	double t0, c0, t_mem, c_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
 	int ret;
 
 	printf("== %zu fingerprints, d <= 7 (8 bands of 16 bits)\n", n);
-	if (!sh || !mkdtemp(dir)) {
+	if (reuse) {
+		snprintf(dir, sizeof(dir), "%s", reuse);
+		keep = 1;
+	}
+	if (!sh || (!reuse && !mkdtemp(dir))) {
 		fprintf(stderr, "bench: setup failed\n");
 		exit(1);
 	}
 	make_hashes(sh, n);
 	band_layout_init(&bl, 7);
 	t0 = now();
+	c0 = cpu_now();
 	ret = band_pairs(&bl, (const uint8_t (*)[16])sh, n, 7, &bp, &nbp);
 	t_mem = now() - t0;
+	c_mem = cpu_now() - c0;
 	if (ret) {
 		fprintf(stderr, "band_pairs: %s\n", strerror(-ret));
 		exit(1);
 	}
-	printf("  near pairs in memory          %9.3f s  (%zu pairs)\n", t_mem, nbp);
+	printf("  near pairs in memory          %9.3f s  (cpu %.3f s; %zu pairs)\n", t_mem, c_mem, nbp);
 	if (brute) {
+		double c_brute;
+
 		t0 = now();
-		want = brute_pairs(sh, n, 7);
+		c0 = cpu_now();
+		want = brute_pairs(sh, n, n, 7);
 		t_brute = now() - t0;
-		printf("  brute force (baseline)        %9.3f s  (%zu pairs)  speed-up x%.0f, recall %s\n",
-		       t_brute, want, t_brute / t_mem, want == nbp ? "1.000 (same pairs)" : "MISMATCH");
+		c_brute = cpu_now() - c0;
+		printf("  brute force (baseline)        %9.3f s  (cpu %.3f s; %zu pairs)  "
+		       "speed-up x%.0f (cpu), recall %s\n",
+		       t_brute, c_brute, want, c_brute / c_mem,
+		       want == nbp ? "1.000 (same pairs)" : "MISMATCH");
+	}
+	if (!brute) {
+		/* too slow in full: time 1000 rows against all, scale to n(n-1)/2 */
+		size_t rows = n < 1000 ? n : 1000, cnt = 0;
+		double est;
+
+		c0 = cpu_now();
+		cnt = brute_pairs(sh, n, rows, 7);
+		est = (cpu_now() - c0) * ((double)n * (n - 1) / 2) /
+		      ((double)rows * n - rows * (rows + 1) / 2.0);
+		printf("  brute force (cpu, estimated from %zu rows) %6.1f s  speed-up x%.0f (cpu)  "
+		       "(%zu pairs in the sample)\n",
+		       rows, est, est / c_mem, cnt);
 	}
 	free(bp);
 
@@ -221,33 +259,45 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
 		fprintf(stderr, "idx_open: %s\n", strerror(-ret));
 		exit(1);
 	}
-	t0 = now();
-	ret = load_index(ix, sh, n);
-	t_load = now() - t0;
-	if (ret) {
-		fprintf(stderr, "load: %s\n", strerror(-ret));
-		exit(1);
+	{
+		struct idx_counts c;
+
+		if (idx_counts(ix, &c) == 0 && c.books == n) {
+			printf("  index reused from %s\n", dir);
+		} else {
+			t0 = now();
+			ret = load_index(ix, sh, n);
+			t_load = now() - t0;
+			if (ret) {
+				fprintf(stderr, "load: %s\n", strerror(-ret));
+				exit(1);
+			}
+			printf("  index load (1 txn per book)   %9.3f s  (%.0f books/s)\n", t_load,
+			       n / t_load);
+		}
 	}
-	printf("  index load (1 txn per book)   %9.3f s  (%.0f books/s)\n", t_load, n / t_load);
 	rss("after load");
 	t0 = now();
+	c0 = cpu_now();
 	ret = idx_near_pairs(ix, 7, &ip, &nip);
 	t_idx = now() - t0;
 	if (ret) {
 		fprintf(stderr, "idx_near_pairs: %s\n", strerror(-ret));
 		exit(1);
 	}
-	printf("  near pairs through the index  %9.3f s  (%zu pairs%s)\n", t_idx, nip,
+	printf("  near pairs through the index  %9.3f s  (cpu %.3f s; %zu pairs%s)\n", t_idx,
+	       cpu_now() - c0, nip,
 	       brute ? (nip == want ? ", == brute force" : ", MISMATCH with brute force") : "");
 	free(ip);
 	t0 = now();
+	c0 = cpu_now();
 	ret = idx_clusters(ix, 7, &g);
 	if (ret == 0) {
 		for (i = 0; i < g.ngroups; i++)
 			if (g.start[i + 1] - g.start[i] > biggest)
 				biggest = g.start[i + 1] - g.start[i];
-		printf("  clusters (on demand)          %9.3f s  (%zu groups, largest %zu)\n", now() - t0,
-		       g.ngroups, biggest);
+		printf("  clusters (on demand)          %9.3f s  (cpu %.3f s; %zu groups, largest %zu)\n",
+		       now() - t0, cpu_now() - c0, g.ngroups, biggest);
 		idx_groups_release(&g);
 	}
 
@@ -275,6 +325,27 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep)
 		lat[i] = (t1 - t0) * 1e6;
 		lat2[i] = (now() - t0) * 1e6;
 		free(h);
+	}
+	{
+		/* baseline: a linear scan of every simhash in memory per query */
+		size_t nlin = nq < 200 ? nq : 200, found = 0;
+		double *ll = malloc(nlin * sizeof(*ll));
+
+		if (!ll)
+			exit(1);
+		for (i = 0; i < nlin; i++) {
+			uint8_t q[16];
+
+			flip_bits(sh[rnd() % n], q, (uint32_t)(rnd() % 4));
+			t0 = now();
+			for (j = 0; j < n; j++)
+				found += band_distance(q, sh[j]) <= 7;
+			ll[i] = (now() - t0) * 1e6;
+		}
+		qsort(ll, nlin, sizeof(*ll), dbl_cmp);
+		printf("  linear scan in memory (baseline, %zu queries) p50 %9.1f us (%.1f hits/query)\n",
+		       nlin, ll[nlin / 2], (double)found / nlin);
+		free(ll);
 	}
 	qsort(lat, nq, sizeof(*lat), dbl_cmp);
 	qsort(lat2, nq, sizeof(*lat2), dbl_cmp);
@@ -410,6 +481,12 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	t0 = now();
 	ret = scan_run(s);
 	t_first = now() - t0;
+	{
+		double la[1];
+
+		if (getloadavg(la, 1) == 1)
+			printf("  (load average %.1f on %ld cores)\n", la[0], sysconf(_SC_NPROCESSORS_ONLN));
+	}
 	scan_progress(s, &pr);
 	printf("  first scan (all new, marked queued)  %7.3f s  (%llu files, %llu queued)\n", t_first,
 	       (unsigned long long)pr.files, (unsigned long long)pr.queued);
@@ -453,7 +530,8 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	}
 	scan_progress(s, &pr);
 	printf("  plain openat/fstatat walk (floor)    %7.3f s  (%zu files)\n", t_plain, nplain);
-	printf("  no-change rescan                     %7.3f s  (%llu unchanged, %llu queued)  x%.2f of the walk\n",
+	printf("  no-change rescan                     %7.3f s  (%llu unchanged, %llu queued)  "
+	       "x%.2f of the walk\n",
 	       t_again, (unsigned long long)pr.unchanged, (unsigned long long)pr.queued,
 	       t_again / t_plain);
 	rss("after rescans");
@@ -466,8 +544,10 @@ static void bench_rescan(size_t nfiles, const char *tree)
 int main(int argc, char **argv)
 {
 	size_t n = 75000, nq = 10000, nfiles = 100000;
-	const char *tree = NULL;
+	const char *tree = NULL, *reuse = NULL;
 	int brute = 1, do_scan = 1, keep = 0, i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows when redirected */
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--n") && i + 1 < argc)
@@ -482,11 +562,13 @@ int main(int argc, char **argv)
 			brute = 0;
 		else if (!strcmp(argv[i], "--no-scan"))
 			do_scan = 0;
+		else if (!strcmp(argv[i], "--index") && i + 1 < argc)
+			reuse = argv[++i];
 		else if (!strcmp(argv[i], "--keep"))
 			keep = 1;
 		else {
 			fprintf(stderr, "usage: %s [--n N] [--queries Q] [--files F] [--tree DIR] "
-				"[--no-brute] [--no-scan] [--keep]\n", argv[0]);
+				"[--no-brute] [--no-scan] [--keep] [--index DIR]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -494,7 +576,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "--n must be >= 20, --queries >= 1\n");
 		return 2;
 	}
-	bench_pairs_and_queries(n, nq, brute, keep);
+	{
+		double la[1];
+
+		if (getloadavg(la, 1) == 1)
+			printf("(load average %.1f on %ld cores at start)\n", la[0],
+			       sysconf(_SC_NPROCESSORS_ONLN));
+	}
+	bench_pairs_and_queries(n, nq, brute, keep, reuse);
 	if (do_scan && nfiles)
 		bench_rescan(nfiles, tree);
 	rss("at exit");

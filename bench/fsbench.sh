@@ -10,8 +10,9 @@
 #   create/stat/unlink  FILES small files (stat: second, cached pass)
 #   ls -l cold/warm     ls -l of a FILES-entry directory right after
 #                  mounting, then again; native is a cached ls -l
-# Best of 3 for every row.  Needs root only for nothing; uses DIR (default
-# a temp dir under $TMPDIR or /tmp) for about SIZE MiB.  Not a test.
+# Best of 3 for every row (the machine is shared: the load average is
+# printed).  Uses DIR (default: a temp dir under $TMPDIR or /tmp) for
+# about SIZE MiB.  Run as root for the read-ahead setting.  Not a test.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=1024 FILES=10000 DIR=${TMPDIR:-/tmp}
@@ -57,7 +58,7 @@ rd() { dd if="$1" of=/dev/null bs=1M status=none; }
 wr() { dd if=/dev/zero of="$1" bs=1M count="$SIZE" conv=notrunc,fsync status=none; }
 
 echo "simbookfs fsbench: $SIZE MiB file, $FILES files, $(nproc) CPUs, $(uname -r)"
-echo "options: ${FSOPTS[*]:-(defaults)}"
+echo "options: ${FSOPTS[*]:-(defaults)}; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 dd if=/dev/urandom of="$SRC/big" bs=1M count="$SIZE" status=none
 rd "$SRC/big"
 mkdir "$SRC/many"
@@ -112,3 +113,4 @@ for _ in 1 2 3; do
 done
 row "ls -l cold" "$(best "${n[@]}")" "$(best "${c[@]}")" "<= 1.5 (hp 1.74)"
 row "ls -l warm" "$(best "${n[@]}")" "$(best "${w[@]}")" "<= 1 (hp 0.60)"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -38,9 +38,13 @@ struct acc_summary {
 	double overlap_p, overlap_r, overlap_f1;	/* partial duplicates */
 	double same_text_p, same_text_r;	/* format variants */
 	double neg_flagged;	/* unrelated and same-author pairs not called unrelated */
-	double combined_f1;	/* relate() as a detector of any relation */
-	double best_single_f1;	/* best F1 of any single method at its best threshold */
-	const char *best_single;	/* which (static) */
+	/* relate() against the best single method at its best threshold, for
+	 * the near-duplicate class (near duplicates vs every other pair) and
+	 * for any relation (related vs unrelated and same-author pairs) */
+	double combined_f1, best_single_f1;
+	const char *best_single;	/* which method (static) */
+	double combined_any_f1, best_single_any_f1;
+	const char *best_single_any;
 	double macro_f1;	/* mean class F1: the tuning objective */
 	/* real books (opts.real): pairs listed as related found related, and
 	 * other pairs flagged */
@@ -52,10 +56,11 @@ struct acc_summary {
  * read or fingerprinted, a temporary file that cannot be written). */
 int acc_run(const struct acc_opts *o, const struct relate_params *p, struct acc_summary *sum);
 
-/* Like acc_run, but first searches a grid of relate parameters for the best
- * mean class F1 on the train half (seed), then reports the chosen point on
- * the held-out half (other base books, seed + 1).  *best receives the
- * chosen parameters. */
+/* Like acc_run, but first searches relate parameters for the best mean
+ * class F1 on the train half (even-numbered base books, seed): one
+ * parameter at a time from the defaults, a change kept only when strictly
+ * better.  Then reports the chosen point on the held-out half (the other
+ * base books, seed + 1).  *best receives the chosen parameters. */
 int acc_tune(const struct acc_opts *o, struct relate_params *best, struct acc_summary *sum);
 
 #endif

@@ -66,25 +66,47 @@ int chunksk_final(struct chunksk *ck, struct chunksk_book *out);
 /* Similarity of two chunk sketches: equal values / CHUNKSK_K, 0..1. */
 double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b);
 
+/* A matched chunk pair: indices into the two sets. */
+struct chunksk_pair {
+	uint32_t a, b;
+	double sim;
+};
+
+/* Matches each chunk of a with b's most similar chunk (first one on ties)
+ * when their similarity is >= min_sim (and > 0).  pairs must have room for
+ * a->n entries; *npairs receives how many were found, in a's order. */
+void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
+		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs);
+
 struct chunksk_fit {
-	uint32_t pairs;		/* matched chunk pairs used for the fit */
-	double a_matched;	/* fraction of a's chunks with a match, 0..1 */
-	double b_matched;	/* fraction of b's chunks with a match, 0..1 */
-	/* Least-squares line p_b = slope * p_a + offset over the matched
+	uint32_t pairs;		/* matched chunk pairs kept for the fit */
+	uint32_t outliers;	/* matched pairs dropped as off the line */
+	double a_matched;	/* fraction of a's chunks in a kept pair, 0..1 */
+	double b_matched;	/* fraction of b's chunks in a kept pair, 0..1 */
+	/* Least-squares line p_b = slope * p_a + offset over the kept
 	 * pairs' first-word indices (words).  slope 1, offset 0: same
 	 * layout; offset far from 0 or matched fractions far from 1: one
 	 * book is a part of the other.  slope 0, offset 0 when pairs < 2
-	 * (or all matched a chunks start at the same word: then offset is
-	 * the mean b position). */
+	 * (or all kept a chunks start at the same word: then offset is the
+	 * mean b position).  Outliers: the pairs are chained in a's order,
+	 * a pair joining the chain (the longest one that fits) whose last
+	 * pair lies no more than CHUNKSK_OUTLIER words plus half the a-step
+	 * off the diagonal step from it; only the longest chain is fitted (a
+	 * shared preface or licence text matching at the far end of the
+	 * other book would otherwise tilt the line). */
 	double slope, offset;
 	double r2;		/* coefficient of determination, 0..1 */
 	double mean_sim;	/* mean similarity of the matched pairs */
 };
 
-/* Aligns a's chunks with b's: each chunk of a is matched with b's most
- * similar chunk (first one on ties) if their similarity is >= min_sim
- * (CHUNKSK_MIN_SIM is a sensible default), then the line is fitted. */
-#define CHUNKSK_MIN_SIM 0.25
+/* Aligns a's chunks with b's: chunksk_match(), then the line is fitted
+ * over the pairs.  CHUNKSK_MIN_SIM, a sensible min_sim, asks for 2 equal
+ * values of 16: one can come by chance from a common phrase whose shingle
+ * is the minimum of its bin in two unrelated chunks, two rarely; and 5%
+ * OCR-like errors still leave most chunks of a copy matched (with 4 of 16,
+ * only a sixth of them were). */
+#define CHUNKSK_MIN_SIM 0.125
+#define CHUNKSK_OUTLIER CHUNKSK_WINDOW
 /* Returns 0 or -ENOMEM (fit is then zero). */
 int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		   double min_sim, struct chunksk_fit *fit);

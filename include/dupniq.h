@@ -7,6 +7,8 @@
  *    index in the book (0-based), so aligned spans can be reported.
  *  - entries whose 32-bit hash equals another entry's are dropped (both),
  *    so every hash occurs at most once per sequence, which the LIS needs.
+ *    (Two words whose 64-bit hashes differ in bit 0 only count as one word:
+ *    the table uses that bit as a flag; a 2^-63 event.)
  * Comparison: the LCS of two sequences only uses words present in both,
  * each once per side, so it is the longest increasing subsequence of the
  * other side's indices taken in this side's order, O(n log n).
@@ -59,7 +61,17 @@ struct dupniq_result {
 	 * the span, 0..1. */
 	uint32_t a_first, a_last, b_first, b_last;
 	double a_cover, b_cover;
+	/* Words inside aligned stretches: the sum of the gaps between
+	 * consecutive LCS words where both gaps are at most DUPNIQ_GAP words
+	 * and about equal (|ga - gb| <= (ga + gb) / 8 + 3: the same text lies
+	 * between them), as a fraction of that book's words, 0..1.  Unlike
+	 * the span, stray matches far from the rest (a shared preface,
+	 * licence or index) and chance matches between unrelated books add
+	 * little. */
+	double a_covered, b_covered;
 };
+
+#define DUPNIQ_GAP 500
 
 /* Compares x with y.  When the number of common words is below min_lcs
  * (0: never prune) the LCS cannot reach it: only common is filled and

@@ -8,6 +8,10 @@
  * struct extract_limits.  Every refusal comes back as a negative errno plus a
  * one-line reason that names the file.
  *
+ * All functions may be called from several threads at once (each call owns
+ * its state; libxml2 is initialised once, and its external-entity loader is
+ * replaced process-wide by one that refuses everything).
+ *
  * Error codes (return values of extract_file / extract_buffer):
  *   0              extracted (doc->warnings may list what was skipped)
  *   EXTRACT_NOTBOOK (-EMEDIUMTYPE)  not a book: unknown or binary content,
@@ -103,9 +107,11 @@ void extract_doc_release(struct extract_doc *doc);
 /* Extracts the book at path.  lim NULL means the defaults.  doc must be
  * empty (extract_doc_init); on error it is left empty.  On failure, when err
  * is not NULL, a one-line reason is appended, starting with path
- * ("PATH: not a book (binary content)").  The file is opened without
- * following it if it is not a regular file: FIFOs and devices are refused
- * as EXTRACT_NOTBOOK without being read.  Returns 0 or a code above. */
+ * ("PATH: not a book (binary content)").  The path is stat()ed first
+ * (symlinks are followed; a loop gives -ELOOP): FIFOs, devices, sockets and
+ * directories are refused as EXTRACT_NOTBOOK without being opened.  Only
+ * the first 4 KiB are read before the format is known, so unknown and
+ * binary files are skipped cheaply.  Returns 0 or a code above. */
 int extract_file(const char *path, const struct extract_limits *lim,
 		 struct extract_doc *doc, struct sbuf *err);
 

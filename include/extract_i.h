@@ -46,6 +46,8 @@ int ex_str_set(char **dst, const char *s, size_t n);
  * max_out bytes, -ENOMEM. */
 int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
 	       struct sbuf *out, const char **charset);
+/* 1 if p[0..n) is well-formed UTF-8 without a byte-order mark. */
+int txt_is_utf8(const char *p, size_t n);
 /* 1 if the prefix looks binary (NUL bytes outside UTF-16, control bytes). */
 int txt_looks_binary(const unsigned char *p, size_t n);
 /* Plain text: decode into ctx->doc->text and read Gutenberg header metadata. */

@@ -75,8 +75,11 @@ struct fp_scores {
 	unsigned mlsh_lexicon;		/* lexicon reaching it */
 	unsigned minhash_bsim;		/* equal min-hash values, 0..128 */
 	double jaccard;			/* estimate, 0..1 */
-	struct dupniq_result dupniq;	/* lcs, cs, its, spans, coverage */
-	struct chunksk_fit win_fit;	/* window chunks of a against b */
+	struct dupniq_result dupniq;	/* lcs, cs, its, spans, cover and
+					 * covered fractions (dupniq.h) */
+	struct chunksk_fit win_fit;	/* window chunks of a against b:
+					 * slope, offset, matched fractions,
+					 * outliers (chunksk.h) */
 	struct chunksk_fit spine_fit;	/* spine chunks (pairs 0 unless both
 					 * books have 2 or more) */
 	uint64_t a_nbytes, b_nbytes;

@@ -12,6 +12,22 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Set to 1 to run the portable code instead of the AVX2 code even where
+ * the CPU has AVX2 (the tests check that both give the same bits). */
+extern int fpc_portable;
+
+/* Whether to take the AVX2 paths.  __builtin_cpu_supports reads a flag
+ * libgcc sets at start-up: cheap, and free of the races a cached function
+ * pointer would bring. */
+static inline int fpc_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	return !fpc_portable && __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
+}
+
 /* splitmix64 finaliser: a fixed 64-bit bijection with good avalanche. */
 static inline uint64_t fpc_mix(uint64_t x)
 {
@@ -58,6 +74,9 @@ struct fpc_gram {
 	unsigned nwin;		/* complete characters kept, <= n */
 	uint64_t nchars;	/* complete characters seen */
 	int prev_space;		/* the last complete character was a space */
+	unsigned start_s;	/* short window (see fpc_gram_feed): oldest byte */
+	unsigned nshort;	/* short window: complete characters kept */
+	unsigned run1;		/* one-byte characters ending the text, capped at n */
 	uint8_t clen[16];	/* byte lengths of the kept characters (ring),
 				 * FPC_WORD_START set on a word's first one */
 	uint8_t buf[FPC_GRAM_BUF];
@@ -89,49 +108,96 @@ typedef void fpc_gram_emit(void *ctx, const uint8_t *p, unsigned len);
 
 /* Runs emit(ctx, bytes, len) for every n-gram completed by the bytes, or
  * with anchored != 0 only for those whose first character starts a word
- * (is the text's first or follows a space).  Always inlined with a constant emit, so each family's feature code sits
- * in the loop; the state lives in locals during the loop because stores
+ * (is the text's first or follows a space).  With emit_s not NULL, also
+ * runs emit_s(ctx_s, bytes, len) for every (unanchored) gram of ns
+ * characters, ns <= n, so that two families share one pass.  Always
+ * inlined with constant arguments, so each family's feature code sits in
+ * the loop; the state lives in locals during the loop because stores
  * through uint8_t pointers would otherwise force reloading every field. */
 static inline __attribute__((always_inline))
 void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
-		   int anchored, fpc_gram_emit *emit, void *ctx)
+		   int anchored, fpc_gram_emit *emit, void *ctx,
+		   unsigned ns, fpc_gram_emit *emit_s, void *ctx_s)
 {
 	const uint8_t *p = buf;
 	unsigned n = g->n, start = g->start, done = g->done, end = g->end;
 	unsigned want = g->want, head = g->head, nwin = g->nwin;
+	unsigned start_s = g->start_s, nshort = g->nshort, run1 = g->run1, k;
 	uint64_t nchars = g->nchars;
 	int prev_space = g->prev_space;
 	uint8_t *b = g->buf, *clen = g->clen;
 	size_t i;
 
-/* closes the open character, emitting the n-gram that ends with it */
+/* reads a gram from the input when it lies there whole: reading bytes
+ * just stored one by one into b stalls the CPU */
+#define FPC_EMIT(fn, c, from, iend) do { \
+	unsigned wl_ = done - (from); \
+	if (wl_ <= (iend)) \
+		fn((c), p + (iend) - wl_, wl_); \
+	else \
+		fn((c), b + (from), wl_); \
+} while (0)
+
+/* closes the open character, emitting the grams that end with it */
 #define FPC_CLOSE(iend) do { \
+	unsigned tail_; \
 	if (nwin == n) { \
 		start += clen[head] & ~FPC_WORD_START; \
 		head = (head + 1) & 15; \
 		nwin--; \
 	} \
-	clen[(head + nwin) & 15] = (uint8_t)((end - done) | \
-					     (prev_space ? FPC_WORD_START : 0)); \
+	tail_ = (head + nwin) & 15; \
+	if (emit_s && nshort == ns) { \
+		start_s += clen[(tail_ - nshort) & 15] & ~FPC_WORD_START; \
+		nshort--; \
+	} \
+	clen[tail_] = (uint8_t)((end - done) | (prev_space ? FPC_WORD_START : 0)); \
 	prev_space = end - done == 1 && b[done] == ' '; \
+	run1 = end - done == 1 ? (run1 < n ? run1 + 1 : n) : 0; \
 	nwin++; \
+	nshort++; \
 	nchars++; \
 	done = end; \
 	want = 0; \
-	if (nwin == n && (!anchored || (clen[head] & FPC_WORD_START))) { \
-		unsigned wl_ = done - start; \
-		/* read the n-gram from the input when it lies there whole: \
-		 * reading bytes just stored one by one into b stalls the CPU */ \
-		if (wl_ <= iend) \
-			emit(ctx, p + iend - wl_, wl_); \
-		else \
-			emit(ctx, b + start, wl_); \
-	} \
+	if (emit_s && nshort == ns) \
+		FPC_EMIT(emit_s, ctx_s, start_s, iend); \
+	if (nwin == n && (!anchored || (clen[head] & FPC_WORD_START))) \
+		FPC_EMIT(emit, ctx, start, iend); \
 } while (0)
 
 	for (i = 0; i < len; i++) {
 		uint8_t c = p[i];
 
+		/* Fast path for ASCII once the last n characters are single bytes
+		 * of this piece: every gram is then the n bytes ending at i, read
+		 * from the input; the window is rebuilt once at the end of the
+		 * run.  Same grams, same order as the general path below. */
+		if (!want && run1 == n && i >= n && c < 0x80) {
+			size_t j = i;
+
+			do {
+				if (emit_s)
+					emit_s(ctx_s, p + j + 1 - ns, ns);
+				if (!anchored || p[j - n] == ' ')
+					emit(ctx, p + j + 1 - n, n);
+				j++;
+			} while (j < len && p[j] < 0x80);
+			nchars += j - i;
+			memcpy(b, p + j - n, n);
+			for (k = 0; k < n; k++)
+				clen[k] = (uint8_t)(1 | (p[j - n + k - 1] == ' ' ? FPC_WORD_START : 0));
+			start = 0;
+			done = end = n;
+			head = 0;
+			nwin = n;
+			if (emit_s) {
+				start_s = n - ns;
+				nshort = ns;
+			}
+			prev_space = p[j - 1] == ' ';
+			i = j - 1;
+			continue;
+		}
 		if (want) {
 			if ((c & 0xc0) == 0x80) {
 				b[end++] = c;
@@ -145,6 +211,8 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 			memmove(b, b + start, end - start);
 			done -= start;
 			end -= start;
+			if (emit_s)
+				start_s -= start;
 			start = 0;
 		}
 		b[end++] = c;
@@ -153,6 +221,7 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 			FPC_CLOSE(i + 1);
 	}
 #undef FPC_CLOSE
+#undef FPC_EMIT
 	g->start = start;
 	g->done = done;
 	g->end = end;
@@ -161,37 +230,51 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 	g->nwin = nwin;
 	g->nchars = nchars;
 	g->prev_space = prev_space;
+	g->start_s = start_s;
+	g->nshort = nshort;
+	g->run1 = run1;
 }
 
-/* End of text: closes the open character and emits its n-gram (anchored
- * as in fpc_gram_feed), or the whole text when it is shorter than n
- * characters (but not empty). */
+/* End of text: closes the open character and emits its grams (as in
+ * fpc_gram_feed), or the whole text for a window longer than the text
+ * (unless it is empty).  Leaves g as fpc_gram_init() did. */
 static inline __attribute__((always_inline))
-void fpc_gram_final(struct fpc_gram *g, int anchored, fpc_gram_emit *emit, void *ctx)
+void fpc_gram_final(struct fpc_gram *g, int anchored, fpc_gram_emit *emit, void *ctx,
+		    unsigned ns, fpc_gram_emit *emit_s, void *ctx_s)
 {
-	int full = 0;
+	int full = 0, full_s = 0;
 
 	if (g->want) {
+		unsigned tail;
+
 		if (g->nwin == g->n) {
 			g->start += g->clen[g->head] & ~FPC_WORD_START;
 			g->head = (g->head + 1) & 15;
 			g->nwin--;
 		}
+		tail = (g->head + g->nwin) & 15;
+		if (emit_s && g->nshort == ns) {
+			g->start_s += g->clen[(tail - g->nshort) & 15] & ~FPC_WORD_START;
+			g->nshort--;
+		}
 		/* an open character is never a space: no prev_space update */
-		g->clen[(g->head + g->nwin) & 15] = (uint8_t)((g->end - g->done) |
-			(g->prev_space ? FPC_WORD_START : 0));
+		g->clen[tail] = (uint8_t)((g->end - g->done) | (g->prev_space ? FPC_WORD_START : 0));
 		g->nwin++;
+		g->nshort++;
 		g->nchars++;
 		g->done = g->end;
 		g->want = 0;
-		full = g->nwin == g->n &&
-		       (!anchored || (g->clen[g->head] & FPC_WORD_START));
+		full = g->nwin == g->n && (!anchored || (g->clen[g->head] & FPC_WORD_START));
+		full_s = g->nshort == ns;
 	}
+	if (emit_s && (full_s || (g->nchars > 0 && g->nchars < ns)))
+		emit_s(ctx_s, g->buf + g->start_s, g->done - g->start_s);
 	if (full || (g->nchars > 0 && g->nchars < g->n))
 		emit(ctx, g->buf + g->start, g->done - g->start);
+	fpc_gram_init(g, g->n);
 }
 
-/* Bit-sliced counter: adds vectors of nw 64-bit words (nw = 1, 4 or 8) and
+/* Bit-sliced counter: adds vectors of nw 64-bit words (nw = 4 or 8) and
  * tells, for each bit position, how many of them had the bit set.  Inputs
  * are buffered 16 at a time and reduced with a carry-save adder tree
  * (Harley-Seal); the resulting "sixteens" ripple into FPC_PLANES bit

@@ -28,6 +28,14 @@
  * varint: LEB128-style, 7 bits per byte, least significant group first,
  * at most 5 bytes for 32-bit values; only the shortest form is accepted so
  * that encode(decode(x)) == x for every accepted x.
+ *
+ * Stability: every bit of a record follows from the definitions in the
+ * family headers (seeds, feature rules, hash functions).  Golden vectors in
+ * tests/unit/test_{simhash,rsimhash,minhash,dupniq,chunksk,fp}.c pin them,
+ * the last one as a digest of a whole record.  A change to any stored bit
+ * (or to this layout) must bump FPREC_VERSION and update the vectors in the
+ * same commit; records of another version are refused (-ENOTSUP) and must
+ * be recomputed from the books.
  */
 #ifndef FPREC_H
 #define FPREC_H

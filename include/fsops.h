@@ -37,14 +37,19 @@ enum fs_change {
 				 * file opened for writing, truncate, the target
 				 * of copy_file_range; path2 NULL */
 	FS_CHANGE_UNLINK,	/* path no longer exists; path2 NULL */
-	FS_CHANGE_RENAME,	/* path moved to path2, replacing what path2 named */
-	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places */
+	FS_CHANGE_RENAME,	/* path moved to path2, replacing what path2 named;
+				 * for a directory, everything below moved too */
+	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places (RENAME_EXCHANGE) */
 	FS_CHANGE_LINK,		/* path2 is a new hard link to path */
 };
 
 /* Called on the FUSE worker thread right after the change succeeded on SRC,
- * before the reply reaches the caller.  The strings live only during the
- * call.  It must be quick and must not touch the mount (queue the work). */
+ * before the reply reaches the caller (release is the exception: close()
+ * has already returned).  Several threads may call it at once.  The strings
+ * live only during the call.  It must be quick and must not touch the
+ * mount (queue the work).  A write may be reported more than once (e.g.
+ * ftruncate, then release of the same fd); rmdir is not reported (only
+ * empty directories go). */
 typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 			     const char *path2);
 
@@ -54,7 +59,10 @@ typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
  * NULL answer ENOENT (getattr, readdir, readlink) or EACCES (open).  Every
  * modifying operation on a view path fails with EROFS, xattrs with ENODATA.
  * The view's getattr of "" must describe a directory.  fi->fh is the view's
- * own from open to release. */
+ * own from open to release.  Inode numbers (st_ino) are shown as given:
+ * pick ones SRC cannot use (e.g. counting down from FS_VIEW_INO); a view
+ * directory reported with st_ino 0 is listed as FS_VIEW_INO - its index. */
+#define FS_VIEW_INO ((ino_t)0x7fffffffffffffffULL)
 struct fs_view_ops {
 	int (*getattr)(void *arg, const char *rel, struct stat *st);
 	/* Fill with filler(buf, name, st_or_NULL, 0, 0) for every entry,

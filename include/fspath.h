@@ -1,12 +1,17 @@
 /* fspath.h - resolve mount paths against the source directory's fd.
  *
  * The passthrough never builds absolute path strings: a FUSE path "/a/b/c"
- * becomes the relative name "a/b/c" under the directory fd of SRC that was
- * opened before mounting (so mounting over SRC itself works).  Names the
- * kernel's *at() calls would refuse as too long (PATH_MAX or more) are
- * resolved by walking their parent directories with O_PATH fds, a chunk of
- * components at a time, so paths of any depth work while no fd is kept
- * once the operation is done.
+ * becomes the name "c" under the directory "a/b" of SRC, opened relative
+ * to the fd of SRC taken before mounting (so mounting over SRC itself
+ * works).  The parent is opened with openat2(RESOLVE_NO_SYMLINKS |
+ * RESOLVE_BENEATH): the kernel has already resolved every symlink on the
+ * way, so one found there means a directory was swapped for a symlink
+ * since, and following it could lead a daemon that serves other users
+ * (allow_other, often as root) outside SRC.  The caller's *at() call does
+ * not follow the last component where that matters (AT_SYMLINK_NOFOLLOW,
+ * O_NOFOLLOW).  Parents too long for one call (PATH_MAX) are opened a
+ * chunk of components at a time, so paths of any depth work; no fd is
+ * kept once the operation is done.
  */
 #ifndef FSPATH_H
 #define FSPATH_H
@@ -16,33 +21,29 @@
 
 struct fspath {
 	int dirfd;		/* the root fd, or an owned O_PATH fd of the parent */
-	const char *name;	/* relative to dirfd; "." for the root itself */
+	const char *name;	/* one component, or "." for the root itself */
 	int owned;		/* dirfd is ours: fspath_release() closes it */
 };
 
 #define FSPATH_INIT { -1, NULL, 0 }
 
 /* Resolves the FUSE path (which starts with '/') against rootfd so that
- * (fp->dirfd, fp->name) names it for *at() calls whose total path must stay
- * within maxlen bytes (pass FSPATH_MAX normally; less when the name is
- * embedded in a longer string).  fp->name points into path: it lives as
- * long as path does.  Returns 0, or -errno from walking the parents
- * (ENOENT, ENOTDIR, ELOOP, EACCES, EMFILE, ...). */
-int fspath_resolve(struct fspath *fp, int rootfd, const char *path, size_t maxlen);
-#define FSPATH_MAX 4095
+ * (fp->dirfd, fp->name) names it for *at() calls.  fp->name points into
+ * path: it lives as long as path does.  Returns 0, or -errno from opening
+ * the parent (ENOENT; ENOTDIR or ELOOP for a symlink in the way;
+ * ENAMETOOLONG for a component over NAME_MAX; EACCES, EMFILE, ...). */
+int fspath_resolve(struct fspath *fp, int rootfd, const char *path);
 
 /* Closes the walked parent fd, if any; fp can be resolved again. */
 void fspath_release(struct fspath *fp);
 
-/* lstat() of the directory that contains fp->name.  Returns 0 or -errno. */
+/* fstat() of the directory that contains fp->name.  Returns 0 or -errno. */
 int fspath_parent_stat(const struct fspath *fp, struct stat *st);
 
 /* Writes "/proc/self/fd/N/NAME" for fp into buf (size bytes): the form the
- * path-only syscalls (the xattr family) take.  Resolve fp with maxlen
- * FSPATH_PROC_MAX so it fits in a PATH_MAX buffer.  Returns 0 or
+ * path-only syscalls (the xattr family) take.  Returns 0 or
  * -ENAMETOOLONG. */
 int fspath_proc(const struct fspath *fp, char *buf, size_t size);
-#define FSPATH_PROC_MAX (FSPATH_MAX - 32)
 
 /* If path is "/top" or lies below it ("/top/..."), returns what follows
  * "/top" ("" or "/..."), pointing into path; otherwise NULL.  top has no

@@ -16,19 +16,24 @@
  *    books share a min-hash band", "which books have this text hash";
  *  - "not a duplicate" exemptions between two books (kept across rename).
  *
- * Concurrency: any number of threads may call any function at once.  Reads
- * run in their own LMDB read transaction per call (MDB_NOTLS) and are never
- * blocked by a writer; writes are serialised by a mutex inside the index, each
- * call being one transaction (all or nothing).  The only pause readers can see
+ * Concurrency: any number of threads may call any function at once (except
+ * idx_close()).  Reads run in their own LMDB read transaction per call
+ * (MDB_NOTLS) and are never blocked by a writer; writes are serialised by a
+ * mutex inside the index, each call being one transaction (all or nothing).
+ * Open the index after any fork() (daemonizing): LMDB environments and the
+ * index's threads do not survive it.  The only pause readers can see
  * is while the map grows (a write hit MDB_MAP_FULL: the map doubles and the
  * write is retried), which waits for in-flight read calls to finish.  Several
  * processes may open the same index (LMDB's own locking); one of them should
  * be the writer at a time.
  *
  * Durability: the index is derived data that a rescan can rebuild, so commits
- * are not fsync'd one by one (MDB_NOSYNC); idx_sync() and idx_close() flush.
- * A crash of the process loses nothing; a crash of the machine can lose the
- * last writes, which the next scan redoes.
+ * are not fsync'd one by one (MDB_NOSYNC: an fsync per rename or unlink
+ * through the mount would make `rm -r` crawl); a flusher thread syncs within
+ * opts.sync_ms of a write, and idx_sync() and idx_close() flush.  A crash of
+ * the process loses nothing; a crash of the machine can lose the writes of
+ * the last interval, which the next scan redoes, and an index LMDB then
+ * finds unreadable is rebuilt at open.
  *
  * Ownership: everything returned is copied out of LMDB before the read
  * transaction ends and belongs to the caller: arrays are malloc'd (free()
@@ -36,9 +41,10 @@
  * Nothing returned points into the map.
  *
  * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
- * converted in one place: MDB_NOTFOUND -> -ENOENT, MDB_MAP_FULL/MDB_TXN_FULL
- * -> -ENOSPC (after growth failed), MDB_READERS_FULL -> -EAGAIN, corruption
- * and version mismatches -> -EIO, unknown -> -EIO.  A value in the database
+ * converted in one place (idx_err() in idx.c): MDB_NOTFOUND -> -ENOENT,
+ * MDB_MAP_FULL/MDB_TXN_FULL -> -ENOSPC (after growth failed or past 1 TiB),
+ * MDB_READERS_FULL -> -EAGAIN, corruption and version mismatches -> -EIO,
+ * system errors -> their -errno.  A value in the database
  * that does not decode (short or hostile) is -EIO for that entry, never a
  * crash; lists skip such entries.
  */
@@ -72,12 +78,16 @@ struct idx_stat {
 	uint64_t dev;
 };
 
+/* A zeroed struct (or NULL) gives every default. */
 struct idx_opts {
 	uint32_t max_d;		/* simhash threshold the band tables guarantee
-				 * (default 7 = 8 bands of 16 bits); changing it
-				 * on an existing index rebuilds the band table */
+				 * (0 = 7: 8 bands of 16 bits; at most 63);
+				 * changing it on an existing index rebuilds the
+				 * simhash band table */
 	uint64_t map_size;	/* initial map size in bytes (0 = 256 MiB); grows
 				 * by doubling when full */
+	uint32_t sync_ms;	/* committed writes reach the disk within this
+				 * many ms (0 = 1000) */
 };
 
 /* What the fingerprinting work supplies for one book.  The index copies it. */
@@ -139,10 +149,10 @@ struct idx_counts {
 };
 
 /* Opens (creating when needed) the index in directory dir (created, mode
- * 0700, if missing).  opts may be NULL for defaults.  An index written with
- * another schema version, or one LMDB cannot read, is emptied and rebuilt
- * (idx_rebuilt() says so; the next scan refills it).  Returns 0 and *out, or
- * -errno (-EINVAL for bad options). */
+ * 0700, if missing; its parent must exist).  opts may be NULL for defaults.
+ * An index written with another schema version, or one LMDB cannot read, is
+ * emptied and rebuilt (idx_rebuilt() says so; the next scan refills it).
+ * Returns 0 and *out, or -errno (-EINVAL for bad options). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
@@ -184,6 +194,12 @@ int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st);
  * fingerprints, band entries and exemptions.  Returns the number of files
  * removed (>= 0), or -errno. */
 int idx_unlink(struct idx *ix, const char *path);
+
+/* Removes the file whose id is id, wherever it is now (as idx_unlink() for
+ * one file).  For the worker that finds, after storing its result, that the
+ * file it read is no longer at its path: a path-based unlink could remove a
+ * newer file's entry.  -ENOENT when the id is unknown. */
+int idx_drop(struct idx *ix, uint64_t id);
 
 #define IDX_RENAME_EXCHANGE 1u	/* swap the two (RENAME_EXCHANGE) */
 /* Renames from to to: the file at from (and everything under from + "/")

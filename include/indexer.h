@@ -12,8 +12,11 @@
  *    IDX_NOT_BOOK).  A file already indexed with the same size, mtime, ctime
  *    and inode is not read again.
  *  - indexer_start() runs the incremental scan in the background (the index
- *    and the views stay usable meanwhile) and then again every rescan_secs,
- *    which is how changes made to SRC behind the mount's back are found.
+ *    and the views stay usable meanwhile), then watches SRC with inotify
+ *    (watch.h) so changes made behind the mount's back are followed at
+ *    once, and rescans every rescan_secs as a safety net (events the watch
+ *    cannot see: touch, chmod, hard links, a full inotify queue or watch
+ *    limit).
  * After every change of the index the notify callback runs (on the thread
  * that changed it): it must be quick and must not call back into FUSE.
  */
@@ -32,6 +35,7 @@ struct indexer_opts {
 				 * folder when inside SRC), any path; may be NULL */
 	unsigned threads;	/* fingerprinting threads (0: one per CPU) */
 	unsigned rescan_secs;	/* periodic rescan of SRC (0: only at start) */
+	int no_watch;		/* 1: no inotify watch (rescans only) */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;
 };
@@ -45,6 +49,8 @@ struct indexer_status {
 	uint64_t queued;	/* jobs waiting or running in the queue */
 	uint64_t indexed;	/* files fingerprinted since the mount */
 	uint64_t generation;	/* idx_generation() */
+	int watching;		/* the inotify watch runs */
+	int watch_incomplete;	/* some folders could not be watched */
 	/* the current or last scan */
 	int scan_running;
 	uint64_t scan_runs, scan_files, scan_queued, scan_removed, scan_renamed;

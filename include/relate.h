@@ -53,8 +53,6 @@ struct relate_signals {
 	double chunk_cover_a;	/* fraction of A's text windows whose sketch
 				 * matches a window of B */
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */
-	double chunk_slope;	/* linear fit of matching window positions */
-	double chunk_r2;	/*   (b = slope * a + offset) and its r^2 */
 };
 
 /* Thresholds of the rule (see relate.c for the meaning and the source of

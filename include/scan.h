@@ -13,9 +13,8 @@
  * directory), so a rescan with no change is fast.
  *
  * The scan runs synchronously (scan_run) or on its own thread (scan_start);
- * the index stays usable meanwhile.  scan_progress() and scan_cancel() may be
- * called from any thread at any time; scan_run/start/wait/free from one
- * controlling thread.
+ * the index stays usable meanwhile.  Every function may be called from any
+ * thread, except scan_free() (no other call may run or follow).
  */
 #ifndef SCAN_H
 #define SCAN_H
@@ -29,7 +28,9 @@ struct scan;
 
 struct scan_opts {
 	int src_fd;		/* directory fd of SRC (dup'd: the caller keeps
-				 * its own), or -1 to open src */
+				 * its own), or -1 to open src; the daemon passes
+				 * the fd it opened before mounting, since a mount
+				 * over SRC hides SRC's path */
 	const char *src;	/* SRC path, used when src_fd < 0 */
 	struct idx *ix;		/* the index to update */
 	struct queue *q;	/* where changed files go; NULL = only mark them
@@ -64,6 +65,10 @@ int scan_new(struct scan **out, const struct scan_opts *opts);
 int scan_run(struct scan *s);
 /* Starts a scan on a background thread; -EBUSY if one is running. */
 int scan_start(struct scan *s);
+/* Like scan_start(), but when a scan is running it runs once more after it
+ * (requests made meanwhile coalesce): for "something changed somewhere"
+ * signals such as WATCH_RESCAN.  Returns 0 or -errno from pthread_create. */
+int scan_request(struct scan *s);
 /* Waits for the background scan; returns its scan_run() result (0 when none
  * was started). */
 int scan_wait(struct scan *s);

@@ -98,6 +98,10 @@ int simlist_fit(struct sbuf *out, const char *base, size_t max);
  * the mount root.  Tabs, newlines and backslashes in paths are escaped as
  * \t, \n, \\.  0 or -ENOMEM. */
 int simlist_tsv(const struct simlist *l, struct sbuf *out);
+/* The relative symlink target of a view entry depth folders below the
+ * mount root pointing at path (relative to the root): "../" depth times,
+ * then path, NUL-terminated in buf.  0 or -ENAMETOOLONG. */
+int simlist_link(char *buf, size_t size, int depth, const char *path);
 /* Appends s with tabs, newlines and backslashes escaped. 0 or -ENOMEM. */
 int simlist_escape(struct sbuf *out, const char *s);
 

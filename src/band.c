@@ -81,8 +81,8 @@ uint32_t band_first_shared(const struct band_layout *bl, const uint8_t a[BAND_SH
 
 uint32_t band_distance(const uint8_t a[BAND_SH_BYTES], const uint8_t b[BAND_SH_BYTES])
 {
-	return (uint32_t)(__builtin_popcountll(load_be64(a) ^ load_be64(b)) +
-			  __builtin_popcountll(load_be64(a + 8) ^ load_be64(b + 8)));
+	return (uint32_t)(band_popcount64(load_be64(a) ^ load_be64(b)) +
+			  band_popcount64(load_be64(a + 8) ^ load_be64(b + 8)));
 }
 
 /* LSD radix sort of items by v, which holds at most nbytes significant bytes. */
@@ -176,7 +176,7 @@ int band_pairs(const struct band_layout *bl, const uint8_t (*sh)[BAND_SH_BYTES],
 					uint32_t i = it[x].i, j = it[y].i, dist;
 					uint64_t xh = hi[i] ^ hi[j], xl = lo[i] ^ lo[j];
 
-					dist = (uint32_t)(__builtin_popcountll(xh) + __builtin_popcountll(xl));
+					dist = (uint32_t)(band_popcount64(xh) + band_popcount64(xl));
 					if (dist > d || first_shared_x(bl, xh, xl) != b)
 						continue;
 					ret = pairs_push(&pairs, &np, &cap, i < j ? i : j, i < j ? j : i, dist);

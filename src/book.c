@@ -193,8 +193,6 @@ int book_signals(const struct book *a, const struct book *b,
 	sig->span_cover_b = sc->dupniq.lcs ? sc->dupniq.b_cover : 0.0;
 	sig->chunk_cover_a = sc->win_fit.a_matched;
 	sig->chunk_cover_b = sc->win_fit.b_matched;
-	sig->chunk_slope = sc->win_fit.slope;
-	sig->chunk_r2 = sc->win_fit.r2;
 	return ret;
 }
 

@@ -1,5 +1,6 @@
 /* chunksk.c - per-chunk min-hash sketches and their alignment (chunksk.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,20 +267,12 @@ double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b)
 	return (double)n / CHUNKSK_K;
 }
 
-int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
-		  double min_sim, struct chunksk_fit *fit)
+void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
+		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0;
-	uint32_t i, j, na = 0, nb = 0;
-	uint8_t *hit = NULL;
+	uint32_t i, j, n = 0;
 
-	memset(fit, 0, sizeof(*fit));
-	if (!a->n || !b->n)
-		return 0;
-	hit = calloc(b->n, 1);	/* b's chunks that matched */
-	if (!hit)
-		return -ENOMEM;
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n && b->n; i++) {
 		double best = -1, s;
 		uint32_t at = 0;
 
@@ -292,44 +285,134 @@ int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		}
 		if (best < min_sim || best <= 0)
 			continue;
+		pairs[n].a = i;
+		pairs[n].b = at;
+		pairs[n].sim = best;
+		n++;
+	}
+	*npairs = n;
+}
+
+/* Least-squares line over the kept pairs; returns how many there are. */
+static uint32_t fit_line(const struct chunksk_set *a, const struct chunksk_set *b,
+			 const struct chunksk_pair *pairs, const uint8_t *drop, uint32_t n,
+			 struct chunksk_fit *fit)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0, vx, vy, cxy;
+	uint32_t i, k = 0;
+
+	fit->slope = fit->offset = fit->r2 = fit->mean_sim = 0;
+	for (i = 0; i < n; i++) {
+		double x = a->c[pairs[i].a].first, y = b->c[pairs[i].b].first;
+
+		if (drop[i])
+			continue;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
+		ssim += pairs[i].sim;
+		k++;
+	}
+	if (!k)
+		return 0;
+	fit->mean_sim = ssim / k;
+	if (k < 2)
+		return k;
+	vx = sxx - sx * sx / k;
+	vy = syy - sy * sy / k;
+	cxy = sxy - sx * sy / k;
+	if (vx <= 0) {
+		fit->offset = sy / k;
+		return k;
+	}
+	fit->slope = cxy / vx;
+	fit->offset = (sy - fit->slope * sx) / k;
+	fit->r2 = vy > 0 ? (cxy * cxy) / (vx * vy) : 1;
+	if (fit->r2 > 1)
+		fit->r2 = 1;
+	return k;
+}
+
+int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
+		  double min_sim, struct chunksk_fit *fit)
+{
+	struct chunksk_pair *pairs = NULL;
+	uint8_t *hit = NULL, *drop = NULL;
+	uint32_t i, n = 0, na = 0, nb = 0;
+	int ret = 0;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!a->n || !b->n)
+		return 0;
+	pairs = malloc((size_t)a->n * sizeof(*pairs));
+	drop = calloc(a->n, 1);
+	hit = calloc(b->n, 1);	/* b's chunks in a kept pair */
+	if (!pairs || !drop || !hit) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	chunksk_match(a, b, min_sim, pairs, &n);
+	if (n) {
+		/* chains: count and last pair of each; a pair joins the longest
+		 * chain it fits, or starts one */
+		uint32_t nseg = 0, best = 0, *cnt = NULL, *last = NULL, *seg = NULL;
+
+		cnt = malloc((size_t)n * sizeof(*cnt));
+		last = malloc((size_t)n * sizeof(*last));
+		seg = malloc((size_t)n * sizeof(*seg));
+		if (!cnt || !last || !seg) {
+			free(cnt);
+			free(last);
+			free(seg);
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			double ai = a->c[pairs[i].a].first, bi = b->c[pairs[i].b].first;
+			uint32_t k, join = nseg;
+
+			for (k = 0; k < nseg; k++) {
+				double da = ai - a->c[pairs[last[k]].a].first;
+				double db = bi - b->c[pairs[last[k]].b].first;
+
+				if (fabs(db - da) <= CHUNKSK_OUTLIER + da / 2 &&
+				    (join == nseg || cnt[k] > cnt[join]))
+					join = k;
+			}
+			if (join == nseg)
+				cnt[nseg++] = 0;
+			cnt[join]++;
+			last[join] = i;
+			seg[i] = join;
+			if (cnt[join] > cnt[best])
+				best = join;
+		}
+		for (i = 0; i < n; i++) {
+			drop[i] = seg[i] != best;
+			fit->outliers += drop[i];
+		}
+		free(cnt);
+		free(last);
+		free(seg);
+	}
+	fit_line(a, b, pairs, drop, n, fit);
+	for (i = 0; i < n; i++) {
+		if (drop[i])
+			continue;
 		na++;
-		if (!hit[at]) {
-			hit[at] = 1;
+		if (!hit[pairs[i].b]) {
+			hit[pairs[i].b] = 1;
 			nb++;
 		}
-		{
-			double x = a->c[i].first, y = b->c[at].first;
-
-			sx += x;
-			sy += y;
-			sxx += x * x;
-			sxy += x * y;
-			syy += y * y;
-			ssim += best;
-		}
 	}
-	free(hit);
 	fit->pairs = na;
 	fit->a_matched = (double)na / a->n;
 	fit->b_matched = (double)nb / b->n;
-	if (!na)
-		return 0;
-	fit->mean_sim = ssim / na;
-	{
-		double n = na, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
-		double cxy = sxy - sx * sy / n;
-
-		if (na < 2)
-			return 0;
-		if (vx <= 0) {
-			fit->offset = sy / n;
-			return 0;
-		}
-		fit->slope = cxy / vx;
-		fit->offset = (sy - fit->slope * sx) / n;
-		fit->r2 = vy > 0 ? (cxy * cxy) / (vx * vy) : 1;
-		if (fit->r2 > 1)
-			fit->r2 = 1;
-	}
-	return 0;
+out:
+	free(pairs);
+	free(drop);
+	free(hit);
+	return ret;
 }

@@ -8,15 +8,23 @@
 #include "fpcore_i.h"
 #include "wordhash.h"
 
-struct slot {
-	uint64_t hash;		/* word hash; 0 marks a free slot (hash 0 -> 1) */
-	uint32_t pos;		/* first occurrence */
-	uint32_t count;		/* saturates at 2: only "once" matters */
-};
+/* The word table keeps keys and positions apart so that the probes, done
+ * for every word, only touch the dense key array: a key is the word hash
+ * with bit 0 replaced by a "seen twice" flag (two words whose hashes differ
+ * only in bit 0 count as one: a 2^-63 event); 0 marks a free slot. */
+#define SEEN_TWICE UINT64_C(1)
+
+static uint64_t key_of(uint64_t word_hash)
+{
+	uint64_t k = word_hash & ~SEEN_TWICE;
+
+	return k ? k : 2;
+}
 
 struct dupniq {
 	struct wordhash wh;
-	struct slot *tab;
+	uint64_t *key;
+	uint32_t *pos;		/* first occurrence of each key */
 	size_t cap, used;	/* cap is a power of two */
 	uint32_t nwords;
 	int failed;		/* an allocation failed for this text */
@@ -71,7 +79,8 @@ void dupniq_free(struct dupniq *dq)
 	if (!dq)
 		return;
 	wordhash_release(&dq->wh);
-	free(dq->tab);
+	free(dq->key);
+	free(dq->pos);
 	free(dq);
 }
 
@@ -79,8 +88,8 @@ void dupniq_reset(struct dupniq *dq)
 {
 	sbuf_setlen(&dq->wh.part, 0);
 	dq->wh.nwords = 0;
-	if (dq->tab)
-		memset(dq->tab, 0, dq->cap * sizeof(*dq->tab));
+	if (dq->key)
+		memset(dq->key, 0, dq->cap * sizeof(*dq->key));
 	dq->used = 0;
 	dq->nwords = 0;
 	dq->failed = 0;
@@ -89,22 +98,30 @@ void dupniq_reset(struct dupniq *dq)
 static int grow(struct dupniq *dq)
 {
 	size_t ncap = dq->cap ? dq->cap * 2 : 4096, i, j;
-	struct slot *nt;
+	uint64_t *nk;
+	uint32_t *np;
 
-	if (ncap > SIZE_MAX / sizeof(*nt))
+	if (ncap > SIZE_MAX / sizeof(*nk))
 		return -ENOMEM;
-	nt = calloc(ncap, sizeof(*nt));
-	if (!nt)
+	nk = calloc(ncap, sizeof(*nk));
+	np = malloc(ncap * sizeof(*np));
+	if (!nk || !np) {
+		free(nk);
+		free(np);
 		return -ENOMEM;
-	for (i = 0; i < dq->cap; i++) {
-		if (!dq->tab[i].hash)
-			continue;
-		for (j = fpc_mix(dq->tab[i].hash) & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = dq->tab[i];
 	}
-	free(dq->tab);
-	dq->tab = nt;
+	for (i = 0; i < dq->cap; i++) {
+		if (!dq->key[i])
+			continue;
+		for (j = dq->key[i] & ~SEEN_TWICE & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = dq->key[i];
+		np[j] = dq->pos[i];
+	}
+	free(dq->key);
+	free(dq->pos);
+	dq->key = nk;
+	dq->pos = np;
 	dq->cap = ncap;
 	return 0;
 }
@@ -112,25 +129,25 @@ static int grow(struct dupniq *dq)
 int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
 {
 	uint32_t pos = dq->nwords++;
-	size_t j;
+	uint64_t k = key_of(word_hash);
+	size_t j, mask;
 
 	if (dq->failed)
 		return -ENOMEM;
-	if (!word_hash)
-		word_hash = 1;
 	if ((dq->used + 1) * 4 > dq->cap * 3 && grow(dq) < 0) {
 		dq->failed = 1;
 		return -ENOMEM;
 	}
-	for (j = fpc_mix(word_hash) & (dq->cap - 1); dq->tab[j].hash; j = (j + 1) & (dq->cap - 1)) {
-		if (dq->tab[j].hash == word_hash) {
-			dq->tab[j].count = 2;
+	/* word hashes are XXH3 values: their low bits index the table as is */
+	mask = dq->cap - 1;
+	for (j = k & mask; dq->key[j]; j = (j + 1) & mask) {
+		if ((dq->key[j] & ~SEEN_TWICE) == k) {
+			dq->key[j] |= SEEN_TWICE;
 			return 0;
 		}
 	}
-	dq->tab[j].hash = word_hash;
-	dq->tab[j].pos = pos;
-	dq->tab[j].count = 1;
+	dq->key[j] = k;
+	dq->pos[j] = pos;
 	dq->used++;
 	return 0;
 }
@@ -184,7 +201,7 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 		goto out;
 	}
 	for (i = 0; i < dq->cap; i++)
-		n += dq->tab[i].hash && dq->tab[i].count == 1;
+		n += dq->key[i] && !(dq->key[i] & SEEN_TWICE);
 	if (n) {
 		e = malloc(n * sizeof(*e));
 		if (!e) {
@@ -193,8 +210,8 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 		}
 	}
 	for (i = 0, k = 0; i < dq->cap; i++)
-		if (dq->tab[i].hash && dq->tab[i].count == 1)
-			e[k++] = (struct entry){ (uint32_t)(dq->tab[i].hash >> 32), dq->tab[i].pos };
+		if (dq->key[i] && !(dq->key[i] & SEEN_TWICE))
+			e[k++] = (struct entry){ (uint32_t)(dq->key[i] >> 32), dq->pos[i] };
 	/* drop every entry whose 32-bit hash is not unique */
 	if (n)
 		qsort(e, n, sizeof(*e), by_hash);
@@ -323,18 +340,38 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 	}
 	res->lcs = len;
 	if (len) {
-		uint32_t last = tail[len - 1], first = last;
+		uint32_t last = tail[len - 1], first = last, next = UINT32_MAX;
+		uint64_t ca = 0, cb = 0;
 
-		for (k = last; k != UINT32_MAX; k = prev[k])
+		/* walk the chain backwards: k, then prev[k], ... */
+		for (k = last; k != UINT32_MAX; next = k, k = prev[k]) {
 			first = k;
+			if (next != UINT32_MAX) {
+				uint32_t ga = x->pos[xi[next]] - x->pos[xi[k]];
+				uint32_t gb = y->pos[yi[next]] - y->pos[yi[k]];
+
+				/* the same text between two aligned words has about
+				 * the same length on both sides; chance matches in
+				 * unrelated books do not */
+				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
+				    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
+					ca += ga;
+					cb += gb;
+				}
+			}
+		}
 		res->a_first = x->pos[xi[first]];
 		res->a_last = x->pos[xi[last]];
 		res->b_first = y->pos[yi[first]];
 		res->b_last = y->pos[yi[last]];
-		if (x->nwords)
+		if (x->nwords) {
 			res->a_cover = (double)(res->a_last - res->a_first + 1) / x->nwords;
-		if (y->nwords)
+			res->a_covered = (double)ca / x->nwords;
+		}
+		if (y->nwords) {
 			res->b_cover = (double)(res->b_last - res->b_first + 1) / y->nwords;
+			res->b_covered = (double)cb / y->nwords;
+		}
 		res->cs = len / sqrt((double)x->n * (double)y->n);
 		if (len >= 2)
 			res->its = log((double)len) / log((double)x->n + y->n - len);

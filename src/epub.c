@@ -451,6 +451,7 @@ static int add_document(struct epub *e, zip_uint64_t idx, struct sbuf *raw, stru
 {
 	struct extract_doc *doc = e->ctx->doc;
 	size_t before = doc->text.len, start, *p;
+	struct sbuf *src = raw;
 	const char *cs;
 	char decl[64];
 	int ret;
@@ -459,18 +460,23 @@ static int add_document(struct epub *e, zip_uint64_t idx, struct sbuf *raw, stru
 	if (ret)
 		return ret;
 	sbuf_setlen(utf8, 0);
-	ret = txt_decode(raw->buf, raw->len,
-			 html_declared_charset(raw->buf, raw->len, decl, sizeof(decl)) ? decl : NULL,
-			 e->ctx->lim->max_unzipped_bytes * 4, utf8, &cs);
-	if (ret)
-		return ex_fail(e->ctx, ret, "decoding a content document: %s", strerror(-ret));
+	/* EPUB content is UTF-8 nearly always: then the parser reads the
+	 * entry as it is (it treats CR as white space) */
+	if (!txt_is_utf8(raw->buf, raw->len)) {
+		ret = txt_decode(raw->buf, raw->len,
+				 html_declared_charset(raw->buf, raw->len, decl, sizeof(decl)) ? decl : NULL,
+				 e->ctx->lim->max_unzipped_bytes * 4, utf8, &cs);
+		if (ret)
+			return ex_fail(e->ctx, ret, "decoding a content document: %s", strerror(-ret));
+		src = utf8;
+	}
 	if (before) {
 		ret = sbuf_addstr(&doc->text, "\n\n");
 		if (ret)
 			return ret;
 	}
 	start = doc->text.len;
-	ret = html_to_text(e->ctx, utf8->buf, utf8->len, &doc->text, NULL);
+	ret = html_to_text(e->ctx, src->buf, src->len, &doc->text, NULL);
 	if (ret)
 		return ret;
 	if (doc->text.len == start) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "simfeat_i.h"
 #include "wordhash.h"
 
 /* The byte families each read a piece while it is still in cache. */
@@ -19,7 +20,7 @@ struct fp {
 	struct dupniq *dq;
 	struct chunksk *ck;
 	struct wordhash wh;
-	uint64_t last[MINHASH_SHINGLE];	/* last word hashes, ring by word index */
+	uint64_t last[MINHASH_SHINGLE];	/* the last word hashes, oldest first */
 	uint64_t nbytes;
 	uint32_t nbreaks;
 	int failed;
@@ -78,6 +79,32 @@ struct fp *fp_new(void)
 	return f;
 }
 
+/* S4's 12-character window and S1's 4-character one in a single pass over
+ * the characters (rs->g carries both; sh->g stays unused). */
+static void grams_generic(struct fp *f, const void *buf, size_t len)
+{
+	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+static void grams_avx2(struct fp *f, const void *buf, size_t len)
+{
+	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
+}
+#endif
+
+static void grams(struct fp *f, const void *buf, size_t len)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (fpc_avx2()) {
+		grams_avx2(f, buf, len);
+		return;
+	}
+#endif
+	grams_generic(f, buf, len);
+}
+
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 {
 	struct fp *f = ctx;
@@ -88,15 +115,10 @@ static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 			chunksk_break(f->ck);
 		f->next_chunk++;
 	}
-	f->last[idx % MINHASH_SHINGLE] = h;
-	if (idx + 1 >= MINHASH_SHINGLE) {
-		uint64_t w[MINHASH_SHINGLE];
-		unsigned i;
-
-		for (i = 0; i < MINHASH_SHINGLE; i++)
-			w[i] = f->last[(idx + 1 + i) % MINHASH_SHINGLE];
-		sh = minhash_shingle(w, MINHASH_SHINGLE);
-	}
+	memmove(f->last, f->last + 1, sizeof(f->last) - sizeof(f->last[0]));
+	f->last[MINHASH_SHINGLE - 1] = h;
+	if (idx + 1 >= MINHASH_SHINGLE)
+		sh = minhash_shingle(f->last, MINHASH_SHINGLE);
 	minhash_add_word_sh(f->mh, h, sh);
 	mlsh_add_word(f->ml, h);
 	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word_sh(f->ck, h, sh) < 0)
@@ -111,8 +133,7 @@ int fp_update(struct fp *f, const void *buf, size_t len)
 		size_t n = len < PIECE ? len : PIECE;
 
 		texthash_update(f->th, p, n);
-		simhash_update(f->sh, p, n);
-		rsimhash_update(f->rs, p, n);
+		grams(f, p, n);
 		if (wordhash_update(&f->wh, p, n, word_cb, f) < 0)
 			f->failed = 1;
 		f->nbytes += n;
@@ -140,6 +161,9 @@ int fp_final(struct fp *f, struct fp_book *out)
 	b.nchunks = f->nbreaks;
 	b.size_class = simhash_size_class(f->nbytes);
 	texthash_final(f->th, &b.text);
+	/* the last grams of both windows; leaves rs->g empty, so that the
+	 * families' own finals below add nothing more */
+	fpc_gram_final(&f->rs->g, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
 	simhash_final(f->sh, &b.sim, NULL);
 	rsimhash_final(f->rs, &b.rsim);
 	mlsh_final(f->ml, &b.mlsh);

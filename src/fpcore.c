@@ -4,6 +4,8 @@
 
 #include "fpcore_i.h"
 
+int fpc_portable;
+
 typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 
 #define CSA(h, l, a, b, c) do { \
@@ -13,7 +15,7 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 	(l) = csa_u ^ csa_c; \
 } while (0)
 
-/* Reduces 16 inputs per word group of type T (u64 or a 4-word vector):
+/* Reduces 16 inputs per group of STEP words (a 4-word vector):
  * ones..eights are the running carry-save planes, sixteens goes into the
  * rippling planes. */
 #define BLOCK_BODY(T, STEP) do { \
@@ -58,11 +60,6 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 	} \
 } while (0)
 
-static void block_u64(struct fpc_bitctr *bc)
-{
-	BLOCK_BODY(uint64_t, 1);
-}
-
 static void block_v4_generic(struct fpc_bitctr *bc)
 {
 	BLOCK_BODY(fpc_v4, 4);
@@ -76,25 +73,10 @@ static void block_v4_avx2(struct fpc_bitctr *bc)
 }
 #endif
 
-typedef void block_fn(struct fpc_bitctr *bc);
-static block_fn *block_v4;
-
-static void choose_block(void)
-{
-	block_v4 = block_v4_generic;
-#if defined(__x86_64__) && defined(__GNUC__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2"))
-		block_v4 = block_v4_avx2;
-#endif
-}
-
 void fpc_bitctr_init(struct fpc_bitctr *bc, unsigned nw)
 {
 	memset(bc, 0, sizeof(*bc));
 	bc->nw = nw;
-	if (!block_v4)
-		choose_block();
 }
 
 /* Adds the plane counts (times 16) into count[] and clears the planes. */
@@ -112,10 +94,12 @@ static void flush_planes(struct fpc_bitctr *bc)
 
 void fpc_bitctr_block(struct fpc_bitctr *bc)
 {
-	if (bc->nw % 4 == 0)
-		block_v4(bc);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (fpc_avx2())
+		block_v4_avx2(bc);
 	else
-		block_u64(bc);
+#endif
+		block_v4_generic(bc);
 	bc->nbuf = 0;
 	if (++bc->nblocks == (UINT32_C(1) << FPC_PLANES) - 1)
 		flush_planes(bc);

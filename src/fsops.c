@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fspath.h"
@@ -31,8 +33,24 @@ struct fs_view {
 	bool hidden;		/* fs_hide_name(): not listed, all ENOENT */
 };
 
+/* A directory whose whole listing went to the kernel with attributes
+ * (readdirplus), and when: while it is unchanged and the kernel still
+ * holds those entries, listing it again needs no attributes.  A slot
+ * collision only costs attributes sent again. */
+#define FS_LISTED_SLOTS 4096
+struct fs_listed {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct timespec ctime;
+	struct timespec at;	/* CLOCK_MONOTONIC when the listing started */
+};
+
 struct fs {
 	int rootfd;
+	double entry_timeout;	/* seconds the kernel keeps entries we send */
+	pthread_mutex_t listed_lock;
+	struct fs_listed listed[FS_LISTED_SLOTS];
 	struct fs_options opt;
 	bool as_root;		/* new nodes need handing to the caller */
 	fs_change_fn hook;
@@ -49,6 +67,10 @@ struct fs_dir {
 	DIR *dp;
 	struct dirent *entry;	/* read but not yet handed to the kernel */
 	off_t off;
+	struct stat st;		/* of the directory at opendir */
+	bool known;		/* the kernel has every entry with attributes */
+	bool plus_whole;	/* this listing sent every entry with attributes */
+	struct timespec started;
 };
 
 static struct fs *fs_cur(void)
@@ -65,12 +87,16 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->rootfd = rootfd;
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
+	pthread_mutex_init(&fs->listed_lock, NULL);
 	*out = fs;
 	return 0;
 }
 
 void fs_free(struct fs *fs)
 {
+	if (!fs)
+		return;
+	pthread_mutex_destroy(&fs->listed_lock);
 	free(fs);
 }
 
@@ -185,7 +211,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
 	if (fi)
 		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fstatat(fp.dirfd, fp.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -204,7 +230,7 @@ static int fs_readlink(const char *path, char *buf, size_t size)
 
 	if ((v = fs_view_of(fs, path, &rel)))
 		return v->ops->readlink ? v->ops->readlink(v->arg, rel, buf, size) : -ENOENT;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	n = readlinkat(fp.dirfd, fp.name, buf, size - 1);
@@ -226,7 +252,7 @@ static int fs_mknod(const char *path, mode_t mode, dev_t rdev)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (mknodat(fp.dirfd, fp.name, mode, rdev) < 0) {
@@ -249,7 +275,7 @@ static int fs_mkdir(const char *path, mode_t mode)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (mkdirat(fp.dirfd, fp.name, mode) < 0) {
@@ -272,7 +298,7 @@ static int fs_symlink(const char *target, const char *path)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	if (symlinkat(target, fp.dirfd, fp.name) < 0) {
@@ -297,7 +323,7 @@ static int fs_remove(const char *path, int flags)
 
 	if ((v = fs_view_of(fs, path, &rel)))
 		return !flags && v->ops->unlink ? v->ops->unlink(v->arg, rel) : -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = unlinkat(fp.dirfd, fp.name, flags) < 0 ? -errno : 0;
@@ -325,10 +351,10 @@ static int fs_resolve2(const struct fs *fs, const char *a, const char *b, struct
 
 	if (fs_view_of(fs, a, NULL) || fs_view_of(fs, b, NULL))
 		return -EROFS;
-	ret = fspath_resolve(fa, fs->rootfd, a, FSPATH_MAX);
+	ret = fspath_resolve(fa, fs->rootfd, a);
 	if (ret)
 		return ret;
-	ret = fspath_resolve(fb, fs->rootfd, b, FSPATH_MAX);
+	ret = fspath_resolve(fb, fs->rootfd, b);
 	if (ret)
 		fspath_release(fa);
 	return ret;
@@ -383,7 +409,7 @@ static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 		return -EROFS;
 	if (fi)
 		return fchmod((int)fi->fh, mode) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fchmodat(fp.dirfd, fp.name, mode, 0) < 0 ? -errno : 0;
@@ -401,7 +427,7 @@ static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		return -EROFS;
 	if (fi)
 		return fchown((int)fi->fh, uid, gid) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = fchownat(fp.dirfd, fp.name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -421,7 +447,7 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		ret = ftruncate((int)fi->fh, size) < 0 ? -errno : 0;
 		goto out;
 	}
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	fd = openat(fp.dirfd, fp.name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -449,7 +475,7 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 		return -EROFS;
 	if (fi)
 		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = utimensat(fp.dirfd, fp.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -477,7 +503,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 			return -EROFS;
 		return v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
 	}
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	fd = openat(fp.dirfd, fp.name, fi->flags | O_NOFOLLOW | O_CLOEXEC);
@@ -501,7 +527,7 @@ static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	/* Only a node this call created may change owner: create exclusively,
@@ -613,6 +639,44 @@ static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	return ret < 0 ? -errno : 0;
 }
 
+static bool fs_ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static struct fs_listed *fs_listed_slot(struct fs *fs, const struct stat *st)
+{
+	return &fs->listed[(st->st_ino * 0x9e3779b97f4a7c15ULL >> 40) % FS_LISTED_SLOTS];
+}
+
+/* Whether the kernel still holds every entry of the directory, with
+ * attributes, from a complete readdirplus listing of it as it is now. */
+static bool fs_listed_known(struct fs *fs, const struct stat *st)
+{
+	struct fs_listed *l = fs_listed_slot(fs, st);
+	struct timespec now;
+	bool known;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&fs->listed_lock);
+	known = l->ino == st->st_ino && l->dev == st->st_dev && fs_ts_eq(&l->mtime, &st->st_mtim) &&
+		fs_ts_eq(&l->ctime, &st->st_ctim) &&
+		(double)(now.tv_sec - l->at.tv_sec) + (double)(now.tv_nsec - l->at.tv_nsec) / 1e9 <
+			fs->entry_timeout;
+	pthread_mutex_unlock(&fs->listed_lock);
+	return known;
+}
+
+static void fs_listed_record(struct fs *fs, const struct fs_dir *d)
+{
+	struct fs_listed *l = fs_listed_slot(fs, &d->st);
+
+	pthread_mutex_lock(&fs->listed_lock);
+	*l = (struct fs_listed){ d->st.st_dev, d->st.st_ino, d->st.st_mtim, d->st.st_ctim,
+				 d->started };
+	pthread_mutex_unlock(&fs->listed_lock);
+}
+
 static int fs_opendir(const char *path, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -623,7 +687,7 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	fi->fh = 0;
 	if (fs_view_of(fs, path, NULL))
 		return 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	d = calloc(1, sizeof(*d));
@@ -636,6 +700,8 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 		ret = -errno;
 		goto out;
 	}
+	if (fstat(fd, &d->st) == 0)
+		d->known = fs_listed_known(fs, &d->st);
 	d->dp = fdopendir(fd);
 	if (!d->dp) {
 		ret = -errno;
@@ -662,18 +728,21 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 	struct dirent *e;
 	size_t i;
 
-	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFDIR;
-	/* Each view's own inode number: readdir() callers skip entries whose
-	 * d_ino is 0. */
 	for (i = 0; i < fs->nviews; i++) {
-		struct stat vst;
+		const struct fs_view *v = &fs->views[i];
 
-		if (fs->views[i].hidden || !fs->views[i].ops->getattr ||
-		    fs->views[i].ops->getattr(fs->views[i].arg, "", &vst))
+		if (v->hidden)
 			continue;
-		filler(buf, fs->views[i].name, &vst, 0, 0);
+		memset(&st, 0, sizeof(st));
+		if (v->ops->getattr)
+			v->ops->getattr(v->arg, "", &st);
+		/* readdir(3) skips entries with inode 0. */
+		if (!st.st_ino)
+			st.st_ino = FS_VIEW_INO - i;
+		st.st_mode = S_IFDIR;
+		filler(buf, v->name, &st, 0, 0);
 	}
+	memset(&st, 0, sizeof(st));
 	rewinddir(d->dp);
 	while ((errno = 0, e = readdir(d->dp))) {
 		char top[NAME_MAX + 3];
@@ -707,6 +776,12 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		d->entry = NULL;
 		d->off = off;
 	}
+	if (off == 0) {
+		d->plus_whole = plus;
+		clock_gettime(CLOCK_MONOTONIC, &d->started);
+	} else if (!plus) {
+		d->plus_whole = false;
+	}
 	for (;;) {
 		struct stat st;
 		enum fuse_fill_dir_flags fill = 0;
@@ -715,12 +790,20 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		if (!d->entry) {
 			errno = 0;
 			d->entry = readdir(d->dp);
-			if (!d->entry)
-				return errno ? -errno : 0;
+			if (!d->entry) {
+				if (errno)
+					return -errno;
+				if (d->plus_whole && !d->known && d->st.st_ino)
+					fs_listed_record(fs, d);
+				return 0;
+			}
 		}
 		next = telldir(d->dp);
 		memset(&st, 0, sizeof(st));
-		if (plus && fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* ls -l lists again and again: attributes the kernel still holds
+		 * need not be looked up and sent each time. */
+		if (plus && !d->known &&
+		    fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			fill = FUSE_FILL_DIR_PLUS;
 		} else {
 			st.st_ino = d->entry->d_ino;
@@ -768,6 +851,7 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->auto_cache = 1;
 	cfg->kernel_cache = 0;
 	cfg->direct_io = 0;
+	fs_cur()->entry_timeout = cfg->entry_timeout;
 	/* Paths stay available to read/release for view dispatch and the
 	 * change hook. */
 	cfg->nullpath_ok = 0;
@@ -794,7 +878,7 @@ static int fs_access(const char *path, int mask)
 
 	if (fs_view_of(fs, path, &rel))
 		return (mask & W_OK) ? -EROFS : fs_getattr(path, &st, NULL);
-	ret = fspath_resolve(&fp, fs->rootfd, path, FSPATH_MAX);
+	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = faccessat(fp.dirfd, fp.name, mask, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -861,7 +945,7 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 static int fs_xattr_path(const struct fs *fs, const char *path, struct fspath *fp,
 			 char *buf, size_t size)
 {
-	int ret = fspath_resolve(fp, fs->rootfd, path, FSPATH_PROC_MAX);
+	int ret = fspath_resolve(fp, fs->rootfd, path);
 
 	if (!ret) {
 		ret = fspath_proc(fp, buf, size);

@@ -2,51 +2,72 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fspath.h"
 
-/* Opens the directory named by the first len bytes of rel under dirfd.
- * Intermediate components were already looked up by the kernel as
- * directories, so the walk follows no final symlink (O_NOFOLLOW). */
-static int fspath_open_dir(int dirfd, const char *rel, size_t len)
-{
-	char chunk[PATH_MAX];
-	int fd;
+/* The longest path one *at() call takes (PATH_MAX with its NUL). */
+#define FSPATH_MAX (PATH_MAX - 1)
 
-	memcpy(chunk, rel, len);
+/* Opens the directory name (len bytes) under dirfd without following any
+ * symlink: one openat2() call, or one openat() per component where the
+ * kernel lacks openat2. */
+static int fspath_open_dir(int dirfd, const char *name, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+	char chunk[PATH_MAX];
+	char *comp, *save = NULL;
+	int fd, cur = dirfd;
+
+	memcpy(chunk, name, len);
 	chunk[len] = '\0';
-	fd = openat(dirfd, chunk, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	fd = (int)syscall(SYS_openat2, dirfd, chunk, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd < 0 ? -errno : fd;
+	for (comp = strtok_r(chunk, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		fd = openat(cur, comp, (int)how.flags);
+		if (cur != dirfd)
+			close(cur);
+		if (fd < 0)
+			return -errno;
+		cur = fd;
+	}
+	return cur == dirfd ? -EINVAL : cur;
 }
 
-int fspath_resolve(struct fspath *fp, int rootfd, const char *path, size_t maxlen)
+int fspath_resolve(struct fspath *fp, int rootfd, const char *path)
 {
 	const char *rel = path[0] == '/' ? path + 1 : path;
 	const char *last, *p;
-	size_t total = strlen(rel);
 	int cur = rootfd, fd, ret = 0;
 
 	fp->dirfd = rootfd;
 	fp->owned = 0;
 	fp->name = rel;
-	if (total == 0) {
+	if (*rel == '\0') {
 		fp->name = ".";
 		return 0;
 	}
-	if (total <= maxlen)
-		return 0;
 	last = strrchr(rel, '/');
-	if (!last || (size_t)(rel + total - (last + 1)) > NAME_MAX)
+	if (!last)
+		return strlen(rel) > NAME_MAX ? -ENAMETOOLONG : 0;
+	if (strlen(last + 1) > NAME_MAX)
 		return -ENAMETOOLONG;
-	/* Walk rel..last in chunks that each fit one *at() call. */
+	/* Walk rel..last in chunks that each fit one call. */
 	p = rel;
 	while (p < last) {
 		size_t len = (size_t)(last - p);
-		if (len > maxlen) {
-			const char *cut = p + maxlen;
+
+		if (len > FSPATH_MAX) {
+			const char *cut = p + FSPATH_MAX;
+
 			while (cut > p && *cut != '/')
 				cut--;
 			if (cut == p) {
@@ -88,22 +109,7 @@ void fspath_release(struct fspath *fp)
 
 int fspath_parent_stat(const struct fspath *fp, struct stat *st)
 {
-	const char *slash = strrchr(fp->name, '/');
-	char parent[PATH_MAX];
-	size_t len;
-	int ret;
-
-	if (!slash) {
-		ret = fstatat(fp->dirfd, "", st, AT_EMPTY_PATH);
-	} else {
-		len = (size_t)(slash - fp->name);
-		if (len >= sizeof(parent))
-			return -ENAMETOOLONG;
-		memcpy(parent, fp->name, len);
-		parent[len] = '\0';
-		ret = fstatat(fp->dirfd, parent, st, AT_SYMLINK_NOFOLLOW);
-	}
-	return ret < 0 ? -errno : 0;
+	return fstatat(fp->dirfd, "", st, AT_EMPTY_PATH) < 0 ? -errno : 0;
 }
 
 int fspath_proc(const struct fspath *fp, char *buf, size_t size)

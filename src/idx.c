@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -65,6 +66,12 @@ struct idx {
 	pthread_mutex_t wlock;		/* one writer at a time */
 	pthread_rwlock_t maplock;	/* held shared by every txn, exclusive to resize */
 	int rebuilt;
+	/* the flusher: fdatasync within sync_ms of a commit */
+	pthread_t flusher;
+	pthread_mutex_t flock;
+	pthread_cond_t fcond;
+	int dirty, stopping, has_flusher;
+	uint32_t sync_ms;
 };
 
 /* A write transaction and the meta values it caches until commit. */
@@ -496,6 +503,14 @@ static int idx_write(struct idx *ix, write_fn fn, void *arg)
 			mdb_txn_abort(w.txn);
 		}
 		pthread_rwlock_unlock(&ix->maplock);
+		if (ret >= 0 && ix->has_flusher) {
+			pthread_mutex_lock(&ix->flock);
+			if (!ix->dirty) {
+				ix->dirty = 1;
+				pthread_cond_signal(&ix->fcond);
+			}
+			pthread_mutex_unlock(&ix->flock);
+		}
 		if (ret < 0 && w.mapfull) {
 			ret = grow_map(ix);
 			if (ret == 0)
@@ -853,6 +868,52 @@ out:
 	return ret;
 }
 
+/* ---- the flusher ---- */
+
+static void *flusher_main(void *p)
+{
+	struct idx *ix = p;
+	struct timespec ts;
+
+	pthread_mutex_lock(&ix->flock);
+	while (!ix->stopping) {
+		if (!ix->dirty) {
+			pthread_cond_wait(&ix->fcond, &ix->flock);
+			continue;
+		}
+		/* let the writes of one interval gather, then sync them at once */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += ix->sync_ms / 1000;
+		ts.tv_nsec += (long)(ix->sync_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (!ix->stopping && pthread_cond_timedwait(&ix->fcond, &ix->flock, &ts) == 0)
+			;
+		ix->dirty = 0;
+		pthread_mutex_unlock(&ix->flock);
+		/* without MDB_WRITEMAP this is an fdatasync of the data file:
+		 * it does not touch the map, so no maplock */
+		mdb_env_sync(ix->env, 1);
+		pthread_mutex_lock(&ix->flock);
+	}
+	pthread_mutex_unlock(&ix->flock);
+	return NULL;
+}
+
+static void flusher_stop(struct idx *ix)
+{
+	if (!ix->has_flusher)
+		return;
+	pthread_mutex_lock(&ix->flock);
+	ix->stopping = 1;
+	pthread_cond_signal(&ix->fcond);
+	pthread_mutex_unlock(&ix->flock);
+	pthread_join(ix->flusher, NULL);
+	ix->has_flusher = 0;
+}
+
 /* ---- open, schema, close ---- */
 
 static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
@@ -869,6 +930,12 @@ static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
 		rc = mdb_env_set_mapsize(ix->env, map_size);
 	if (rc == 0)
 		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC, 0600);
+	if (rc == 0) {
+		int dead = 0;
+
+		/* free reader slots left by a process that died mid-read */
+		rc = mdb_reader_check(ix->env, &dead);
+	}
 	if (rc) {
 		mdb_env_close(ix->env);
 		ix->env = NULL;
@@ -998,14 +1065,18 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	int ret, rc, attempt, locks = 0;
 
 	*out = NULL;
-	if (opts) {
-		ia.max_d = opts->max_d;
-		if (opts->map_size)
-			map_size = opts->map_size < MAP_MIN ? MAP_MIN : opts->map_size;
-	}
 	ix = calloc(1, sizeof(*ix));
 	if (!ix)
 		return -ENOMEM;
+	ix->sync_ms = 1000;
+	if (opts) {
+		if (opts->max_d)
+			ia.max_d = opts->max_d;
+		if (opts->map_size)
+			map_size = opts->map_size < MAP_MIN ? MAP_MIN : opts->map_size;
+		if (opts->sync_ms)
+			ix->sync_ms = opts->sync_ms;
+	}
 	ret = band_layout_init(&ix->bl, ia.max_d);
 	if (ret)
 		goto out;
@@ -1028,6 +1099,8 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			pthread_rwlock_destroy(&ix->maplock);
 			goto out;
 		}
+		pthread_mutex_init(&ix->flock, NULL);
+		pthread_cond_init(&ix->fcond, NULL);
 		locks = 1;
 	}
 	for (attempt = 0; attempt < 2; attempt++) {
@@ -1059,6 +1132,10 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		ret = -EIO;
 		goto out;
 	}
+	ret = -pthread_create(&ix->flusher, NULL, flusher_main, ix);
+	if (ret)
+		goto out;
+	ix->has_flusher = 1;
 	*out = ix;
 	ix = NULL;
 	ret = 0;
@@ -1069,6 +1146,8 @@ out:
 		if (locks) {
 			pthread_rwlock_destroy(&ix->maplock);
 			pthread_mutex_destroy(&ix->wlock);
+			pthread_mutex_destroy(&ix->flock);
+			pthread_cond_destroy(&ix->fcond);
 		}
 		free(ix);
 	}
@@ -1079,10 +1158,13 @@ void idx_close(struct idx *ix)
 {
 	if (!ix)
 		return;
+	flusher_stop(ix);
 	mdb_env_sync(ix->env, 1);
 	mdb_env_close(ix->env);
 	pthread_rwlock_destroy(&ix->maplock);
 	pthread_mutex_destroy(&ix->wlock);
+	pthread_mutex_destroy(&ix->flock);
+	pthread_cond_destroy(&ix->fcond);
 	free(ix);
 }
 
@@ -1105,7 +1187,10 @@ uint64_t idx_generation(struct idx *ix)
 {
 	MDB_envinfo info;
 
+	/* reads the meta pages in the map: not while a resize remaps it */
+	pthread_rwlock_rdlock(&ix->maplock);
 	mdb_env_info(ix->env, &info);
+	pthread_rwlock_unlock(&ix->maplock);
 	return info.me_last_txnid;
 }
 
@@ -1314,6 +1399,27 @@ int idx_unlink(struct idx *ix, const char *path)
 	if (ret)
 		return ret;
 	return idx_write(ix, unlink_fn, (void *)(uintptr_t)path);
+}
+
+static int drop_fn(struct wtx *w, void *arg)
+{
+	struct frec *f = malloc(sizeof(*f));
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = file_by_id(w, *(const uint64_t *)arg, f);
+	if (ret == 0)
+		ret = file_remove(w, f);
+	free(f);
+	return ret;
+}
+
+int idx_drop(struct idx *ix, uint64_t id)
+{
+	int ret = idx_write(ix, drop_fn, &id);
+
+	return ret < 0 ? ret : 0;
 }
 
 struct rename_arg {

@@ -19,6 +19,7 @@
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
+#include "watch.h"
 
 #define SNIFF_BYTES 4096
 
@@ -29,6 +30,8 @@ struct indexer {
 	struct scan *scan;
 	struct extract_limits lim;
 	unsigned rescan_secs;
+	int use_watch;
+	struct watch *watch;		/* set by the background thread */
 	void (*notify)(void *arg);
 	void *notify_arg;
 	atomic_uint_fast64_t indexed;
@@ -38,6 +41,8 @@ struct indexer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stopping;
+	char *skip_dir;
+	pthread_mutex_t rename_lock;	/* check and rename as one step */
 };
 
 static void indexer_notify(struct indexer *ixr)
@@ -192,7 +197,7 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 {
 	struct idx_file f = { 0 };
 	struct idx_stat st;
-	struct stat sb;
+	struct stat sb = { 0 };
 	uint64_t id = 0;
 	int fd, ret, known;
 
@@ -201,6 +206,10 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		ret = fd < 0 ? -errno : 0;
 		if (fd >= 0)
 			close(fd);
+		/* A folder now (a watch echo of a folder rename): its files
+		 * are handled on their own. */
+		if (!ret && S_ISDIR(sb.st_mode))
+			return 0;
 		/* Gone, or not a regular file (any more): not a book. */
 		if (ret == -EACCES || ret == -EPERM || ret == -EMFILE || ret == -ENFILE ||
 		    ret == -ENOMEM)
@@ -250,14 +259,94 @@ static int indexer_work(void *arg, const char *path)
 	return indexer_index_file(arg, path);
 }
 
-/* Periodic rescans: changes behind the mount's back. */
+/* 1 when the index holds files under the folder path. */
+static int indexer_has_under(struct indexer *ixr, const char *path)
+{
+	struct idx_entry *ents = NULL;
+	size_t n = 0;
+
+	if (idx_list(ixr->ix, path, 0, &ents, &n))
+		return 0;
+	idx_entries_free(ents, n);
+	return n > 0;
+}
+
+/* A rename seen by the watch is applied only when the disk agrees with a
+ * plain rename of the file the index knows at from (an exchange, or a
+ * rename the hook already applied, leaves both names to the worker). */
+static void indexer_watch_renamed(struct indexer *ixr, const char *from, const char *to)
+{
+	struct idx_file f = { 0 };
+	struct stat st;
+
+	if (fstatat(ixr->rootfd, to, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		/* A folder: its files move with it, ids kept. */
+		if (faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+		    indexer_has_under(ixr, from))
+			indexer_renamed(ixr, from, to, 0);
+		else if (!indexer_has_under(ixr, to))
+			scan_start(ixr->scan);
+		return;
+	}
+	if (idx_get(ixr->ix, from, &f) == 0 &&
+	    f.st.ino == (uint64_t)st.st_ino && f.st.dev == (uint64_t)st.st_dev &&
+	    faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		indexer_renamed(ixr, from, to, 0);
+	} else {
+		queue_push(ixr->q, from, QUEUE_HIGH);
+		queue_push(ixr->q, to, QUEUE_HIGH);
+	}
+	idx_file_release(&f);
+}
+
+/* inotify events: changes made to SRC behind the mount's back (and echoes
+ * of our own, which cost a stat: the index operations are idempotent). */
+static void indexer_watched(void *arg, enum watch_what what, const char *path, const char *path2)
+{
+	struct indexer *ixr = arg;
+
+	switch (what) {
+	case WATCH_FILE:
+		queue_push(ixr->q, path, QUEUE_HIGH);
+		break;
+	case WATCH_GONE:
+		indexer_unlinked(ixr, path);
+		break;
+	case WATCH_RENAMED:
+		indexer_watch_renamed(ixr, path, path2);
+		break;
+	case WATCH_RESCAN:
+		scan_start(ixr->scan);
+		break;
+	}
+}
+
+/* The watch (its setup walks SRC, so it is made here, off the mount's
+ * path), then periodic rescans. */
 static void *indexer_timer(void *arg)
 {
 	struct indexer *ixr = arg;
+	struct watch_opts wo = { 0 };
+	struct watch *w = NULL;
 	struct timespec ts;
 
+	if (ixr->use_watch) {
+		wo.src_fd = ixr->rootfd;
+		wo.skip_dir = ixr->skip_dir;
+		wo.fn = indexer_watched;
+		wo.arg = ixr;
+		if (watch_new(&w, &wo))
+			w = NULL;
+	}
 	pthread_mutex_lock(&ixr->lock);
+	ixr->watch = w;
 	while (!ixr->stopping) {
+		if (!ixr->rescan_secs) {
+			pthread_cond_wait(&ixr->cond, &ixr->lock);
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += ixr->rescan_secs;
 		while (!ixr->stopping &&
@@ -287,10 +376,16 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 		return -ENOMEM;
 	ixr->rootfd = rootfd;
 	ixr->rescan_secs = opts->rescan_secs;
+	ixr->use_watch = !opts->no_watch;
+	if (opts->skip_dir && !(ixr->skip_dir = strdup(opts->skip_dir))) {
+		free(ixr);
+		return -ENOMEM;
+	}
 	ixr->notify = opts->notify;
 	ixr->notify_arg = opts->notify_arg;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
+	pthread_mutex_init(&ixr->rename_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ixr->cond, &ca);
@@ -326,7 +421,7 @@ int indexer_start(struct indexer *ixr)
 
 	if (ret)
 		return ret;
-	if (ixr->rescan_secs) {
+	if (ixr->rescan_secs || ixr->use_watch) {
 		ret = -pthread_create(&ixr->timer, NULL, indexer_timer, ixr);
 		ixr->has_timer = !ret;
 	}
@@ -343,6 +438,8 @@ void indexer_free(struct indexer *ixr)
 	pthread_mutex_unlock(&ixr->lock);
 	if (ixr->has_timer)
 		pthread_join(ixr->timer, NULL);
+	/* Before the queue and the index: its callbacks use them. */
+	watch_free(ixr->watch);
 	if (ixr->scan)
 		scan_cancel(ixr->scan);
 	scan_free(ixr->scan);
@@ -352,6 +449,8 @@ void indexer_free(struct indexer *ixr)
 	idx_close(ixr->ix);
 	pthread_cond_destroy(&ixr->cond);
 	pthread_mutex_destroy(&ixr->lock);
+	pthread_mutex_destroy(&ixr->rename_lock);
+	free(ixr->skip_dir);
 	free(ixr);
 }
 
@@ -397,7 +496,18 @@ static void indexer_rejudge(struct indexer *ixr, const char *path)
 
 void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange)
 {
-	int n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
+	struct idx_file f = { 0 };
+	int n = 0;
+
+	/* The watch reports our own renames too, before or after the hook:
+	 * whichever comes second finds from gone from the index and must not
+	 * replace to (a file renamed over another that was never indexed only
+	 * needs to be fingerprinted, below). */
+	pthread_mutex_lock(&ixr->rename_lock);
+	if (exchange || idx_get(ixr->ix, from, &f) == 0 || indexer_has_under(ixr, from))
+		n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
+	pthread_mutex_unlock(&ixr->rename_lock);
+	idx_file_release(&f);
 
 	indexer_restat(ixr, to);
 	indexer_rejudge(ixr, to);
@@ -439,6 +549,15 @@ void indexer_status(struct indexer *ixr, struct indexer_status *st)
 	st->queued = (uint64_t)qs.pending + qs.running;
 	st->indexed = atomic_load(&ixr->indexed);
 	st->generation = idx_generation(ixr->ix);
+	pthread_mutex_lock(&ixr->lock);
+	if (ixr->watch) {
+		struct watch_stats ws;
+
+		watch_stats(ixr->watch, &ws);
+		st->watching = 1;
+		st->watch_incomplete = ws.incomplete;
+	}
+	pthread_mutex_unlock(&ixr->lock);
 	st->scan_running = sp.running;
 	st->scanning = sp.running || st->queued;
 	st->scan_runs = sp.runs;

@@ -10,11 +10,17 @@
 #include "mlsimhash.h"
 #include "wordhash.h"
 
+/* All lexicons share one 8-word counter: word i of each input is the
+ * shingle hash when the shingle belongs to lexicon i and 0 otherwise, so a
+ * lexicon only counts its own shingles (members[i] of them). */
+_Static_assert(MLSH_LEXICONS <= FPC_MAXW, "one counter word per lexicon");
+
 struct mlsh {
 	struct wordhash wh;
 	uint64_t prev;
 	uint64_t nwords;
-	struct fpc_bitctr bc[MLSH_LEXICONS];
+	uint64_t members[MLSH_LEXICONS];
+	struct fpc_bitctr bc;
 };
 
 struct mlsh *mlsh_new(void)
@@ -45,26 +51,25 @@ void mlsh_reset(struct mlsh *ml)
 	ml->prev = 0;
 	ml->nwords = 0;
 	for (i = 0; i < MLSH_LEXICONS; i++)
-		fpc_bitctr_init(&ml->bc[i], 1);
+		ml->members[i] = 0;
+	fpc_bitctr_init(&ml->bc, FPC_MAXW);
 }
 
 static inline void add_shingle(struct mlsh *ml, uint64_t s)
 {
-	uint64_t m = fpc_mix(s);
+	uint64_t m = fpc_mix(s), *slot = fpc_bitctr_slot(&ml->bc);
 	unsigned i;
 
-	/* without a branch on the random membership bit: the slot is always
-	 * written and only counted when the shingle belongs to the lexicon */
+	/* no branch on the random membership bits */
 	for (i = 0; i < MLSH_LEXICONS; i++) {
-		struct fpc_bitctr *bc = &ml->bc[i];
-		unsigned in = (m >> i) & 1;
+		uint64_t in = (m >> i) & 1;
 
-		bc->buf[bc->nbuf][0] = s;
-		bc->nbuf += in;
-		bc->n += in;
-		if (bc->nbuf == 16)
-			fpc_bitctr_block(bc);
+		slot[i] = s & (0 - in);
+		ml->members[i] += in;
 	}
+	for (; i < FPC_MAXW; i++)
+		slot[i] = 0;
+	fpc_bitctr_commit(&ml->bc);
 }
 
 void mlsh_add_word(struct mlsh *ml, uint64_t word_hash)
@@ -92,7 +97,7 @@ int mlsh_update(struct mlsh *ml, const void *buf, size_t len)
 
 void mlsh_final(struct mlsh *ml, struct mlsh_value *out)
 {
-	uint64_t counts[64];
+	uint64_t counts[64 * FPC_MAXW];
 	unsigned i, j;
 
 	wordhash_final(&ml->wh, word_cb, ml);
@@ -102,11 +107,11 @@ void mlsh_final(struct mlsh *ml, struct mlsh_value *out)
 		fpc_put_le64(b, ml->prev);
 		add_shingle(ml, XXH3_64bits_withSeed(b, 8, MLSH_SEED));
 	}
+	fpc_bitctr_counts(&ml->bc, counts);
 	for (i = 0; i < MLSH_LEXICONS; i++) {
-		fpc_bitctr_counts(&ml->bc[i], counts);
 		out->fp[i] = 0;
 		for (j = 0; j < 64; j++)
-			if (2 * counts[j] > ml->bc[i].n)
+			if (2 * counts[64 * i + j] > ml->members[i])
 				out->fp[i] |= UINT64_C(1) << j;
 	}
 	mlsh_reset(ml);

@@ -24,8 +24,9 @@ struct scan {
 	struct scan_progress prog;
 	atomic_int cancel;
 	int busy;			/* a scan is running (either way) */
+	int again;			/* requested while running: run once more */
 	int has_thread;
-	int thread_ret;
+	int thread_ret;			/* result of the last run */
 	pthread_t thread;
 };
 
@@ -591,13 +592,9 @@ static int run_scan(struct scan *s)
 	return ret;
 }
 
-static int run_begin(struct scan *s)
+/* Marks a run as started; the caller holds s->lock and checked !busy. */
+static void run_begin_locked(struct scan *s)
 {
-	pthread_mutex_lock(&s->lock);
-	if (s->busy) {
-		pthread_mutex_unlock(&s->lock);
-		return -EBUSY;
-	}
 	s->busy = 1;
 	atomic_store(&s->cancel, 0);
 	s->prog.running = 1;
@@ -606,13 +603,10 @@ static int run_begin(struct scan *s)
 	s->prog.last_error = 0;
 	s->prog.started_ns = now_ns();
 	s->prog.finished_ns = 0;
-	pthread_mutex_unlock(&s->lock);
-	return 0;
 }
 
-static void run_end(struct scan *s, int ret)
+static void run_end_locked(struct scan *s, int ret)
 {
-	pthread_mutex_lock(&s->lock);
 	s->busy = 0;
 	s->prog.running = 0;
 	s->prog.runs++;
@@ -621,29 +615,49 @@ static void run_end(struct scan *s, int ret)
 		s->prog.errors++;
 		s->prog.last_error = ret;
 	}
-	pthread_mutex_unlock(&s->lock);
+}
+
+/* Runs scans until no request came in during the last one; the run was
+ * begun by the caller. */
+static int run_loop(struct scan *s)
+{
+	int ret;
+
+	for (;;) {
+		ret = run_scan(s);
+		pthread_mutex_lock(&s->lock);
+		if (s->again && ret != -ECANCELED && !atomic_load(&s->cancel)) {
+			/* requested while running: the walk may have passed the
+			 * change already, so go round once more */
+			s->again = 0;
+			run_end_locked(s, ret);
+			run_begin_locked(s);
+			pthread_mutex_unlock(&s->lock);
+			continue;
+		}
+		s->again = 0;
+		s->thread_ret = ret;
+		run_end_locked(s, ret);
+		pthread_mutex_unlock(&s->lock);
+		return ret;
+	}
 }
 
 int scan_run(struct scan *s)
 {
-	int ret = run_begin(s);
-
-	if (ret)
-		return ret;
-	ret = run_scan(s);
-	run_end(s, ret);
-	return ret;
+	pthread_mutex_lock(&s->lock);
+	if (s->busy) {
+		pthread_mutex_unlock(&s->lock);
+		return -EBUSY;
+	}
+	run_begin_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return run_loop(s);
 }
 
 static void *scan_thread(void *p)
 {
-	struct scan *s = p;
-	int ret = run_scan(s);
-
-	pthread_mutex_lock(&s->lock);
-	s->thread_ret = ret;
-	pthread_mutex_unlock(&s->lock);
-	run_end(s, ret);
+	run_loop(p);
 	return NULL;
 }
 
@@ -651,39 +665,57 @@ int scan_start(struct scan *s)
 {
 	int ret;
 
-	/* collect a finished earlier thread first */
 	pthread_mutex_lock(&s->lock);
-	if (s->has_thread && !s->busy) {
+	if (s->busy) {
 		pthread_mutex_unlock(&s->lock);
-		scan_wait(s);
-	} else {
-		pthread_mutex_unlock(&s->lock);
+		return -EBUSY;
 	}
-	ret = run_begin(s);
-	if (ret)
-		return ret;
+	if (s->has_thread) {
+		/* a finished run not collected yet: it no longer needs the lock */
+		pthread_join(s->thread, NULL);
+		s->has_thread = 0;
+	}
+	run_begin_locked(s);
 	ret = -pthread_create(&s->thread, NULL, scan_thread, s);
-	if (ret) {
-		run_end(s, ret);
-		return ret;
-	}
-	pthread_mutex_lock(&s->lock);
-	s->has_thread = 1;
+	if (ret)
+		run_end_locked(s, ret);
+	else
+		s->has_thread = 1;
 	pthread_mutex_unlock(&s->lock);
-	return 0;
+	return ret;
+}
+
+int scan_request(struct scan *s)
+{
+	int ret;
+
+	for (;;) {
+		ret = scan_start(s);
+		if (ret != -EBUSY)
+			return ret;
+		pthread_mutex_lock(&s->lock);
+		if (s->busy) {
+			s->again = 1;
+			pthread_mutex_unlock(&s->lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
 }
 
 int scan_wait(struct scan *s)
 {
+	pthread_t th;
 	int ret, has;
 
 	pthread_mutex_lock(&s->lock);
 	has = s->has_thread;
+	th = s->thread;
 	s->has_thread = 0;
 	pthread_mutex_unlock(&s->lock);
 	if (!has)
 		return 0;
-	pthread_join(s->thread, NULL);
+	pthread_join(th, NULL);
 	pthread_mutex_lock(&s->lock);
 	ret = s->thread_ret;
 	pthread_mutex_unlock(&s->lock);

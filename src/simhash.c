@@ -6,17 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-#include "fpcore_i.h"
-#include "simhash.h"
-
-struct simhash {
-	struct fpc_gram g;
-	uint64_t nfeat;
-	struct fpc_bitctr bc;
-};
+#include "simfeat_i.h"
 
 struct simhash *simhash_new(void)
 {
@@ -39,29 +29,9 @@ void simhash_reset(struct simhash *sh)
 	fpc_bitctr_init(&sh->bc, 4);
 }
 
-static inline __attribute__((always_inline))
-void feature(void *ctx, const uint8_t *p, unsigned len)
-{
-	struct simhash *sh = ctx;
-	/* the constant length lets the all-ASCII case inline XXH3's short path */
-	XXH128_hash_t h = len == 4 ? XXH3_128bits_withSeed(p, 4, SIMHASH_SEED)
-				   : XXH3_128bits_withSeed(p, len, SIMHASH_SEED);
-	uint64_t *slot = fpc_bitctr_slot(&sh->bc);
-
-	if (sh->nfeat++ & 1) {
-		slot[2] = h.low64;
-		slot[3] = h.high64;
-		fpc_bitctr_commit(&sh->bc);
-	} else {
-		slot[0] = h.low64;
-		slot[1] = h.high64;
-	}
-}
-
-
 void simhash_update(struct simhash *sh, const void *buf, size_t len)
 {
-	fpc_gram_feed(&sh->g, buf, len, 0, feature, sh);
+	fpc_gram_feed(&sh->g, buf, len, 0, simhash_feature, sh, 0, NULL, NULL);
 }
 
 void simhash_final(struct simhash *sh, struct simhash_value *out, uint64_t *nfeatures)
@@ -69,7 +39,7 @@ void simhash_final(struct simhash *sh, struct simhash_value *out, uint64_t *nfea
 	uint64_t counts[256];
 	unsigned j;
 
-	fpc_gram_final(&sh->g, 0, feature, sh);
+	fpc_gram_final(&sh->g, 0, simhash_feature, sh, 0, NULL, NULL);
 	if (sh->nfeat & 1) {
 		/* the odd feature alone in its slot: zeros count for nothing */
 		uint64_t *slot = fpc_bitctr_slot(&sh->bc);

@@ -241,6 +241,18 @@ int simlist_rank(struct simlist *l)
 	return ret;
 }
 
+int simlist_link(char *buf, size_t size, int depth, const char *path)
+{
+	size_t need = (size_t)depth * 3 + strlen(path) + 1, i;
+
+	if (depth < 0 || need > size)
+		return -ENAMETOOLONG;
+	for (i = 0; i < (size_t)depth; i++)
+		memcpy(buf + 3 * i, "../", 3);
+	strcpy(buf + 3 * (size_t)depth, path);
+	return 0;
+}
+
 int simlist_escape(struct sbuf *out, const char *s)
 {
 	int ret = 0;

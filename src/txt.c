@@ -373,6 +373,35 @@ int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
 	return decode_cp1252(u, len, &o);
 }
 
+int txt_is_utf8(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i = 0, k;
+	uint32_t cp;
+
+	if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
+		return 0;
+	while (i < n) {
+		while (i + 8 <= n) {
+			uint64_t w;
+
+			memcpy(&w, u + i, 8);
+			if (w & HIGHS)
+				break;
+			i += 8;
+		}
+		while (i < n && u[i] < 0x80)
+			i++;
+		if (i >= n)
+			break;
+		k = utf8_seq(u + i, n - i, &cp);
+		if (!k)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
 int txt_looks_binary(const unsigned char *p, size_t n)
 {
 	size_t i, ctrl = 0, nul_even = 0, nul_odd = 0;

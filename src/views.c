@@ -178,19 +178,6 @@ static int views_skip(void *arg, const char *path)
 	return 0;
 }
 
-/* "../" depth times, then path. */
-static int make_target(char *buf, size_t size, int depth, const char *path)
-{
-	size_t need = (size_t)depth * 3 + strlen(path) + 1, i;
-
-	if (need > size)
-		return -ENAMETOOLONG;
-	for (i = 0; i < (size_t)depth; i++)
-		memcpy(buf + 3 * i, "../", 3);
-	strcpy(buf + 3 * (size_t)depth, path);
-	return 0;
-}
-
 static int components(const char *rel)
 {
 	int n = 1;
@@ -369,7 +356,7 @@ static void sim_release(struct views *v, struct sim_res *r)
 
 static int sim_target(const struct sim_res *r, char *buf, size_t size)
 {
-	return make_target(buf, size, 1 + r->book_depth, r->list->l->v[r->entry].path);
+	return simlist_link(buf, size, 1 + r->book_depth, r->list->l->v[r->entry].path);
 }
 
 static int sim_listing(struct views *v, const struct simlist *l, struct sbuf *out)
@@ -816,7 +803,7 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		if (!target_ok(v, gs->g[g].m[m].path, &tst))
 			ret = -ENOENT;
 		else
-			ret = make_target(buf, sizeof(buf), 2, gs->g[g].m[m].path);
+			ret = simlist_link(buf, sizeof(buf), 2, gs->g[g].m[m].path);
 		if (!ret)
 			fill_link(st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
 	}
@@ -878,7 +865,7 @@ static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char
 	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
 		ret = -ENOENT;
 	else if (!ret)
-		ret = make_target(buf, size, 2, gs->g[g].m[m].path);
+		ret = simlist_link(buf, size, 2, gs->g[g].m[m].path);
 	groups_put(v, gs);
 	return ret;
 }
@@ -1024,7 +1011,7 @@ static int lk_getattr(struct views *v, const char *rel, struct stat *st)
 	if (w == SIZE_MAX) {
 		fill_dir(st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
 	} else {
-		ret = make_target(buf, sizeof(buf), 2, e[w].path);
+		ret = simlist_link(buf, sizeof(buf), 2, e[w].path);
 		if (!ret && !target_ok(v, e[w].path, &tst))
 			ret = -ENOENT;
 		if (!ret)
@@ -1076,7 +1063,7 @@ static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
 	ret = lk_resolve(v, rel, &e, &n, &w);
 	if (ret)
 		return ret;
-	ret = w == SIZE_MAX ? -EINVAL : make_target(buf, size, 2, e[w].path);
+	ret = w == SIZE_MAX ? -EINVAL : simlist_link(buf, size, 2, e[w].path);
 	lk_free(e, n);
 	return ret;
 }
@@ -1093,7 +1080,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			 "\"renamed\":%llu,\"seconds\":%.3f}}\n",
+			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\"}\n",
 			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
 			 (unsigned long long)st.files, (unsigned long long)st.queued,
 			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
@@ -1101,7 +1088,8 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
 			 (unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
 			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
-			 st.scan_seconds);
+			 st.scan_seconds,
+			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on");
 }
 
 /* One line per file that could not be indexed: path TAB reason. */

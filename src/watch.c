@@ -286,6 +286,9 @@ static void handle(struct watch *w, const struct inotify_event *ev)
 		pthread_mutex_lock(&w->lock);
 		w->st.overflows++;
 		pthread_mutex_unlock(&w->lock);
+		/* directories created meanwhile have no watch yet: walk again
+		 * (a directory already watched keeps its wd) */
+		(void)add_tree(w, "");	/* -ENOMEM: the rescan still covers the files */
 		emit(w, WATCH_RESCAN, "", NULL);
 		return;
 	}

@@ -14,6 +14,9 @@ FS_PID=
 FS_MNT=
 FS_LOG=
 FS_WRAP=()	# command prefix for the daemon, e.g. (prlimit --nofile=256:256 --)
+# Options every mount_fs gets first: the passthrough tests compare the mount
+# with SRC, so by default no index and no views; view tests set FS_ARGS=().
+FS_ARGS=(-o noindex)
 
 skip() { echo "skip: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -72,7 +75,7 @@ mount_fs() {
 	local src=$SRC mnt=$MNT
 	if [ $# -ge 2 ] && [ "${1#-}" = "$1" ]; then src=$1 mnt=$2; shift 2; fi
 	FS_LOG=$T/fs.log
-	"${FS_WRAP[@]}" "$FS_BIN" "$src" "$mnt" -f "$@" >>"$FS_LOG" 2>&1 &
+	"${FS_WRAP[@]}" "$FS_BIN" "$src" "$mnt" -f "${FS_ARGS[@]}" "$@" >>"$FS_LOG" 2>&1 &
 	FS_PID=$!
 	FS_MNT=$mnt
 	wait_mounted "$mnt" "$FS_PID" || fail "mount of $src at $mnt failed: $(tail -n 5 "$FS_LOG")"

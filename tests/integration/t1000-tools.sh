@@ -70,6 +70,14 @@ cmp "$T/w1" "$T/w2" || { diff "$T/w1" "$T/w2" | head; fail "os.walk differs"; }
 say "statfs matches SRC's filesystem"
 [ "$(stat -f -c '%b %S' "$SRC")" = "$(stat -f -c '%b %S' "$MNT")" ] || fail statfs
 
+say "repeated ls -l, then a file added behind the mount's back"
+ls -l "$MNT" >"$T/ls1"; ls -l "$MNT" >"$T/ls2"
+cmp "$T/ls1" "$T/ls2" || fail "ls -l changed between two runs"
+printf 'behind\n' >"$SRC/behind.txt"
+ls -l "$MNT" | grep -q " 7 .* behind.txt$" || fail "new file missing from ls -l: $(ls -l "$MNT")"
+printf 'via mount\n' >"$MNT/via.txt"
+ls -l "$MNT" | grep -q " 10 .* via.txt$" || fail "file created through the mount missing"
+
 say "rm -rf through the mount"
 rm -rf "$MNT/moved" "$MNT/rs"
 [ ! -e "$SRC/moved" ] && [ ! -e "$SRC/rs" ] || fail "rm -rf"

@@ -26,6 +26,14 @@ for n in sorted(os.listdir(a)):
         assert open(pa, 'rb').read() == open(pb, 'rb').read(), n
 assert sorted(os.listdir(a)) == sorted(os.listdir(b))
 PY
+say "setfattr/getfattr with -o xattr"
+touch "$MNT/xa"
+setfattr -n user.colour -v blue "$MNT/xa"
+[ "$(getfattr --only-values -n user.colour "$SRC/xa")" = blue ] || fail "setfattr did not reach SRC"
+setfattr -n user.size -v 42 "$SRC/xa"
+getfattr -d "$MNT/xa" 2>/dev/null | grep -q 'user.size="42"' || fail "getfattr -d through the mount"
+setfattr -x user.colour "$MNT/xa"
+! getfattr -n user.colour "$SRC/xa" >/dev/null 2>&1 || fail "setfattr -x"
 umount_fs
 
 say "without -o xattr, xattrs fail with ENOTSUP and nothing reaches SRC"

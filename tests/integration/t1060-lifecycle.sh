@@ -64,7 +64,7 @@ export SIMBOOK_SAMPLE_DIR=$T/sample
 FS_MNT=$T/sample/mnt
 is_mounted "$FS_MNT" || fail "sample not mounted"
 grep -q "$FS_MNT" "$T/out1" && grep -q "simbookfs-umount" "$T/out1" || fail "sample output: $(cat "$T/out1")"
-diff -r "$top/sample" "$FS_MNT" || fail "sample content"
+diff -r -x similar -x clusters -x duplicates -x lookup -x .simbookfs "$top/sample" "$FS_MNT" || fail "sample content"
 "$top/mount-scripts/simbookfs-sample" >"$T/out2"
 grep -q "already mounted" "$T/out2" || fail "second run not idempotent"
 [ "$(grep -c " $FS_MNT " /proc/mounts)" -eq 1 ] || fail "mounted twice"

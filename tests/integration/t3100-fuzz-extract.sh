@@ -28,7 +28,7 @@ b</pre></body></html>'
 printf '%s' "$html" >"$work/seeds-html/html"
 printf '\xef\xbb\xbfThe Project Gutenberg\r\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\r\nIt don\xe2\x80\x99t to-\r\nday \xc3\x89t\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\r\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\r\n' >"$work/seeds-txt/utf8"
 printf 'Caf\xe9 \x93na\xefve\x94\r\n' >"$work/seeds-txt/latin1"
-python3 - "$work/seeds-epub/epub" "$opf" "$html" <<'PY' || exit 2
+command -v python3 >/dev/null && python3 - "$work/seeds-epub/epub" "$opf" "$html" <<'PY' || cp "$work/seeds-html/html" "$work/seeds-epub/"
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip", zipfile.ZIP_STORED)

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
+FS_ARGS=()
 
 LIB=$T/lib
 python3 "$(dirname "$0")/genlib.py" "$LIB"
@@ -141,6 +142,11 @@ rm "$MNT/c/base1-vol1.txt"
 until_ok 2 no_entry a/base1.txt c/base1-vol1.txt || fail "deleted book still listed"
 until_ok 2 test ! -e "$MNT/similar/c/base1-vol1.txt" || fail "deleted book's folder remains"
 timeout 30 find -L "$MNT/similar" >/dev/null 2>"$T/find.err" || fail "find -L after changes: $(head -n 3 "$T/find.err")"
+mv "$MNT/a" "$MNT/a2"
+until_ok 2 has_entry a2/base1.txt base3.txt || fail "folder rename not followed"
+has_entry a2/base1.txt b/renamed.txt || fail "folder rename lost relations"
+mv "$MNT/a2" "$MNT/a"
+until_ok 2 has_entry a/base1.txt base3.txt || fail "folder rename back not followed"
 
 say "persistence across a remount"
 before=$(ls -R "$MNT/similar" | md5sum)
@@ -160,6 +166,27 @@ mount_fs -o rescan=0
 wait_idle 60
 until_ok 3 has_entry a/base1.txt d/offline.txt || fail "file added offline not seen"
 no_entry a/base1.txt b/renamed.txt || fail "file removed offline still listed"
+
+say "changes behind the mount's back while mounted (inotify)"
+cp "$LIB/a/base1.txt" "$SRC/d/behind.txt"
+until_ok 3 has_entry a/base1.txt d/behind.txt || fail "file added behind the mount not seen"
+rm "$SRC/d/behind.txt"
+until_ok 3 no_entry a/base1.txt d/behind.txt || fail "file removed behind the mount still listed"
+grep -q '"watch":"on"' "$MNT/.simbookfs/status" || fail "watch: $(cat "$MNT/.simbookfs/status")"
+
+say "simbook not-duplicate on SRC, without a mount"
+umount_fs
+"$SIMBOOK_BUILD/simbook" not-duplicate "$SRC/a/base1.txt" "$SRC/d/offline.txt" || fail "not-duplicate failed"
+mount_fs -o rescan=0
+wait_idle 60
+no_entry a/base1.txt d/offline.txt || fail "CLI exemption not applied"
+umount_fs
+"$SIMBOOK_BUILD/simbook" not-duplicate --undo "$SRC/a/base1.txt" "$SRC/d/offline.txt" || fail "--undo failed"
+rc=0; "$SIMBOOK_BUILD/simbook" not-duplicate "$SRC/a/base1.txt" "$SRC/nope.txt" 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "missing file gave $rc"
+mount_fs -o rescan=0
+wait_idle 60
+has_entry a/base1.txt d/offline.txt || fail "--undo not applied"
 
 say "a reserved top-level name stays reachable with viewprefix"
 umount_fs

@@ -15,9 +15,12 @@ static void test_quick_targets(void)
 	CHECK(s.contain_p >= 0.99 && s.contain_r >= 0.95);
 	CHECK(s.overlap_p >= 0.99 && s.overlap_r >= 0.95);
 	CHECK(s.neg_flagged <= 0.01);
-	/* the quick corpus is easy for DUPNIQ alone (F1 1.0); the strict "beats
-	 * every single method" is measured on the full corpus (ACCURACY.md) */
-	CHECK(s.combined_f1 >= s.best_single_f1);
+	/* the classes: no single score separates near duplicates from partial
+	 * and contained books */
+	CHECK(s.combined_f1 > s.best_single_f1);
+	/* mere detection of a relation is easy for DUPNIQ alone on this small
+	 * synthetic corpus (F1 1.0): relate() must not lose anything there */
+	CHECK(s.combined_any_f1 >= s.best_single_any_f1);
 }
 
 int main(void)

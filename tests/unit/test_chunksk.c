@@ -204,11 +204,57 @@ static void test_align(void)
 	CHECK(fabs(fit.slope - 1) < 1e-9 && fabs(fit.offset) < 1e-6 && fit.r2 > 0.999);
 	CHECK(fit.a_matched == 1 && fit.b_matched == 1 && fit.mean_sim == 1);
 
+	{
+		struct chunksk_pair pairs[8];
+		uint32_t n, i;
+
+		REQUIRE(part.win.n <= 8);
+		chunksk_match(&part.win, &whole.win, CHUNKSK_MIN_SIM, pairs, &n);
+		CHECK(n >= 3);
+		for (i = 0; i < n; i++) {
+			/* part window k starts at whole word 3000 + 2000 k: whole
+			 * window 1 + k or 2 + k overlaps it by half */
+			CHECK(pairs[i].b == pairs[i].a + 1 || pairs[i].b == pairs[i].a + 2);
+			CHECK(pairs[i].sim >= CHUNKSK_MIN_SIM);
+			CHECK(i == 0 || pairs[i].a > pairs[i - 1].a);
+		}
+	}
 	REQUIRE(chunksk_align(&part.win, &whole.win, CHUNKSK_MIN_SIM, &fit) == 0);
 	CHECK(fit.a_matched >= 0.75);
 	CHECK(fit.b_matched <= 0.5);
 	CHECK(fit.slope > 0.8 && fit.slope < 1.2);
 	CHECK(fit.offset > 1500 && fit.offset < 4500);
+
+	/* the same part and whole, both ending with the same 4,000-word
+	 * licence text: the licence pairs fall off the line and are dropped */
+	{
+		struct chunksk_book w2, p2;
+		struct sbuf lic, t;
+
+		chunksk_book_init(&w2);
+		chunksk_book_init(&p2);
+		sbuf_init(&lic);
+		sbuf_init(&t);
+		fpt_text(&lic, 49, 4000, 20000);
+		sbuf_addstr(&t, sb.buf);
+		sbuf_addch(&t, ' ');
+		sbuf_addstr(&t, lic.buf);
+		REQUIRE(sketch(t.buf, NULL, 0, &w2) == 0);
+		sbuf_setlen(&t, 0);
+		sbuf_add(&t, from, (size_t)(to - from));
+		sbuf_addch(&t, ' ');
+		sbuf_addstr(&t, lic.buf);
+		REQUIRE(sketch(t.buf, NULL, 0, &p2) == 0);
+		REQUIRE(chunksk_align(&p2.win, &w2.win, CHUNKSK_MIN_SIM, &fit) == 0);
+		CHECK(fit.outliers >= 1);
+		CHECK(fit.pairs >= 3);
+		CHECK(fit.slope > 0.8 && fit.slope < 1.2);
+		CHECK(fit.offset > 1500 && fit.offset < 4500);
+		chunksk_book_release(&w2);
+		chunksk_book_release(&p2);
+		sbuf_release(&lic);
+		sbuf_release(&t);
+	}
 
 	REQUIRE(chunksk_align(&whole.win, &other.win, CHUNKSK_MIN_SIM, &fit) == 0);
 	CHECK(fit.a_matched <= 0.1);

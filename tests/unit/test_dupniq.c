@@ -65,6 +65,9 @@ static void test_compare_small(void)
 	CHECK_EQ_INT(r.b_last, 4);
 	CHECK(fabs(r.a_cover - 1.0) < 1e-12);
 	CHECK(fabs(r.b_cover - 4.0 / 5.0) < 1e-12);
+	/* gaps between a b d e: 1 2 1 words in x, 1 1 1 in y */
+	CHECK(fabs(r.a_covered - 4.0 / 5.0) < 1e-12);
+	CHECK(fabs(r.b_covered - 3.0 / 5.0) < 1e-12);
 	CHECK_EQ_INT(r.pruned, 0);
 	REQUIRE(dupniq_compare(&x, &y, 6, &r) == 0);
 	CHECK_EQ_INT(r.pruned, 1);
@@ -147,6 +150,32 @@ static void test_lis_vs_dp(void)
 	}
 }
 
+/* A stray match far from the aligned stretch widens the span but adds
+ * nothing to the covered fraction. */
+static void test_covered(void)
+{
+	uint32_t hx[101], px[101], hy[101], py[101], i;
+	struct dupniq_seq x = { 0 }, y = { 0 };
+	struct dupniq_result r;
+
+	for (i = 0; i < 100; i++) {
+		hx[i] = hy[i] = i + 1;
+		px[i] = i * 10;		/* words 0..990 of x */
+		py[i] = 2000 + i * 10;	/* words 2000..2990 of y */
+	}
+	hx[100] = hy[100] = 500;	/* stray: x word 9000, y word 9500 */
+	px[100] = 9000;
+	py[100] = 9500;
+	x = (struct dupniq_seq){ 101, hx, px, 10000 };
+	y = (struct dupniq_seq){ 101, hy, py, 10000 };
+	REQUIRE(dupniq_compare(&x, &y, 0, &r) == 0);
+	CHECK_EQ_INT(r.lcs, 101);
+	CHECK_EQ_INT(r.a_last, 9000);
+	CHECK(fabs(r.a_cover - 9001.0 / 10000) < 1e-12);
+	CHECK(fabs(r.a_covered - 990.0 / 10000) < 1e-12);
+	CHECK(fabs(r.b_covered - 990.0 / 10000) < 1e-12);
+}
+
 static void test_lower_bound(void)
 {
 	static const uint32_t sizes[][2] = { { 100, 100 }, { 2000, 3000 }, { 50, 4000 }, { 5, 7 } };
@@ -198,6 +227,8 @@ static void test_containment(void)
 	CHECK(r.b_first >= 10000 && r.b_last < 20000);
 	CHECK(r.a_cover > 0.95);
 	CHECK(r.b_cover > 0.3 && r.b_cover < 0.34);
+	CHECK(r.a_covered > 0.9 && r.a_covered <= r.a_cover);
+	CHECK(r.b_covered > 0.3 && r.b_covered <= r.b_cover);
 	/* the part's unique words that are unique in the whole too align */
 	CHECK_EQ_INT(r.lcs, r.common);
 	dupniq_seq_release(&whole);
@@ -259,6 +290,7 @@ int main(void)
 	RUN(test_sequence);
 	RUN(test_compare_small);
 	RUN(test_lis_vs_dp);
+	RUN(test_covered);
 	RUN(test_lower_bound);
 	RUN(test_containment);
 	RUN(test_streaming_golden);

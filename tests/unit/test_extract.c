@@ -3,6 +3,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <iconv.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,78 @@ static void test_plain_text(void)
 	}
 	CHECK_EQ_INT(err.len, 0);
 	sbuf_release(&err);
+}
+
+/* Encodes UTF-8 text into charset with iconv. */
+static int encode(const char *utf8, const char *charset, struct sbuf *out)
+{
+	iconv_t cd = iconv_open(charset, "UTF-8");
+	char *ip = (char *)utf8, *op;
+	size_t il = strlen(utf8), ol;
+
+	if (cd == (iconv_t)-1)
+		return -1;
+	sbuf_setlen(out, 0);
+	sbuf_grow(out, il * 2);
+	op = out->buf;
+	ol = il * 2;
+	if (iconv(cd, &ip, &il, &op, &ol) == (size_t)-1) {
+		iconv_close(cd);
+		return -1;
+	}
+	out->len = (size_t)(op - out->buf);
+	iconv_close(cd);
+	return 0;
+}
+
+/* Legacy encodings other than Windows-1252 are detected (uchardet) and
+ * decoded back to the same text. */
+static void test_legacy_charsets(void)
+{
+	static const char ru[] =
+		"\xD0\x92\xD1\x81\xD0\xB5 \xD1\x81\xD1\x87\xD0\xB0\xD1\x81\xD1\x82\xD0\xBB\xD0\xB8\xD0\xB2\xD1\x8B\xD0\xB5 "
+		"\xD1\x81\xD0\xB5\xD0\xBC\xD1\x8C\xD0\xB8 \xD0\xBF\xD0\xBE\xD1\x85\xD0\xBE\xD0\xB6\xD0\xB8 \xD0\xB4\xD1\x80\xD1\x83\xD0\xB3 "
+		"\xD0\xBD\xD0\xB0 \xD0\xB4\xD1\x80\xD1\x83\xD0\xB3\xD0\xB0, \xD0\xBA\xD0\xB0\xD0\xB6\xD0\xB4\xD0\xB0\xD1\x8F "
+		"\xD0\xBD\xD0\xB5\xD1\x81\xD1\x87\xD0\xB0\xD1\x81\xD1\x82\xD0\xBB\xD0\xB8\xD0\xB2\xD0\xB0\xD1\x8F "
+		"\xD1\x81\xD0\xB5\xD0\xBC\xD1\x8C\xD1\x8F \xD0\xBD\xD0\xB5\xD1\x81\xD1\x87\xD0\xB0\xD1\x81\xD1\x82\xD0\xBB\xD0\xB8\xD0\xB2\xD0\xB0 "
+		"\xD0\xBF\xD0\xBE-\xD1\x81\xD0\xB2\xD0\xBE\xD0\xB5\xD0\xBC\xD1\x83. \xD0\x92\xD1\x81\xD0\xB5 "
+		"\xD1\x81\xD0\xBC\xD0\xB5\xD1\x88\xD0\xB0\xD0\xBB\xD0\xBE\xD1\x81\xD1\x8C \xD0\xB2 \xD0\xB4\xD0\xBE\xD0\xBC\xD0\xB5 "
+		"\xD0\x9E\xD0\xB1\xD0\xBB\xD0\xBE\xD0\xBD\xD1\x81\xD0\xBA\xD0\xB8\xD1\x85. \xD0\x96\xD0\xB5\xD0\xBD\xD0\xB0 "
+		"\xD1\x83\xD0\xB7\xD0\xBD\xD0\xB0\xD0\xBB\xD0\xB0, \xD1\x87\xD1\x82\xD0\xBE \xD0\xBC\xD1\x83\xD0\xB6 "
+		"\xD0\xB1\xD1\x8B\xD0\xBB \xD0\xB2 \xD1\x81\xD0\xB2\xD1\x8F\xD0\xB7\xD0\xB8 \xD1\x81 "
+		"\xD1\x84\xD1\x80\xD0\xB0\xD0\xBD\xD1\x86\xD1\x83\xD0\xB6\xD0\xB5\xD0\xBD\xD0\xBA\xD0\xBE\xD1\x8E, "
+		"\xD0\xB8 \xD0\xBE\xD0\xB1\xD1\x8A\xD1\x8F\xD0\xB2\xD0\xB8\xD0\xBB\xD0\xB0 \xD0\xBC\xD1\x83\xD0\xB6\xD1\x83, "
+		"\xD1\x87\xD1\x82\xD0\xBE \xD0\xBD\xD0\xB5 \xD0\xBC\xD0\xBE\xD0\xB6\xD0\xB5\xD1\x82 \xD0\xB6\xD0\xB8\xD1\x82\xD1\x8C "
+		"\xD1\x81 \xD0\xBD\xD0\xB8\xD0\xBC \xD0\xB2 \xD0\xBE\xD0\xB4\xD0\xBD\xD0\xBE\xD0\xBC \xD0\xB4\xD0\xBE\xD0\xBC\xD0\xB5.\n";
+	static const char ja[] =
+		"\xE5\x90\xBE\xE8\xBC\xA9\xE3\x81\xAF\xE7\x8C\xAB\xE3\x81\xA7\xE3\x81\x82\xE3\x82\x8B\xE3\x80\x82"
+		"\xE5\x90\x8D\xE5\x89\x8D\xE3\x81\xAF\xE3\x81\xBE\xE3\x81\xA0\xE7\x84\xA1\xE3\x81\x84\xE3\x80\x82"
+		"\xE3\x81\xA9\xE3\x81\x93\xE3\x81\xA7\xE7\x94\x9F\xE3\x82\x8C\xE3\x81\x9F\xE3\x81\x8B\xE3\x81\xA8"
+		"\xE3\x82\x93\xE3\x81\xA8\xE8\xA6\x8B\xE5\xBD\x93\xE3\x81\x8C\xE3\x81\xA4\xE3\x81\x8B\xE3\x81\xAC\xE3\x80\x82"
+		"\xE4\xBD\x95\xE3\x81\xA7\xE3\x82\x82\xE8\x96\x84\xE6\x9A\x97\xE3\x81\x84\xE3\x81\x98\xE3\x82\x81"
+		"\xE3\x81\x98\xE3\x82\x81\xE3\x81\x97\xE3\x81\x9F\xE6\x89\x80\xE3\x81\xA7\xE6\xB3\xA3\xE3\x81\x84"
+		"\xE3\x81\xA6\xE3\x81\x84\xE3\x81\x9F\xE4\xBA\x8B\xE3\x81\xA0\xE3\x81\x91\xE3\x81\xAF\xE8\xA8\x98"
+		"\xE6\x86\xB6\xE3\x81\x97\xE3\x81\xA6\xE3\x81\x84\xE3\x82\x8B\xE3\x80\x82\n";
+	static const struct { const char *text, *charset, *want; } cases[] = {
+		{ ru, "CP1251", "WINDOWS-1251" },
+		{ ru, "KOI8-R", "KOI8-R" },
+		{ ja, "SHIFT_JIS", "SHIFT_JIS" },
+		{ ja, "EUC-JP", "EUC-JP" },
+	};
+	struct extract_doc d;
+	struct sbuf enc;
+	size_t i;
+
+	sbuf_init(&enc);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		extract_doc_init(&d);
+		REQUIRE(encode(cases[i].text, cases[i].charset, &enc) == 0);
+		REQUIRE(extract_buffer(enc.buf, enc.len, "l.txt", NULL, &d, NULL) == 0);
+		CHECK_EQ_STR(d.charset, cases[i].want);
+		CHECK_EQ_STR(d.text.buf, cases[i].text);
+		extract_doc_release(&d);
+	}
+	sbuf_release(&enc);
 }
 
 static void test_sniff(void)
@@ -345,6 +418,32 @@ static void test_broken_epub(void)
 	sbuf_release(&err);
 }
 
+/* Well-formed XHTML goes through the XML parser (CDATA is text, HTML named
+ * references still decode); anything else falls back to the HTML parser. */
+static void test_xhtml_modes(void)
+{
+	const char *kv[] = {
+		"mimetype", "application/epub+zip",
+		"a.xhtml", "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			   "<p>x&nbsp;y&eacute;<![CDATA[ <cdata> ]]>z</p></body></html>",
+		"b.xhtml", "<html><body><p>unclosed <b>bold<p>next &nbsp;&copy; <br>end</body>",
+		"c.xhtml", "<!DOCTYPE html><html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			   "<p>&unknownentity; after</p></body></html>",
+	};
+	struct sbuf zip;
+	struct extract_doc d;
+
+	sbuf_init(&zip);
+	extract_doc_init(&d);
+	REQUIRE(make_zip(&zip, kv, 4) == 0);
+	REQUIRE(extract_buffer(zip.buf, zip.len, "m.epub", NULL, &d, NULL) == 0);
+	CHECK_EQ_STR(d.text.buf, "x\xC2\xA0y\xC3\xA9 <cdata> z\n\nunclosed bold\n\nnext \xC2\xA0\xC2\xA9\nend"
+		     "\n\n&unknownentity; after");
+	CHECK_EQ_INT(d.nchunks, 3);
+	extract_doc_release(&d);
+	sbuf_release(&zip);
+}
+
 static const char *books_dir(void)
 {
 	const char *b = getenv("SIMBOOK_BOOKS");
@@ -514,10 +613,12 @@ static void test_real_all(void)
 int main(void)
 {
 	RUN(test_plain_text);
+	RUN(test_legacy_charsets);
 	RUN(test_sniff);
 	RUN(test_html);
 	RUN(test_epub);
 	RUN(test_broken_epub);
+	RUN(test_xhtml_modes);
 	RUN(test_real_cross_format);
 	RUN(test_real_all);
 	return CHECK_DONE();

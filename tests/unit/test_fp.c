@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "fp.h"
+#include "fpcore_i.h"
 #include "fprec.h"
 #include "fptest.h"
 
@@ -348,6 +349,38 @@ static void test_record_hostile(void)
 	sbuf_release(&bad);
 }
 
+/* The portable code (no AVX2) gives the same bits as the AVX2 code. */
+static void test_portable(void)
+{
+	struct fp_book b;
+	struct sbuf sb, r1, r2;
+
+	sbuf_init(&sb);
+	sbuf_init(&r1);
+	sbuf_init(&r2);
+	fp_book_init(&b);
+	fpt_text(&sb, 58, 20000, 8000);
+	REQUIRE(fp_compute_text(sb.buf, sb.len, &b) == 0);
+	REQUIRE(fprec_encode(&b, &r1) == 0);
+	fpc_portable = 1;
+	REQUIRE(fp_compute_text(sb.buf, sb.len, &b) == 0);
+	REQUIRE(fprec_encode(&b, &r2) == 0);
+	{
+		struct rsimhash_value a, c;
+
+		REQUIRE(rsimhash_compute(sb.buf, sb.len, &a) == 0);
+		fpc_portable = 0;
+		REQUIRE(rsimhash_compute(sb.buf, sb.len, &c) == 0);
+		CHECK(!memcmp(&a, &c, sizeof(a)));
+	}
+	fpc_portable = 0;
+	CHECK(r1.len == r2.len && !memcmp(r1.buf, r2.buf, r1.len));
+	fp_book_release(&b);
+	sbuf_release(&sb);
+	sbuf_release(&r1);
+	sbuf_release(&r2);
+}
+
 int main(void)
 {
 	RUN(test_families_match);
@@ -357,5 +390,6 @@ int main(void)
 	RUN(test_record_golden);
 	RUN(test_record_size);
 	RUN(test_record_hostile);
+	RUN(test_portable);
 	return CHECK_DONE();
 }

@@ -20,16 +20,22 @@ static void test_short(void)
 	struct fspath fp = FSPATH_INIT;
 	struct stat st;
 
-	REQUIRE(fspath_resolve(&fp, rootfd, "/", FSPATH_MAX) == 0);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/") == 0);
 	CHECK_EQ_STR(fp.name, ".");
 	CHECK(fp.dirfd == rootfd && !fp.owned);
 	CHECK(fstatat(fp.dirfd, fp.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
 	fspath_release(&fp);
-	REQUIRE(fspath_resolve(&fp, rootfd, "/a/b", FSPATH_MAX) == 0);
-	CHECK_EQ_STR(fp.name, "a/b");
+	REQUIRE(fspath_resolve(&fp, rootfd, "/a") == 0);
+	CHECK_EQ_STR(fp.name, "a");
 	CHECK(fp.dirfd == rootfd && !fp.owned);
 	fspath_release(&fp);
 	CHECK(fp.dirfd == -1);
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, "/a/b"), -ENOENT);
+	REQUIRE(mkdirat(rootfd, "a", 0755) == 0);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/a/b") == 0);
+	CHECK_EQ_STR(fp.name, "b");
+	CHECK(fp.owned && fp.dirfd != rootfd);
+	fspath_release(&fp);
 }
 
 /* Builds dirs of 200-byte names under rootfd, depth levels deep, and
@@ -75,7 +81,7 @@ static void test_long(void)
 	REQUIRE(path && strlen(path) > PATH_MAX);
 	fds_before = (long)dup(0);
 	close((int)fds_before);
-	REQUIRE(fspath_resolve(&fp, rootfd, path, FSPATH_MAX) == 0);
+	REQUIRE(fspath_resolve(&fp, rootfd, path) == 0);
 	CHECK(fp.owned && fp.dirfd != rootfd);
 	CHECK_EQ_STR(fp.name, "leaf");
 	CHECK(fstatat(fp.dirfd, fp.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
@@ -87,38 +93,65 @@ static void test_long(void)
 
 	/* A missing middle component gives the walk's errno. */
 	path[250] = 'X';
-	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, path, FSPATH_MAX), -ENOENT);
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, path), -ENOENT);
 	free(path);
 }
 
-static void test_limit(void)
+static void test_proc(void)
 {
 	struct fspath fp = FSPATH_INIT;
 	char proc[PATH_MAX];
 	struct stat st;
+	char big[600] = "/x/";
 
-	/* A small maxlen forces the walk even for short paths. */
 	REQUIRE(mkdirat(rootfd, "x", 0755) == 0 || errno == EEXIST);
 	REQUIRE(mkdirat(rootfd, "x/y", 0755) == 0 || errno == EEXIST);
-	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y/z", 3) == 0);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y/z") == 0);
 	CHECK(fp.owned);
 	CHECK_EQ_STR(fp.name, "z");
 	CHECK(fspath_proc(&fp, proc, sizeof(proc)) == 0);
 	CHECK(strncmp(proc, "/proc/self/fd/", 14) == 0);
 	CHECK(strcmp(proc + strlen(proc) - 2, "/z") == 0);
 	fspath_release(&fp);
-	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y", FSPATH_PROC_MAX) == 0);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y") == 0);
 	REQUIRE(fspath_proc(&fp, proc, sizeof(proc)) == 0);
 	CHECK(lstat(proc, &st) == 0 && S_ISDIR(st.st_mode));
 	CHECK(fspath_proc(&fp, proc, 10) == -ENAMETOOLONG);
 	CHECK(fspath_parent_stat(&fp, &st) == 0 && S_ISDIR(st.st_mode));
 	fspath_release(&fp);
-	/* The last component alone may not exceed NAME_MAX. */
-	{
-		char big[600] = "/x/";
-		memset(big + 3, 'n', 300);
-		CHECK_EQ_INT(fspath_resolve(&fp, rootfd, big, 100), -ENAMETOOLONG);
-	}
+	/* No component may exceed NAME_MAX. */
+	memset(big + 3, 'n', 300);
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, big), -ENAMETOOLONG);
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, big + 2), -ENAMETOOLONG);
+}
+
+/* A directory swapped for a symlink (here one
+ * pointing out of the root) stops the walk instead of leading elsewhere. */
+static void test_no_symlinks(void)
+{
+	struct fspath fp = FSPATH_INIT;
+	struct stat st;
+	int ret;
+
+	REQUIRE(mkdirat(rootfd, "x", 0755) == 0 || errno == EEXIST);
+	REQUIRE(mkdirat(rootfd, "x/y", 0755) == 0 || errno == EEXIST);
+	REQUIRE(symlinkat("/etc", rootfd, "lnk") == 0 || errno == EEXIST);
+	ret = fspath_resolve(&fp, rootfd, "/lnk/passwd");
+	CHECK(ret == -ENOTDIR || ret == -ELOOP);
+	REQUIRE(symlinkat("y", rootfd, "x/sl") == 0 || errno == EEXIST);
+	ret = fspath_resolve(&fp, rootfd, "/x/sl/z/w");
+	CHECK(ret == -ENOTDIR || ret == -ELOOP);
+	CHECK_EQ_INT(fspath_resolve(&fp, rootfd, "/x/lnk2/z"), -ENOENT);
+	REQUIRE(fspath_resolve(&fp, rootfd, "/x/y/z") == 0);
+	CHECK(fp.owned);
+	CHECK_EQ_STR(fp.name, "z");
+	CHECK(fspath_parent_stat(&fp, &st) == 0 && S_ISDIR(st.st_mode));
+	fspath_release(&fp);
+	/* A single component needs no walk; the caller does not follow it. */
+	REQUIRE(fspath_resolve(&fp, rootfd, "/lnk") == 0);
+	CHECK(!fp.owned && fp.dirfd == rootfd);
+	CHECK(fstatat(fp.dirfd, fp.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
+	fspath_release(&fp);
 }
 
 static void test_under(void)
@@ -143,7 +176,8 @@ int main(void)
 		return 1;
 	RUN(test_short);
 	RUN(test_long);
-	RUN(test_limit);
+	RUN(test_proc);
+	RUN(test_no_symlinks);
 	RUN(test_under);
 	close(rootfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);

@@ -84,7 +84,8 @@ static struct idx_stat stat_of(uint64_t n)
 }
 
 /* Adds path with a fingerprint; returns its id (0 on failure). */
-static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16], const uint8_t th[16],
+static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16],
+			 const uint8_t th[16],
 			 const uint64_t *mh, uint32_t nmh, const char *rec)
 {
 	struct idx_stat st = stat_of(strlen(path));
@@ -164,6 +165,17 @@ static void test_basic_persist(void)
 	CHECK_EQ_INT(nb, 4);
 	CHECK(bands[3] == 4);
 	free(bands);
+	{	/* the generation moves with writes only */
+		uint64_t g0 = idx_generation(ix), g1;
+
+		REQUIRE(idx_get(ix, "c.txt", &f) == 0);
+		idx_file_release(&f);
+		CHECK(idx_generation(ix) == g0);
+		REQUIRE(idx_exempt_set(ix, "c.txt", "a/b/book.epub", 1) == 0);
+		g1 = idx_generation(ix);
+		CHECK(g1 > g0);
+		CHECK_EQ_INT(idx_sync(ix), 0);
+	}
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.files, 2);
 	CHECK_EQ_INT(c.books, 2);
@@ -443,6 +455,15 @@ static void test_rename_unlink(void)
 	free(h);
 	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 1);
 	CHECK_EQ_INT(idx_unlink(ix, "d1x/c.txt"), 0);
+	{	/* drop by id, wherever the file is now */
+		uint64_t g = add_book(ix, "g/h.txt", sh, th, NULL, 0, "G");
+
+		REQUIRE(g);
+		CHECK_EQ_INT(idx_rename(ix, "g", "k", 0), 1);
+		CHECK_EQ_INT(idx_drop(ix, g), 0);
+		CHECK_EQ_INT(idx_get(ix, "k/h.txt", &f), -ENOENT);
+		CHECK_EQ_INT(idx_drop(ix, g), -ENOENT);
+	}
 	REQUIRE(idx_counts(ix, &cnt) == 0);
 	CHECK_EQ_INT(cnt.files, 1);
 	CHECK_EQ_INT(cnt.books, 1);
@@ -521,7 +542,7 @@ static void test_bands_complete(void)
 	struct idx *ix = NULL;
 	size_t np = 0, nwant = 0, i, j, nh = 0, bad = 0;
 	char path[32];
-	struct idx_opts o = { 7, 0 };
+	struct idx_opts o = { 7, 0, 0 };
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
@@ -789,6 +810,8 @@ static void *reader(void *p)
 			free(h);
 		if (idx_get(a->ix, "g/0", &f) == 0)
 			idx_file_release(&f);
+		if (idx_generation(a->ix) == 0)
+			a->errors++;
 		a->queries++;
 	}
 	return NULL;
@@ -797,7 +820,7 @@ static void *reader(void *p)
 static void test_growth_concurrent(void)
 {
 	const char *dir = new_dir();
-	struct idx_opts o = { 7, 1 << 20 };
+	struct idx_opts o = { 0, 1 << 20, 50 };
 	struct reader_arg ra[2];
 	atomic_int stop = 0;
 	pthread_t th[2];
@@ -809,6 +832,7 @@ static void test_growth_concurrent(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
+	CHECK_EQ_INT(idx_max_d(ix), 7);	/* zero means the default */
 	blob = malloc(64 * 1024);
 	REQUIRE(blob);
 	memset(blob, 'r', 64 * 1024 - 1);

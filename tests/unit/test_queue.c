@@ -236,13 +236,19 @@ static void test_shutdown_drain(void)
 	CHECK_EQ_INT(bad, 0);
 }
 
+static void *stop_cancel(void *q)
+{
+	queue_stop(q, QUEUE_CANCEL);
+	return NULL;
+}
+
 /* Cancel under load: returns with nothing running, drops pending work. */
 static void test_shutdown_cancel(void)
 {
 	struct queue_opts o = { 2, 5, count_fn, NULL };
 	struct queue_stats st;
 	struct producer pr;
-	pthread_t th;
+	pthread_t th, stopper;
 	struct queue *q = NULL;
 	char p[32];
 	unsigned i;
@@ -262,12 +268,19 @@ static void test_shutdown_cancel(void)
 	pr.accepted = pr.refused = 0;
 	REQUIRE(pthread_create(&th, NULL, produce, &pr) == 0);
 	usleep(20000);
+	/* stop while the workers are still blocked, so the pending jobs are
+	 * certainly there to be dropped; the stop waits for them */
+	REQUIRE(pthread_create(&stopper, NULL, stop_cancel, q) == 0);
+	do {
+		usleep(1000);
+		queue_stats(q, &st);
+	} while (st.pending);
+	CHECK(st.cancelled >= 4000);
 	gate_open();
-	queue_stop(q, QUEUE_CANCEL);
+	pthread_join(stopper, NULL);
 	queue_stats(q, &st);
 	CHECK_EQ_INT(st.pending, 0);
 	CHECK_EQ_INT(st.running, 0);
-	CHECK(st.cancelled > 0);
 	pthread_join(th, NULL);
 	CHECK_EQ_INT(pr.refused, 1);
 	queue_free(q);

@@ -41,7 +41,7 @@ static void add_feature(long long *ctr, const char *p, size_t len)
 /* rsimhash.h's definition, the slow way. */
 static void reference(const char *t, size_t len, struct rsimhash_value *out)
 {
-	size_t cs[4096], ce[4096], n = 0, i;
+	size_t *cs = malloc((len + 1) * sizeof(*cs)), *ce = malloc((len + 1) * sizeof(*ce)), n = 0, i;
 	long long ctr[512] = { 0 };
 	unsigned p, k, used[512] = { 0 };
 
@@ -79,6 +79,8 @@ static void reference(const char *t, size_t len, struct rsimhash_value *out)
 		used[at] = 1;
 		out->mask[at / 64] |= UINT64_C(1) << (at % 64);
 	}
+	free(cs);
+	free(ce);
 }
 
 static int same(const struct rsimhash_value *a, const struct rsimhash_value *b)
@@ -121,6 +123,13 @@ static void test_reference(void)
 		CHECK(same(&fast, &slow));
 		CHECK_EQ_INT(popcount_mask(&fast), 128);
 	}
+	/* past the counter's first flush (4,095 blocks of 16 features; one
+	 * feature per word) */
+	sbuf_setlen(&sb, 0);
+	fpt_text(&sb, 98, 70000, 20000);
+	REQUIRE(rsimhash_compute(sb.buf, sb.len, &fast) == 0);
+	reference(sb.buf, sb.len, &slow);
+	CHECK(same(&fast, &slow));
 	sbuf_release(&sb);
 }
 

@@ -276,6 +276,22 @@ static void test_mark_only_and_background(void)
 	REQUIRE(scan_run(s) == 0);
 	scan_progress(s, &pr);
 	CHECK_EQ_INT(pr.queued, 3000);
+	/* a request while a scan runs makes it run once more */
+	{
+		uint64_t runs0;
+
+		scan_progress(s, &pr);
+		runs0 = pr.runs;
+		REQUIRE(scan_start(s) == 0);
+		CHECK_EQ_INT(scan_request(s), 0);
+		CHECK_EQ_INT(scan_request(s), 0);
+		CHECK_EQ_INT(scan_wait(s), 0);
+		scan_progress(s, &pr);
+		CHECK(pr.runs == runs0 + 2 || pr.runs == runs0 + 3);
+		CHECK_EQ_INT(pr.running, 0);
+		CHECK_EQ_INT(scan_request(s), 0);	/* idle: starts one */
+		CHECK_EQ_INT(scan_wait(s), 0);
+	}
 	/* cancel stops early */
 	REQUIRE(scan_start(s) == 0);
 	scan_cancel(s);

@@ -1,0 +1,240 @@
+/* test_indexer.c - fingerprint on write without a mount: the indexer over a
+ * temporary SRC, the stored record, similar lists, renames reported twice,
+ * unlinks, exemptions, clusters. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "bookrec.h"
+#include "check.h"
+#include "indexer.h"
+#include "simlist.h"
+
+static char src[64], ixdir[96];
+
+/* n pseudo-random words from seed (a fixed vocabulary of syllables). */
+static char *gen_text(unsigned n, uint32_t seed, unsigned change_every)
+{
+	static const char *const syl[] = { "ka", "lo", "mi", "ra", "te", "su", "no", "vi",
+					   "da", "pe", "zu", "ri", "fen", "tor", "bal", "quin" };
+	char *t = malloc((size_t)n * 12 + 64), *p = t;
+	uint32_t x = seed, y = 99;
+	unsigned i, k, len;
+
+	p += sprintf(p, "Title line\n\n");
+	for (i = 0; i < n; i++) {
+		uint32_t *r = change_every && i % change_every == 7 ? &y : &x;
+
+		*r = *r * 1103515245u + 12345u;
+		len = 1 + (*r >> 16) % 3;
+		for (k = 0; k < len; k++) {
+			*r = *r * 1103515245u + 12345u;
+			p += sprintf(p, "%s", syl[(*r >> 16) % 16]);
+		}
+		*p++ = i % 100 == 99 ? '\n' : ' ';
+	}
+	*p++ = '\n';
+	*p = '\0';
+	return t;
+}
+
+static void put(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static uint64_t id_of(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+	uint64_t id = 0;
+
+	if (idx_get(indexer_idx(ixr), path, &f) == 0 && f.has_fp)
+		id = f.id;
+	idx_file_release(&f);
+	return id;
+}
+
+/* 1 when the list of path holds other. */
+static int lists(struct indexer *ixr, struct simcache *c, const char *path, const char *other)
+{
+	struct simlist *l = NULL;
+	size_t i;
+	int found = 0;
+
+	if (simlist_compute(indexer_idx(ixr), c, id_of(ixr, path), NULL, NULL, &l))
+		return -1;
+	for (i = 0; i < l->n; i++)
+		found |= !strcmp(l->v[i].path, other);
+	simlist_free(l);
+	return found;
+}
+
+static void test_pipeline(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct simcache *c = simcache_new(0);
+	struct indexer_status st;
+	struct idx_groups g = { 0 };
+	char *base = gen_text(6000, 1, 0), *near = gen_text(6000, 1, 60);
+	char *other = gen_text(5000, 2, 0), *vol = strdup(base), from[256], to[256];
+	int fd;
+
+	vol[strlen(vol) / 3] = '\0';
+	put("base.txt", base);
+	put("near.txt", near);
+	put("other.txt", other);
+	put("vol1.txt", vol);
+	put("pic.bin", "\x01\x02\x03\x00\xff binary");
+	o.index_dir = ixdir;
+	o.threads = 2;
+	o.no_watch = 1;
+	REQUIRE(indexer_new(&ixr, (fd = open(src, O_RDONLY | O_DIRECTORY)), &o) == 0);
+	REQUIRE(indexer_start(ixr) == 0);
+	REQUIRE(indexer_wait_idle(ixr, 60000) == 0);
+	indexer_status(ixr, &st);
+	CHECK_EQ_INT(st.books, 4);
+	CHECK_EQ_INT(st.not_books, 1);
+	CHECK_EQ_INT(st.scanning, 0);
+
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "near.txt"), 1);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "vol1.txt"), 1);
+	CHECK_EQ_INT(lists(ixr, c, "vol1.txt", "base.txt"), 1);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "other.txt"), 0);
+	CHECK_EQ_INT(lists(ixr, c, "other.txt", "base.txt"), 0);
+
+	/* clusters: base and near, verified; not the volume (containment) */
+	REQUIRE(simlist_clusters(indexer_idx(ixr), c, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	if (g.ngroups == 1) {
+		CHECK_EQ_INT(g.start[1] - g.start[0], 2);
+		CHECK(g.ids[0] == id_of(ixr, "base.txt") || g.ids[1] == id_of(ixr, "base.txt"));
+	}
+	idx_groups_release(&g);
+
+	/* a rename keeps the id; reported twice (hook and watch), it still
+	 * does not drop the file */
+	uint64_t nid = id_of(ixr, "near.txt");
+	snprintf(from, sizeof(from), "%s/near.txt", src);
+	snprintf(to, sizeof(to), "%s/moved.txt", src);
+	REQUIRE(rename(from, to) == 0);
+	indexer_renamed(ixr, "near.txt", "moved.txt", 0);
+	indexer_renamed(ixr, "near.txt", "moved.txt", 0);
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+	CHECK_EQ_INT(id_of(ixr, "moved.txt"), nid);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "moved.txt"), 1);
+
+	/* exemption, kept across the rename */
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "base.txt", "moved.txt", 1) == 0);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "moved.txt"), 0);
+	CHECK_EQ_INT(lists(ixr, c, "moved.txt", "base.txt"), 0);
+
+	/* overwrite: the written file is fingerprinted again */
+	put("other.txt", base);
+	indexer_written(ixr, "other.txt");
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "other.txt"), 1);
+
+	/* unlink */
+	snprintf(from, sizeof(from), "%s/vol1.txt", src);
+	REQUIRE(unlink(from) == 0);
+	indexer_unlinked(ixr, "vol1.txt");
+	CHECK_EQ_INT(id_of(ixr, "vol1.txt"), 0);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "vol1.txt"), 0);
+
+	/* a file renamed into place from a name that was not a book */
+	put(".tmp.part", near);
+	indexer_written(ixr, ".tmp.part");
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+	snprintf(from, sizeof(from), "%s/.tmp.part", src);
+	snprintf(to, sizeof(to), "%s/landed.txt", src);
+	REQUIRE(rename(from, to) == 0);
+	indexer_renamed(ixr, ".tmp.part", "landed.txt", 0);
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+	CHECK(id_of(ixr, "landed.txt") != 0);
+	CHECK_EQ_INT(lists(ixr, c, "base.txt", "landed.txt"), 1);
+
+	indexer_free(ixr);
+	close(fd);
+	simcache_free(c);
+	free(base);
+	free(near);
+	free(other);
+	free(vol);
+}
+
+static void test_bookrec(void)
+{
+	char *text = gen_text(3000, 5, 0);
+	struct book *b = NULL, *d = NULL;
+	struct book_cmp cmp;
+	struct sbuf rec;
+	char *title = NULL;
+	size_t cut;
+
+	REQUIRE(book_load_buffer(text, strlen(text), "t.txt", NULL, &b, NULL) == 0);
+	free(b->title);
+	b->title = strdup("A Title");
+	sbuf_init(&rec);
+	REQUIRE(bookrec_encode(b, &rec) == 0);
+	REQUIRE(bookrec_decode(rec.buf, rec.len, &d) == 0);
+	CHECK_EQ_STR(d->title, "A Title");
+	CHECK(d->author == NULL);
+	CHECK(d->file_hash_hi == b->file_hash_hi && d->file_hash_lo == b->file_hash_lo);
+	CHECK(d->fp.sim.hi == b->fp.sim.hi && d->fp.sim.lo == b->fp.sim.lo);
+	REQUIRE(book_compare(b, d, NULL, &cmp) == 0);
+	CHECK_EQ_INT(cmp.rel.cls, RELATE_IDENTICAL_FILE);
+	CHECK_EQ_INT(bookrec_title(rec.buf, rec.len, &title), 0);
+	CHECK_EQ_STR(title, "A Title");
+	free(title);
+	/* hostile: every truncation fails cleanly */
+	for (cut = 0; cut < rec.len; cut += cut < 64 ? 1 : 997) {
+		struct book *x = NULL;
+		int r = bookrec_decode(rec.buf, cut, &x);
+
+		CHECK(r == -EBADMSG || r == -ENOTSUP);
+		CHECK(x == NULL);
+	}
+	rec.buf[4] = 9;
+	{
+		struct book *x = NULL;
+
+		CHECK_EQ_INT(bookrec_decode(rec.buf, rec.len, &x), -ENOTSUP);
+		CHECK(x == NULL);
+	}
+	sbuf_release(&rec);
+	book_free(b);
+	book_free(d);
+	free(text);
+}
+
+int main(void)
+{
+	char cmd[256];
+	int ret;
+
+	snprintf(src, sizeof(src), "/tmp/test_indexer.XXXXXX");
+	if (!mkdtemp(src))
+		return 1;
+	snprintf(ixdir, sizeof(ixdir), "%s.index", src);
+	RUN(test_bookrec);
+	RUN(test_pipeline);
+	ret = CHECK_DONE();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", src, ixdir);
+	if (system(cmd) != 0)
+		ret = 1;
+	return ret;
+}
