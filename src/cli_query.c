@@ -137,28 +137,43 @@ static void q_close(struct q_ctx *c)
 	libroot_release(&c->lr);
 }
 
+/* The index's first top-level names, listed once for every folder probed. */
+struct q_names {
+	struct idx *ix;
+	int loaded;
+	size_t n;
+	char *name[8];
+};
+
 /* 1 when folder dir holds the library the index describes: most of the
  * index's first top-level names exist in it. */
 static int q_probe(void *arg, const char *dir)
 {
-	struct idx *ix = arg;
+	struct q_names *qn = arg;
 	struct idx_entry *e = NULL;
-	size_t n = 0, i, found = 0, checked;
+	size_t n = 0, i, found = 0;
 	struct stat st;
 	int dfd;
 
-	if (idx_list(ix, "", 0, &e, &n) || n == 0) {
+	if (!qn->loaded) {
+		qn->loaded = 1;
+		if (idx_list(qn->ix, "", 0, &e, &n) == 0)
+			for (i = 0; i < n && qn->n < 8; i++) {
+				qn->name[qn->n] = e[i].name;
+				e[i].name = NULL;
+				qn->n++;
+			}
 		idx_entries_free(e, n);
-		return 0;
 	}
+	if (qn->n == 0)
+		return 0;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	checked = n < 8 ? n : 8;
-	for (i = 0; i < checked && dfd >= 0; i++)
-		found += fstatat(dfd, e[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (dfd >= 0)
-		close(dfd);
-	idx_entries_free(e, n);
-	return found > 0 && 2 * found > checked;
+	if (dfd < 0)
+		return 0;
+	for (i = 0; i < qn->n; i++)
+		found += fstatat(dfd, qn->name[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dfd);
+	return 2 * found > qn->n;
 }
 
 /* Opens the index in folder dir, which must hold one already (an index is
@@ -196,6 +211,8 @@ static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
 /* Finds and opens the index for o->path; 0, or 2 after printing why not. */
 static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 {
+	struct q_names qn = { 0 };
+	size_t i;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -204,7 +221,10 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 	/* A given index is opened first: it tells which folder is the library. */
 	if (o->index && q_open_idx(c, o->index, o->root))
 		goto fail;
-	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, c->ix);
+	qn.ix = c->ix;
+	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, &qn);
+	for (i = 0; i < qn.n; i++)
+		free(qn.name[i]);
 	if (ret == -ENOENT && access(o->path, F_OK) == 0) {
 		if (o->index)
 			fprintf(stderr, "simbook %s: no folder at or above %s holds the library that "
