@@ -7,13 +7,21 @@
 #   make fuzz       build the libFuzzer targets (clang)
 #   make bench      build the benchmark programs
 #   make run        build and mount the bundled sample library
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (SBINDIR=/sbin: see docs/USAGE.md)
+#   make uninstall  the same variables
 #
 # Every src/*.c except the two programs' mains goes into one static library,
 # so a new module needs no Makefile change; so does every tests/unit/test_*.c.
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+# mount(8) looks for mount.<type> helpers in /sbin only (util-linux's
+# FS_SEARCH_PATH), whatever PREFIX is; SBINDIR= (empty) skips the helper.
+SBINDIR ?= /sbin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/simbookfs
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD   ?= build
 CC      ?= cc
 SAN     ?=
@@ -98,12 +106,42 @@ bench: $(BENCH_BIN) all
 run: all
 	mount-scripts/simbookfs-sample
 
+# Installed files name the directories they were installed for (@BINDIR@
+# in the mount helper and the unit, @VERSION@ in the man pages).
+INSTALL_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g'
+INSTALL_DOCS := docs/USAGE.md $(wildcard README.md)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BUILD)/simbookfs $(BUILD)/simbook $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
+	install -m 755 $(BUILD)/simbookfs $(BUILD)/simbook $(DESTDIR)$(BINDIR)/
+	for p in simbookfs simbook; do \
+	    $(INSTALL_SUBST) man/$$p.1 >$(DESTDIR)$(MANDIR)/man1/$$p.1 && \
+	    chmod 644 $(DESTDIR)$(MANDIR)/man1/$$p.1 || exit 1; done
+	$(INSTALL_SUBST) 'mount-scripts/simbookfs@.service' >'$(DESTDIR)$(UNITDIR)/simbookfs@.service'
+	chmod 644 '$(DESTDIR)$(UNITDIR)/simbookfs@.service'
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+ifneq ($(SBINDIR),)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL_SUBST) mount-scripts/mount.simbookfs >$(DESTDIR)$(SBINDIR)/mount.simbookfs
+	chmod 755 $(DESTDIR)$(SBINDIR)/mount.simbookfs
+	ln -sf mount.simbookfs $(DESTDIR)$(SBINDIR)/mount.fuse.simbookfs
+	$(INSTALL_SUBST) man/mount.simbookfs.8 >$(DESTDIR)$(MANDIR)/man8/mount.simbookfs.8
+	chmod 644 $(DESTDIR)$(MANDIR)/man8/mount.simbookfs.8
+	printf '.so man8/mount.simbookfs.8\n' >$(DESTDIR)$(MANDIR)/man8/mount.fuse.simbookfs.8
+	chmod 644 $(DESTDIR)$(MANDIR)/man8/mount.fuse.simbookfs.8
+endif
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/simbookfs $(DESTDIR)$(PREFIX)/bin/simbook
+	rm -f $(DESTDIR)$(BINDIR)/simbookfs $(DESTDIR)$(BINDIR)/simbook \
+	    $(DESTDIR)$(MANDIR)/man1/simbookfs.1 $(DESTDIR)$(MANDIR)/man1/simbook.1 \
+	    '$(DESTDIR)$(UNITDIR)/simbookfs@.service' \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)))
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+ifneq ($(SBINDIR),)
+	rm -f $(DESTDIR)$(SBINDIR)/mount.simbookfs $(DESTDIR)$(SBINDIR)/mount.fuse.simbookfs \
+	    $(DESTDIR)$(MANDIR)/man8/mount.simbookfs.8 $(DESTDIR)$(MANDIR)/man8/mount.fuse.simbookfs.8
+endif
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -47,7 +47,8 @@ struct simlist {
 
 struct simcache;
 
-/* A comparison cache holding at most max_pairs results (0: 1 << 20); when
+/* A comparison cache holding at most max_pairs results (0: 1 << 18, about
+ * 38 MB once filled); when
  * full it starts over.  Thread-safe.  NULL on -ENOMEM. */
 struct simcache *simcache_new(size_t max_pairs);
 void simcache_free(struct simcache *c);

@@ -5,6 +5,8 @@ set -eu
 pkgs="build-essential pkg-config clang fuse3 libfuse3-dev liblmdb-dev lmdb-utils
 libxxhash-dev libzip-dev zip libxml2-dev libutf8proc-dev libuchardet-dev
 rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
+# man and groff render the man pages in the install test.
+pkgs="$pkgs man-db groff-base"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

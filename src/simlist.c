@@ -40,7 +40,7 @@ struct simcache *simcache_new(size_t max_pairs)
 
 	if (!c)
 		return NULL;
-	c->max = max_pairs ? max_pairs : (size_t)1 << 20;
+	c->max = max_pairs ? max_pairs : (size_t)1 << 18;
 	c->cap = 1024;
 	while (c->cap < c->max * 2)
 		c->cap *= 2;

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# viewsbench.sh [-n BOOKS] [-d DIR] [-- simbookfs options]
+#
+# Indexing through the mount and listing the views, in one run:
+#   copy+index   BOOKS books (real texts from $SIMBOOK_BOOKS, default
+#                ../shared/books, with deterministic word mutations so many
+#                are near duplicates) copied into the mount with cp; time
+#                until .simbookfs/status says idle: books/s and MB/s of book
+#                text; the same cp to a plain directory as the baseline
+#   ls similar   listing similar/<book>/ (readdir + lstat + readlink of
+#                every entry, like ls -l) for every book, 5 rounds, first pass (cold) and
+#                warm: p50/p99 per listing, against the same work on a native
+#                directory holding as many symlinks
+#   rescan       a remount with no change: time until idle
+# Not a test; prints numbers.  Needs python3.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+N=200 DIR=${TMPDIR:-/tmp}
+while getopts "n:d:" o; do
+	case $o in n) N=$OPTARG;; d) DIR=$OPTARG;; *) exit 2;; esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
+FS=${SIMBOOK_BUILD:-$top/build}/simbookfs
+[ -d "$BOOKS/texts" ] || { echo "viewsbench: no $BOOKS/texts" >&2; exit 1; }
+W=$(mktemp -d "$DIR/simbookfs-vbench.XXXXXX")
+SRC=$W/src MNT=$W/mnt LIB=$W/lib PID=
+mkdir -p "$SRC" "$MNT" "$LIB"
+cleanup() {
+	set +e
+	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+python3 - "$BOOKS/texts" "$LIB" "$N" <<'PY'
+import os, random, sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+texts = sorted(f for f in os.listdir(src) if f.endswith(".txt"))
+for i in range(n):
+    name = texts[i % len(texts)]
+    words = open(os.path.join(src, name), encoding="utf-8", errors="replace").read().split(" ")
+    r = random.Random(i)
+    if i >= len(texts):           # a mutated copy: 0.5% of the words replaced
+        for k in r.sample(range(len(words)), len(words) // 200):
+            words[k] = "x" + words[k]
+    d = os.path.join(dst, "shelf%02d" % (i % 20))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "%04d-%s" % (i, name)), "w", encoding="utf-8") as f:
+        f.write(" ".join(words))
+PY
+MB=$(du -sm "$LIB" | cut -f1)
+echo "# $N books, $MB MB, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+now() { date +%s.%N; }
+t0=$(now); cp -r "$LIB"/. "$W/native/" 2>/dev/null || { mkdir -p "$W/native"; cp -r "$LIB"/. "$W/native/"; }; sync; t1=$(now)
+native_cp=$(echo "$t1 - $t0" | bc)
+
+wait_idle() {
+	while ! grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null; do sleep 0.05; done
+}
+mount_it() {
+	"$FS" "$SRC" "$MNT" -f -o rescan=0 "$@" >"$W/fs.log" 2>&1 &
+	PID=$!
+	for _ in $(seq 100); do grep -q " $MNT fuse" /proc/mounts && return; sleep 0.05; done
+	echo "mount failed: $(cat "$W/fs.log")" >&2; exit 1
+}
+t0=$(now); find "$LIB" -type f -print0 | xargs -0 "${SIMBOOK_BUILD:-$top/build}/simbook" fingerprint >/dev/null; t1=$(now)
+fp_direct=$(echo "$t1 - $t0" | bc)
+mount_it "$@"
+wait_idle
+t0=$(now); cp -r "$LIB"/. "$MNT/"; t1=$(now); wait_idle; t2=$(now)
+cp_mnt=$(echo "$t1 - $t0" | bc); idx=$(echo "$t2 - $t0" | bc)
+echo "copy into the mount      $cp_mnt s   (native cp: $native_cp s)"
+echo "copy+index until idle    $idx s   $(echo "scale=1; $N / $idx" | bc) books/s   $(echo "scale=1; $MB / $idx" | bc) MB/s"
+echo "baseline: simbook fingerprint of the same files, one process: $fp_direct s   $(echo "scale=1; $MB / $fp_direct" | bc) MB/s"
+grep -o '"books":[0-9]*' "$MNT/.simbookfs/status"
+
+python3 - "$MNT" "$W/native" <<'PY'
+import os, sys, time
+mnt, nat = sys.argv[1], sys.argv[2]
+books = []
+for d, ds, fs in os.walk(os.path.join(mnt, "similar")):
+    if "/.simbookfs" in d:
+        continue
+    for x in ds:
+        p = os.path.join(d, x)
+        if os.path.exists(os.path.join(p, ".similar.tsv")):
+            books.append(p)
+def lsl(p):
+    for e in os.listdir(p):
+        q = os.path.join(p, e)
+        st = os.lstat(q)
+        if (st.st_mode & 0o170000) == 0o120000:
+            os.readlink(q)
+# a native directory with as many symlinks as the largest listing
+sizes = [len(os.listdir(b)) for b in books]
+big = max(sizes) if sizes else 1
+nd = os.path.join(nat, "links"); os.makedirs(nd, exist_ok=True)
+for i in range(big):
+    os.symlink("../shelf00/x%d" % i, os.path.join(nd, "%02d link" % i))
+def bench(paths, rounds):
+    t = []
+    for _ in range(rounds):
+        for p in paths:
+            a = time.perf_counter(); lsl(p); t.append(time.perf_counter() - a)
+    t.sort()
+    return t[len(t) // 2] * 1e3, t[min(len(t) - 1, int(len(t) * 0.99))] * 1e3
+cold = []
+for p in books:          # first listing: lists and comparisons computed now
+    a = time.perf_counter(); lsl(p); cold.append(time.perf_counter() - a)
+cold.sort()
+print("ls similar/<book>/ cold   p50 %.3f ms  p99 %.3f ms" %
+      (cold[len(cold) // 2] * 1e3, cold[min(len(cold) - 1, int(len(cold) * 0.99))] * 1e3))
+p50, p99 = bench(books, 5)
+n50, n99 = bench([nd] * len(books), 5)
+print("ls similar/<book>/        p50 %.3f ms  p99 %.3f ms  (%d books, entries avg %.1f max %d)" %
+      (p50, p99, len(books), sum(sizes) / max(1, len(sizes)), big))
+print("native dir of %3d links   p50 %.3f ms  p99 %.3f ms  ratio p50 %.1fx" % (big, n50, n99, p50 / n50))
+PY
+fusermount3 -u "$MNT"; wait "$PID" || true; PID=
+t0=$(now); mount_it "$@"; wait_idle; t1=$(now)
+echo "remount, no-change rescan until idle  $(echo "$t1 - $t0" | bc) s"
+echo "daemon RSS after rescan  $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# t5010-views-churn: the views while books are deleted, renamed and written
+# again: find -L, du -L, rsync -aL and os.walk(followlinks=True) over them
+# always terminate, never meet a loop, and never follow a link into a
+# folder.  A file that vanishes between the listing and the copy (rsync exit
+# 24) is expected while books move; so is, rarely, a link whose target goes
+# between rsync following it and reading it (counted and printed).  Once the
+# churn stops, every entry resolves.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "no python3"
+command -v rsync >/dev/null || skip "no rsync"
+FS_ARGS=()
+
+LIB=$T/lib
+python3 "$(dirname "$0")/genlib.py" "$LIB"
+for i in 1 2 3; do cp "$LIB/a/base1.txt" "$LIB/copy$i.txt"; done
+mount_fs -o rescan=0
+cp -r "$LIB/." "$MNT/"
+for i in $(seq 1 600); do
+	grep -q '"state":"idle"' "$MNT/.simbookfs/status" && break
+	sleep 0.1
+done
+
+# Churn for a few seconds in the background.
+(
+	end=$((SECONDS + 5))
+	while [ $SECONDS -lt $end ] && [ -d "$LIB" ]; do
+		for i in 1 2 3; do
+			rm -f "$MNT/copy$i.txt"
+			mv "$MNT/b/base1-near.txt" "$MNT/b/moving.txt" 2>/dev/null || true
+			cp "$LIB/a/base1.txt" "$MNT/copy$i.txt"
+			mv "$MNT/b/moving.txt" "$MNT/b/base1-near.txt" 2>/dev/null || true
+		done
+	done
+) &
+churn=$!
+
+rounds=0 vanished=0 dangling=0
+while kill -0 "$churn" 2>/dev/null; do
+	rounds=$((rounds + 1))
+	timeout 20 find -L "$MNT/similar" "$MNT/clusters" "$MNT/duplicates" >/dev/null 2>"$T/find.err" || true
+	grep -qi "loop" "$T/find.err" && fail "find -L: $(cat "$T/find.err")"
+	rm -rf "$T/dest"
+	rc=0
+	timeout 20 rsync -aL "$MNT/similar/" "$T/dest/" >/dev/null 2>"$T/rsync.err" || rc=$?
+	case $rc in
+	0) ;;
+	23 | 24)
+		# A link's target can go between following it and reading it
+		# (a symlink cannot be atomic with its target): counted.
+		dangling=$((dangling + $(grep -c "no referent" "$T/rsync.err" || true)))
+		vanished=$((vanished + 1)) ;;
+	*) fail "rsync -aL exit $rc: $(head -n 5 "$T/rsync.err")" ;;
+	esac
+	timeout 20 du -sL "$MNT/similar" >/dev/null 2>&1 || true
+	timeout 20 python3 - "$MNT" <<'PY' || fail "os.walk(followlinks=True) failed"
+import os, sys
+mnt = sys.argv[1]
+for view in ("similar", "clusters", "duplicates"):
+    for d, ds, fs in os.walk(os.path.join(mnt, view), followlinks=True):
+        for x in ds:
+            p = os.path.join(d, x)
+            if os.path.islink(p):
+                sys.exit("link to a folder: " + p)
+PY
+	# nothing in the copies is a folder reached through a link
+	[ -z "$(find "$T/dest" -mindepth 2 -type d -path '*/*% *' 2>/dev/null)" ] || fail "rsync followed a link into a folder"
+done
+wait "$churn"
+say "$rounds rounds over the churning views, $vanished with a file vanishing mid-copy, $dangling links whose target went while rsync followed them"
+[ "$rounds" -ge 2 ] || fail "too few rounds"
+
+# After the churn settles, every listed entry resolves.
+sleep 1
+for e in "$MNT"/similar/*/ "$MNT"/similar/*/*/; do
+	for l in "$e"*; do
+		[ -L "$l" ] || continue
+		[ -f "$l" ] || fail "dangling after the churn: $l"
+	done
+done
+timeout 20 rsync -aL "$MNT/similar/" "$T/dest2/" || fail "rsync -aL after the churn"
+echo ok
