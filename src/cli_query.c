@@ -99,10 +99,12 @@ static int q_parse(const char *cmd, const char *usage, int argc, char **argv, st
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			o->fmt = Q_JSON;
-		} else if (!strcmp(argv[i], "--tsv")) {
-			o->fmt = Q_TSV;
+		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--tsv")) {
+			if (o->fmt != Q_TEXT) {
+				fprintf(stderr, "simbook %s: one of --json and --tsv\n", cmd);
+				return 2;
+			}
+			o->fmt = argv[i][2] == 'j' ? Q_JSON : Q_TSV;
 		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
 			o->index = argv[++i];
 		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {

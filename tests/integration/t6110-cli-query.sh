@@ -79,6 +79,7 @@ check "similar: --index that does not exist exits 2" [ "$(rc_of "$SB" similar "$
 check "similar: empty --index folder exits 2" [ "$(rc_of "$SB" similar "$T/noindex/x.txt" --index "$T/noindex" --root "$T/noindex")" -eq 2 ] && grep -q "no index in" "$T/err"
 check "queries never create an index" [ ! -e "$T/noindex/.simbookfs-index" ] && [ ! -e "$T/noindex/data.mdb" ] && [ ! -e "$T/nothing" ]
 check "similar: unknown option exits 2" [ "$(rc_of "$SB" similar --bogus "$LIB/base3.txt")" -eq 2 ]
+check "similar: --json with --tsv exits 2" [ "$(rc_of "$SB" similar --json --tsv "$LIB/base3.txt")" -eq 2 ]
 check "similar: no FILE exits 2" [ "$(rc_of "$SB" similar)" -eq 2 ]
 printf 'more words\n' >>"$LIB/a/base1.txt"
 check "similar: a changed file still answers" [ "$(rc_of "$SB" similar "$LIB/a/base1.txt")" -eq 0 ]
