@@ -157,9 +157,14 @@ int cli_index(int argc, char **argv)
 	}
 	ret = libroot_place(&lr, dir, index);
 	if (ret) {
-		fprintf(stderr, "simbook index: %s: %s\n", ret == -EINVAL ? index : dir,
-			ret == -EINVAL ? "the index must be outside DIR or directly in it"
-				       : strerror(-ret));
+		if (ret == -EINVAL)
+			fprintf(stderr, "simbook index: %s: the index must be outside DIR or directly "
+				"in it\n", index);
+		else
+			fprintf(stderr, "simbook index: %s (index %s%s): %s%s\n", dir,
+				index ? index : dir, index ? "" : "/" LIBROOT_INDEX_NAME,
+				strerror(-ret), !index && (ret == -EACCES || ret == -EROFS) ?
+				" (use --index IDXDIR for a read-only DIR)" : "");
 		goto out;
 	}
 	rootfd = open(lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

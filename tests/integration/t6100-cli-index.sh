@@ -122,7 +122,19 @@ fi
 # ---- errors: exit 2 ----
 "$SB" index "$T/missing" >/dev/null 2>"$T/err"; rc=$?
 check "missing DIR: exit 2" [ "$rc" -eq 2 ]
-check "missing DIR: message" grep -q "missing: No such file or directory" "$T/err"
+check "missing DIR: message" grep -q "missing (index .*): No such file or directory" "$T/err"
+mkdir -p "$T/ro"
+cp "$LIB/base2.txt" "$T/ro/"
+chmod 555 "$T/ro"
+if [ ! -w "$T/ro" ] || [ "$(id -u)" -ne 0 ]; then
+	"$SB" index "$T/ro" >/dev/null 2>"$T/err"; rc=$?
+	check "read-only DIR: exit 2 with a hint" [ "$rc" -eq 2 ] && grep -q -- "use --index IDXDIR for a read-only DIR" "$T/err"
+else
+	ok "read-only DIR # SKIP root writes anywhere"
+fi
+"$SB" index "$T/ro" --index "$T/ro-index" --quiet >"$T/out" 2>&1; rc=$?
+check "read-only DIR with --index elsewhere: exit 0" [ "$rc" -eq 0 ]
+chmod 755 "$T/ro"
 "$SB" index "$LIB/a/base1.txt" >/dev/null 2>&1; rc=$?
 check "DIR is a file: exit 2" [ "$rc" -eq 2 ]
 mkdir -p "$LIB/sub"
