@@ -110,7 +110,7 @@ run: all
 # in the mount helper and the unit, @VERSION@ in the man pages).
 INSTALL_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@VERSION@|$(VERSION)|g'
-INSTALL_DOCS := docs/USAGE.md $(wildcard README.md)
+INSTALL_DOCS := docs/USAGE.md $(wildcard README.md docs/VIEWS.md)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)

@@ -48,14 +48,16 @@ struct book_cmp {
 	struct relate_result rel;	/* the decision with the given params */
 };
 
-/* The signals of relate.h from raw scores, plus the block alignment of the
- * unique-word sequences (align.h); same_file from the file hashes.
- * 0 or -ENOMEM. */
-int book_signals(const struct book *a, const struct book *b,
-		 const struct fp_scores *sc, struct relate_signals *sig);
+/* The same comparison from fingerprints alone (records decoded from the
+ * index, fprec.h), where the caller knows whether the files are the same
+ * (same_file 1 or 0).  0 or -ENOMEM. */
+int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
+		    const struct relate_params *p, struct book_cmp *out);
 
-/* Compares a with b: every score, the signals and the relation decided with
- * p (NULL: relate defaults).  0 or -ENOMEM. */
+/* Compares a with b: every score, the signals of relate.h (the raw scores
+ * plus the block alignment of the unique-word sequences, align.h; same_file
+ * from the file hashes) and the relation decided with p (NULL: relate
+ * defaults).  0 or -ENOMEM. */
 int book_compare(const struct book *a, const struct book *b,
 		 const struct relate_params *p, struct book_cmp *out);
 

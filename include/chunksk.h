@@ -11,7 +11,7 @@
  * chunk's first words; a book of 1-4 words has one shingle), one-permutation
  * hashing into CHUNKSK_K bins by the top 4 bits, value = bits 59..28 of the
  * shingle hash (32 bits), smallest per bin, densified as in minhash.h
- * (attempt probe mix(i * 2^32 + t ^ MINHASH_SEED) mod CHUNKSK_K); a chunk
+ * (attempt t probes mix((i * 2^32 + t) XOR MINHASH_SEED) mod CHUNKSK_K); a chunk
  * with no shingle has every value UINT32_MAX.
  */
 #ifndef CHUNKSK_H

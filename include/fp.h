@@ -4,6 +4,9 @@
  * struct fp_book holds every family (see each family's header for its exact
  * definition); fprec.h stores it.  fp_compare() returns raw scores only:
  * deciding the relation between two books is relate.h's job.
+ * The fingerprint modules keep no global state: different threads may use
+ * different states (struct fp, struct simhash, ...) and compare books at the
+ * same time.
  */
 #ifndef FP_H
 #define FP_H

@@ -1,10 +1,11 @@
-/* fpcore_i.h - private to the fingerprint modules (src/), not an API:
- * helpers they share: fixed
- * mixing functions, the character n-gram window over UTF-8 text, and a
- * bit-sliced counter that sums many hash vectors bit by bit.
+/* fpcore_i.h - private to the fingerprint modules (src/), not an API: the
+ * helpers they share, a fixed mixing function, the character n-gram window
+ * over UTF-8 text, and a bit-sliced counter that sums many hash vectors bit
+ * by bit.
  *
- * Everything here defines stored bits (through the families that use it):
- * change nothing without bumping FPREC_VERSION.
+ * The stored bits of several families depend on fpc_mix() and on the
+ * character rule of the n-gram window: changing either needs a new
+ * FPREC_VERSION (the golden vectors in the tests will say so).
  */
 #ifndef FPCORE_I_H
 #define FPCORE_I_H

@@ -8,7 +8,7 @@
  *    hash (MINHASH_K = 128 bins), value = the low 57 bits; each bin keeps
  *    its smallest value.  Empty bins are filled by optimal densification:
  *    for empty bin i, attempts t = 1, 2, ... probe bin
- *    mix(i * 2^32 + t ^ MINHASH_SEED) mod 128 (mix: splitmix64 finaliser)
+ *    mix((i * 2^32 + t) XOR MINHASH_SEED) mod 128 (mix: splitmix64 finaliser)
  *    and copy the value of the first bin that was non-empty before
  *    densification (after 4096 failed attempts, the next non-empty bin
  *    upwards, cyclically, so the fill always ends).  No shingle: every
@@ -67,8 +67,9 @@ unsigned minhash_bsim(const struct minhash_sig *a, const struct minhash_sig *b);
 double minhash_jaccard(const struct minhash_sig *a, const struct minhash_sig *b);
 /* The shingle hash of n (1..MINHASH_SHINGLE) word hashes. */
 uint64_t minhash_shingle(const uint64_t *words, unsigned n);
-/* Optimal densification of k bins (empty: value == empty), as defined
- * above; used by chunksk.h too. */
+/* Optimal densification of k <= MINHASH_K bins (empty: value == empty), as
+ * defined above (mod k instead of mod 128); used by chunksk.h too.  A
+ * larger k leaves the bins as they are. */
 void minhash_densify(uint64_t *bins, unsigned k, uint64_t empty);
 
 /* LSH band keys: key i (0..nbands-1) = XXH3_64bits_withSeed(values

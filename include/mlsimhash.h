@@ -4,8 +4,8 @@
  *  - features: word 2-shingles (each pair of consecutive words, every
  *    occurrence counted); a one-word text has one feature, that word.
  *    Shingle hash s = XXH3_64bits_withSeed({w1, w2} as two little-endian
- *    uint64 word hashes (wordhash.h), 16 bytes, MLSH_SEED); one word: its
- *    word hash alone (8 bytes).
+ *    uint64 word hashes (wordhash.h), 16 bytes, MLSH_SEED); for a one-word
+ *    text, the same over its word hash alone (8 bytes).
  *  - lexicon i (0..MLSH_LEXICONS-1) holds the shingles whose bit i of
  *    mix(s) is 1 (mix: splitmix64 finaliser), i.e. an independent random
  *    half of all shingles: a random lexicon, fixed by the seed, the same in
@@ -14,9 +14,11 @@
  *    (counter > 0 gives 1).
  *  - weighting: the paper weights a shingle by its words' IDF, which needs a
  *    global collection; a distributed library has none, so every
- *    occurrence weighs 1 (term frequency).  Frequent function-word pairs
- *    then dominate less than one might fear because each lexicon only sees
- *    a random half of the pairs, and the best lexicon pair decides.
+ *    occurrence weighs 1 (term frequency), as in S1.  Frequent pairs of
+ *    function words ("of the") weigh much in every lexicon; what the
+ *    lexicons add is several independent samples of the text, so that a
+ *    copy damaged in one sample can still match in another (the best
+ *    same-lexicon pair decides).
  */
 #ifndef MLSIMHASH_H
 #define MLSIMHASH_H

@@ -50,6 +50,11 @@ struct relate_signals {
 				 * replaced or missing part leaves a hole but
 				 * scattered OCR damage does not */
 	double block_cover_b;	/* the same for B */
+	double stretch_cover_a;	/* S5 as fp computes it: words inside stretches
+				 * of LCS words with equal gaps of at most
+				 * DUPNIQ_GAP words (dupniq.h); not read by the
+				 * rule, measured against block cover */
+	double stretch_cover_b;
 	double chunk_cover_a;	/* fraction of A's text windows whose sketch
 				 * matches a window of B */
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */

@@ -7,13 +7,14 @@
  *    characters has one feature, the whole text.  Anchoring on word starts
  *    keeps one 12-gram per word instead of one per character: six times
  *    less work, still tens of thousands of features for a book, and an
- *    error only changes the 12-grams of the one or two words it touches.
+ *    error only changes the few 12-grams that reach it (those of the two
+ *    or three words before it).
  *  - feature hash: h = XXH3_128bits_withSeed(window bytes, RSIMHASH_SEED),
  *    cut into four 32-bit parts q0..q3 (q0 = low 32 bits of h.low64, q1 its
  *    high 32 bits, q2, q3 likewise from h.high64), expanded to 512 bits:
  *    32-bit lane k (k = 0..15, bits 32k..32k+31) is
  *    fmix32(q[k % 4] ^ salt[k]) with murmur3's 32-bit finaliser and the
- *    salts listed in rsimhash.c (the first hex digits of pi).
+ *    salts listed in simfeat_i.h (the first hex digits of pi).
  *  - 512 counters as in simhash; the sign bit of position p is 1 iff
  *    counter p > 0; the 128 positions with the largest |counter| are kept
  *    (ties: lower position first) and marked in the 512-bit mask.

@@ -1095,6 +1095,56 @@ static void report_real(FILE *f, const struct corpus *c, const enum relate_class
 		neg, flagged);
 }
 
+/* relate() with its coverage signal (the block cover) replaced by each of
+ * the other coverage measures: why the rule reads the block cover. */
+static void report_ablation(FILE *f, const struct corpus *c, const struct relate_params *p)
+{
+	static const char *const names[] = {
+		"block cover (align.h, the rule's)", "DUPNIQ span (first to last LCS word)",
+		"DUPNIQ stretches (fp: equal gaps <= 500 words)", "text windows (chunk sketches)",
+	};
+	enum relate_class *pred;
+	struct acc_summary s;
+	size_t i, k;
+	struct acc_pair *pairs = NULL;
+	struct corpus alt;
+
+	pred = calloc(c->npairs ? c->npairs : 1, sizeof(*pred));
+	pairs = malloc((c->npairs ? c->npairs : 1) * sizeof(*pairs));
+	if (!pred || !pairs)
+		goto out;
+	alt = *c;
+	alt.pairs = pairs;
+	fprintf(f, "\n### Which coverage measure (the rule with each one in place of the block cover)\n\n"
+		"| coverage | near dup. F1 | containment P / R | overlap P / R | negatives flagged | mean class F1 |\n"
+		"|---|--:|--:|--:|--:|--:|\n");
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < c->npairs; i++) {
+			struct relate_signals *g = &pairs[i].sig;
+
+			pairs[i] = c->pairs[i];
+			if (k == 1) {
+				g->block_cover_a = g->span_cover_a;
+				g->block_cover_b = g->span_cover_b;
+			} else if (k == 2) {
+				g->block_cover_a = g->stretch_cover_a;
+				g->block_cover_b = g->stretch_cover_b;
+			} else if (k == 3) {
+				g->block_cover_a = -1;
+				g->block_cover_b = -1;
+			}
+		}
+		decide_all(&alt, p, pred);
+		summarise(&alt, pred, &s);
+		fprintf(f, "| %s | %.4f | %.4f / %.4f | %.4f / %.4f | %.2f%% | %.4f |\n", names[k],
+			s.near_f1, s.contain_p, s.contain_r, s.overlap_p, s.overlap_r,
+			100.0 * s.neg_flagged, s.macro_f1);
+	}
+out:
+	free(pred);
+	free(pairs);
+}
+
 static void report_summary(FILE *f, const struct acc_summary *s)
 {
 	fprintf(f, "\n### Targets (issue 4)\n\n| target | measured | goal | met |\n|---|--:|--:|---|\n");
@@ -1161,7 +1211,7 @@ static int corpus_build(const struct acc_opts *o, struct corpus *c)
 }
 
 static void report(const struct acc_opts *o, const struct corpus *c, const enum relate_class *pred,
-		   const struct acc_summary *s)
+		   const struct acc_summary *s, const struct relate_params *p)
 {
 	FILE *f = o->out;
 
@@ -1170,6 +1220,7 @@ static void report(const struct acc_opts *o, const struct corpus *c, const enum 
 	report_summary(f, s);
 	report_groups(f, c, pred);
 	report_corpus(f, c, pred);
+	report_ablation(f, c, p);
 	report_methods(f, c, pred, o->sweep);
 	if (s->real_pos + s->real_neg)
 		report_real(f, c, pred);
@@ -1180,19 +1231,19 @@ static void dump_pairs(FILE *f, const struct corpus *c, const enum relate_class 
 	size_t i;
 
 	fprintf(f, "kind\tparam\tlabel\tpredicted\twords_a\twords_b\tsimhash\trsimhash\tmlsh\t"
-		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tname\n");
+		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tname\n");
 	for (i = 0; i < c->npairs; i++) {
 		const struct acc_pair *p = &c->pairs[i];
 		const struct relate_signals *s = &p->sig;
 
 		fprintf(f, "%s\t%.3f\t%s\t%s\t%llu\t%llu\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t"
-			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", cat_names[p->cat], p->param,
+			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", cat_names[p->cat], p->param,
 			relate_class_name((enum relate_class)p->label), relate_class_name(pred[i]),
 			(unsigned long long)s->words_a, (unsigned long long)s->words_b,
 			s->simhash_distance, s->rsimhash_distance, s->mlsimhash_distance, s->jaccard,
 			s->dupniq_cs, s->dupniq_its, s->span_cover_a, s->span_cover_b,
 			s->block_cover_a, s->block_cover_b, s->chunk_cover_a, s->chunk_cover_b,
-			p->name ? p->name : "");
+			s->stretch_cover_a, s->stretch_cover_b, p->name ? p->name : "");
 	}
 }
 
@@ -1232,7 +1283,7 @@ int acc_run(const struct acc_opts *o, const struct relate_params *p, struct acc_
 			sum->pairs, c.nbooks, now() - t0);
 		report_params(o->out, p);
 	}
-	report(o, &c, pred, sum);
+	report(o, &c, pred, sum, p);
 	if (o->dump)
 		dump_pairs(o->dump, &c, pred);
 out:

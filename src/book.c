@@ -167,18 +167,18 @@ void book_id(const struct book *b, char out[33])
 	simhash_hex(&b->fp.sim, out);
 }
 
-int book_signals(const struct book *a, const struct book *b,
-		 const struct fp_scores *sc, struct relate_signals *sig)
+/* Signals from two fingerprint sets and their raw scores. */
+static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
+		      const struct fp_scores *sc, struct relate_signals *sig)
 {
 	struct align_cover al;
 	int ret;
 
 	memset(sig, 0, sizeof(*sig));
-	ret = align_blocks(&a->fp.dq, &b->fp.dq, 0, &al);
+	ret = align_blocks(&a->dq, &b->dq, 0, &al);
 	sig->block_cover_a = al.cover_a;
 	sig->block_cover_b = al.cover_b;
-	sig->same_file = a->file_size == b->file_size && a->file_hash_hi == b->file_hash_hi &&
-			 a->file_hash_lo == b->file_hash_lo;
+	sig->same_file = same_file;
 	sig->same_text = sc->same_text;
 	sig->words_a = sc->a_nwords;
 	sig->words_b = sc->b_nwords;
@@ -191,23 +191,32 @@ int book_signals(const struct book *a, const struct book *b,
 	sig->dupniq_its = sc->dupniq.its;
 	sig->span_cover_a = sc->dupniq.lcs ? sc->dupniq.a_cover : 0.0;
 	sig->span_cover_b = sc->dupniq.lcs ? sc->dupniq.b_cover : 0.0;
+	sig->stretch_cover_a = sc->dupniq.lcs ? sc->dupniq.a_covered : 0.0;
+	sig->stretch_cover_b = sc->dupniq.lcs ? sc->dupniq.b_covered : 0.0;
 	sig->chunk_cover_a = sc->win_fit.a_matched;
 	sig->chunk_cover_b = sc->win_fit.b_matched;
+	return ret;
+}
+
+int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
+		    const struct relate_params *p, struct book_cmp *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = fp_compare(a, b, &out->scores);
+	if (!ret)
+		ret = signals_fp(a, b, same_file, &out->scores, &out->sig);
+	if (!ret)
+		relate_decide(&out->sig, p, &out->rel);
 	return ret;
 }
 
 int book_compare(const struct book *a, const struct book *b,
 		 const struct relate_params *p, struct book_cmp *out)
 {
-	int ret;
+	int same_file = a->file_size == b->file_size && a->file_hash_hi == b->file_hash_hi &&
+			a->file_hash_lo == b->file_hash_lo;
 
-	memset(out, 0, sizeof(*out));
-	ret = fp_compare(&a->fp, &b->fp, &out->scores);
-	if (ret)
-		return ret;
-	ret = book_signals(a, b, &out->scores, &out->sig);
-	if (ret)
-		return ret;
-	relate_decide(&out->sig, p, &out->rel);
-	return 0;
+	return book_compare_fp(&a->fp, &b->fp, same_file, p, out);
 }

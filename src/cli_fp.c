@@ -160,7 +160,7 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	printf("B: %s %s %u words %s\n", ib, extract_format_name(b->format), s->b_nwords, pb);
 	printf("relation:            %s", relate_class_name(c->rel.cls));
 	if (c->rel.cls == RELATE_NEAR_DUPLICATE && c->rel.difference >= 0)
-		printf(" (about %.0f%% different)", 100.0 * c->rel.difference);
+		printf(" (about %.0f%% of distinctive words differ)", 100.0 * c->rel.difference);
 	printf("  [%s]\n", c->rel.rule);
 	printf("same file:           %s\n", c->sig.same_file ? "yes" : "no");
 	printf("same text:           %s\n", s->same_text ? "yes" : "no");
@@ -217,9 +217,14 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 		ret = json_str(&o, pb);
 	if (!ret)
 		ret = sbuf_addf(&o, ",\"a_id\":\"%s\",\"b_id\":\"%s\",\"a_words\":%u,\"b_words\":%u,"
-				"\"relation\":\"%s\",\"difference\":%.4f,\"rule\":",
-				ia, ib, s->a_nwords, s->b_nwords, relate_class_name(c->rel.cls),
-				c->rel.difference);
+				"\"relation\":\"%s\",\"difference\":",
+				ia, ib, s->a_nwords, s->b_nwords, relate_class_name(c->rel.cls));
+	/* the difference only means something for near duplicates */
+	if (!ret)
+		ret = c->rel.difference >= 0 ? sbuf_addf(&o, "%.4f", c->rel.difference) :
+					       sbuf_addstr(&o, "null");
+	if (!ret)
+		ret = sbuf_addstr(&o, ",\"rule\":");
 	if (!ret)
 		ret = json_str(&o, c->rel.rule);
 	if (!ret)

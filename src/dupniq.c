@@ -28,6 +28,12 @@ struct dupniq {
 	size_t cap, used;	/* cap is a power of two */
 	uint32_t nwords;
 	int failed;		/* an allocation failed for this text */
+	/* Each word is entered one call late, after its slot was prefetched:
+	 * the table outgrows the L1 cache and a miss per word was a tenth of
+	 * the whole fingerprinting time. */
+	int pending;
+	uint64_t pend_key;
+	uint32_t pend_pos;
 };
 
 void dupniq_seq_init(struct dupniq_seq *s)
@@ -93,6 +99,7 @@ void dupniq_reset(struct dupniq *dq)
 	dq->used = 0;
 	dq->nwords = 0;
 	dq->failed = 0;
+	dq->pending = 0;
 }
 
 static int grow(struct dupniq *dq)
@@ -126,14 +133,10 @@ static int grow(struct dupniq *dq)
 	return 0;
 }
 
-int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
+static int enter(struct dupniq *dq, uint64_t k, uint32_t pos)
 {
-	uint32_t pos = dq->nwords++;
-	uint64_t k = key_of(word_hash);
 	size_t j, mask;
 
-	if (dq->failed)
-		return -ENOMEM;
 	if ((dq->used + 1) * 4 > dq->cap * 3 && grow(dq) < 0) {
 		dq->failed = 1;
 		return -ENOMEM;
@@ -149,6 +152,31 @@ int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
 	dq->key[j] = k;
 	dq->pos[j] = pos;
 	dq->used++;
+	return 0;
+}
+
+/* Enters the word held back by the last call, if any. */
+static int enter_pending(struct dupniq *dq)
+{
+	if (!dq->pending)
+		return 0;
+	dq->pending = 0;
+	return enter(dq, dq->pend_key, dq->pend_pos);
+}
+
+int dupniq_add_word(struct dupniq *dq, uint64_t word_hash)
+{
+	uint64_t k = key_of(word_hash);
+
+	if (dq->failed)
+		return -ENOMEM;
+	if (dq->cap)
+		__builtin_prefetch(&dq->key[k & (dq->cap - 1)], 1);
+	if (enter_pending(dq) < 0)
+		return -ENOMEM;
+	dq->pending = 1;
+	dq->pend_key = k;
+	dq->pend_pos = dq->nwords++;
 	return 0;
 }
 
@@ -196,6 +224,8 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 
 	dupniq_seq_init(&s);
 	wordhash_final(&dq->wh, word_cb, dq);
+	if (!dq->failed)
+		enter_pending(dq);
 	if (dq->failed) {
 		ret = -ENOMEM;
 		goto out;

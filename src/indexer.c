@@ -287,7 +287,7 @@ static void indexer_watch_renamed(struct indexer *ixr, const char *from, const c
 		    indexer_has_under(ixr, from))
 			indexer_renamed(ixr, from, to, 0);
 		else if (!indexer_has_under(ixr, to))
-			scan_start(ixr->scan);
+			scan_request(ixr->scan);
 		return;
 	}
 	if (idx_get(ixr->ix, from, &f) == 0 &&
@@ -318,7 +318,7 @@ static void indexer_watched(void *arg, enum watch_what what, const char *path, c
 		indexer_watch_renamed(ixr, path, path2);
 		break;
 	case WATCH_RESCAN:
-		scan_start(ixr->scan);
+		scan_request(ixr->scan);
 		break;
 	}
 }

@@ -219,7 +219,9 @@ static int sbfs_index_place(const struct sbfs_opts *o, int rootfd, char **dir, c
 		sl = strlen(src_real);
 		if (strncmp(idx_real, src_real, sl) || (idx_real[sl] != '/' && sl > 1)) {
 			*dir = strdup(idx_real);	/* outside SRC */
-			return *dir ? 0 : -ENOMEM;
+			if (!*dir)
+				return -ENOMEM;
+			return access(idx_real, W_OK) < 0 ? -errno : 0;
 		}
 		slash = strrchr(idx_real, '/');
 		if (!strcmp(idx_real, src_real) || (size_t)(slash - idx_real) != (sl > 1 ? sl : 0))
@@ -231,7 +233,11 @@ static int sbfs_index_place(const struct sbfs_opts *o, int rootfd, char **dir, c
 		*dir = NULL;
 		return -ENOMEM;
 	}
-	return 0;
+	/* The index opens after daemonizing, when errors can no longer be
+	 * shown: check now that its folder can be made and written. */
+	if (mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return faccessat(rootfd, name, W_OK, 0) < 0 ? -errno : 0;
 }
 
 /* Raises the soft fd limit to the hard one: every file open through the
@@ -381,9 +387,12 @@ int main(int argc, char **argv)
 	if (!o.noindex) {
 		ret = sbfs_index_place(&o, rootfd, &index_dir, &hidden);
 		if (ret) {
-			fprintf(stderr, "simbookfs: index=%s: %s\n", o.index ? o.index : "",
+			fprintf(stderr, "simbookfs: index %s: %s%s\n",
+				o.index ? o.index : "folder in SRC",
 				ret == -EINVAL ? "must be outside SRC or directly in it"
-					       : strerror(-ret));
+					       : strerror(-ret),
+				o.index || ret == -EINVAL ? "" :
+				" (use -o index=DIR for a read-only SRC, or -o noindex)");
 			goto out;
 		}
 		ret = views_new(&views, rootfd, o.viewprefix ? o.viewprefix : "", hidden);

@@ -58,4 +58,19 @@ check "different books are unrelated ($r)" [ "$r" = unrelated ]
 check "compare prints a human-readable report" bash -c "'$SB' compare '$tmp/a.txt' '$tmp/b.txt' | grep -q '^relation: '"
 "$SB" compare "$tmp/a.txt" >/dev/null 2>&1
 check "compare with one file is a usage error" [ $? -eq 2 ]
+
+# Real books, when the corpus is there (RELATIONS.tsv relations).
+B=${SIMBOOK_BOOKS:-}
+if [ -n "$B" ] && [ -f "$B/texts/pg76-adventures-of-huckleberry-finn.txt" ] && [ -f "$B/epub/pg36-war-of-the-worlds.epub" ]; then
+	r=$("$SB" compare --json "$B/texts/pg7100-huckleberry-finn-part1-ch01-05.txt" "$B/texts/pg76-adventures-of-huckleberry-finn.txt" | jq -r .relation)
+	check "a volume is inside the complete work ($r)" [ "$r" = b-contains-a ]
+	r=$("$SB" compare --json "$B/texts/pg76-adventures-of-huckleberry-finn.txt" "$B/texts/pg7100-huckleberry-finn-part1-ch01-05.txt" | jq -r .relation)
+	check "the complete work contains its volume ($r)" [ "$r" = a-contains-b ]
+	r=$("$SB" compare --json "$B/epub/pg36-war-of-the-worlds.epub" "$B/texts/pg36-the-war-of-the-worlds.txt" | jq -r .relation)
+	check "EPUB and text of one edition are near duplicates ($r)" [ "$r" = near-duplicate ]
+	r=$("$SB" compare --json "$B/texts/pg7100-huckleberry-finn-part1-ch01-05.txt" "$B/texts/pg7193-tom-sawyer-part1.txt" | jq -r .relation)
+	check "same author, same layout, different books are unrelated ($r)" [ "$r" = unrelated ]
+else
+	echo "# real-book checks skipped: SIMBOOK_BOOKS not set or incomplete"
+fi
 exit $fail

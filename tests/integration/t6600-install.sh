@@ -249,7 +249,9 @@ sbin/mount.simbookfs
 usr/local/bin/simbook
 usr/local/bin/simbookfs
 usr/local/lib/systemd/system/simbookfs@.service
-$(if [ -f "$top/README.md" ]; then echo usr/local/share/doc/simbookfs/README.md; fi)
+$(for f in README.md docs/VIEWS.md; do
+	if [ -f "$top/$f" ]; then echo "usr/local/share/doc/simbookfs/${f#docs/}"; fi
+done)
 usr/local/share/doc/simbookfs/USAGE.md
 usr/local/share/man/man1/simbook.1
 usr/local/share/man/man1/simbookfs.1
@@ -297,6 +299,16 @@ flags=$(grep -o -E -- '^ +-[a-zA-Z](, --?[a-z-]+)?' "$T/help" | tr ',' '\n' | tr
 [ -n "$opts" ] && [ -n "$flags" ] || fail "could not read the options from simbookfs --help"
 for o in $opts; do grep -q -w -- "$o" "$T/simbookfs.txt" || fail "simbookfs(1) lacks -o $o"; done
 for f in $flags; do grep -q -- "$f\b" "$T/simbookfs.txt" || fail "simbookfs(1) lacks $f"; done
+# Numeric defaults: "-o NAME... (default N" in --help, "default N" in the
+# page's paragraph on -o NAME.
+awk '/^  -o [a-z_]/ { split($2, a, "="); o = a[1] } /^  -[^o]/ { o = "" }
+	o != "" && match($0, /\(default [0-9]+/) { print o, substr($0, RSTART + 9, RLENGTH - 9); o = "" }' \
+	"$T/help" >"$T/defaults"
+[ -s "$T/defaults" ] || fail "no defaults read from simbookfs --help"
+while read -r o v; do
+	awk -v o="$o" '/^       -/ { on = ($0 ~ ("^       -o " o "([= ,]|$)")) } on' "$T/simbookfs.txt" |
+		grep -q "default $v\b" || fail "simbookfs(1) does not give -o $o's default $v"
+done <"$T/defaults"
 render "$D/usr/local/share/man/man1/simbook.1" >"$T/simbook.txt"
 cmds=$("$SIMBOOK_BUILD/simbook" --help | sed -n '/^commands:/,$p' | sed 1d | awk '{ print $1 }')
 for c in $cmds; do
