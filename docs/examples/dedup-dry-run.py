@@ -175,6 +175,9 @@ def main():
         print("%s; done: %d linked, %d removed, %d skipped" % (summary, counts["linked"],
                                                                counts["removed"],
                                                                counts["skipped"]))
+        if counts["linked"] or counts["removed"]:
+            print("run 'simbook index' on the library (or let the mount see the changes) "
+                  "to bring the index up to date")
     else:
         print("%s; dry run, nothing changed (--apply to act)" % summary)
     return 1 if counts["skipped"] else 0

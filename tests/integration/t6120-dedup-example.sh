@@ -56,6 +56,7 @@ check "--apply exits 0" [ "$rc" -eq 0 ]
 check "byte copy is now a hard link to the kept copy" [ "$(stat -c %i "$LIB/base3.txt")" = "$(stat -c %i "$LIB/sub/base3 copy.txt")" ]
 check "same-text copies still there without --remove" [ -f "$LIB/base2.txt" ] && [ -f "$LIB/base2-copy.txt" ]
 check "--apply summary" grep -q "done: 1 linked, 0 removed, 0 skipped" "$T/out"
+check "--apply says the index needs updating" grep -q "^run 'simbook index' on the library" "$T/out"
 check "no temporary names left" [ -z "$(find "$LIB" -name '.*.dedup-*')" ]
 
 # ---- --apply --remove, with one copy changed behind the index's back ----
