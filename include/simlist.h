@@ -72,6 +72,11 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
  * same order rules as idx_clusters().  Free with idx_groups_release(). */
 int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g);
 
+/* Groups for duplicates/: idx_text_groups() with exempted pairs split
+ * apart (the connected components of each group's non-exempted pairs).
+ * Same order rules.  Free with idx_groups_release(). */
+int simlist_text_groups(struct idx *ix, struct idx_groups *g);
+
 /* ---- the pure parts (unit-tested) ---- */
 
 /* The relation's label in entry names, from the listed book's side:

@@ -650,3 +650,84 @@ out:
 		idx_groups_release(g);
 	return ret;
 }
+
+int simlist_text_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct idx_groups in = { 0 };
+	struct gmem *m = NULL;
+	size_t *par = NULL, *size = NULL, nm = 0, gi, i, j, k, a, b, ng;
+	uint64_t *gid = NULL;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_text_groups(ix, &in);
+	if (ret)
+		return ret;
+	k = in.ngroups ? in.start[in.ngroups] : 0;
+	par = malloc((k + 1) * sizeof(*par));
+	size = calloc(k + 1, sizeof(*size));
+	gid = malloc((k + 1) * sizeof(*gid));
+	m = malloc((k + 1) * sizeof(*m));
+	g->ids = malloc((k + 1) * sizeof(*g->ids));
+	g->start = malloc((k + 2) * sizeof(*g->start));
+	if (!par || !size || !gid || !m || !g->ids || !g->start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < k; i++)
+		par[i] = i;
+	for (gi = 0; gi < in.ngroups; gi++) {
+		size_t s0 = in.start[gi], s1 = in.start[gi + 1];
+
+		/* every pair of the group is joined unless exempted */
+		for (i = s0; i < s1; i++) {
+			uint64_t *ex = NULL;
+			size_t nex = 0;
+
+			if (idx_exempt_ids(ix, in.ids[i], &ex, &nex))
+				nex = 0;
+			for (j = i + 1; j < s1; j++) {
+				if (nex && bsearch(&in.ids[j], ex, nex, sizeof(*ex), u64_cmp))
+					continue;
+				a = uf_find(par, i);
+				b = uf_find(par, j);
+				if (a != b)
+					par[a] = b;
+			}
+			free(ex);
+		}
+	}
+	/* ids within a group ascend, so the first member met per root is its
+	 * smallest id */
+	for (i = k; i-- > 0;) {
+		j = uf_find(par, i);
+		size[j]++;
+		gid[j] = in.ids[i];
+	}
+	for (i = 0; i < k; i++) {
+		j = uf_find(par, i);
+		m[nm++] = (struct gmem){ size[j], gid[j], in.ids[i] };
+	}
+	qsort(m, nm, sizeof(*m), gmem_cmp);
+	ng = k = 0;
+	for (i = 0; i < nm; i = j) {
+		for (j = i; j < nm && m[j].gid == m[i].gid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		g->start[ng++] = k;
+		for (; i < j; i++)
+			g->ids[k++] = m[i].id;
+	}
+	g->start[ng] = k;
+	g->ngroups = ng;
+out:
+	idx_groups_release(&in);
+	free(par);
+	free(size);
+	free(gid);
+	free(m);
+	if (ret)
+		idx_groups_release(g);
+	return ret;
+}

@@ -35,6 +35,7 @@ static const char *const view_base[VK_N] = {
 
 #define LIST_SLOTS 1024		/* cached similar lists (direct-mapped by id) */
 #define SERVED_MAX 65536	/* view paths remembered for invalidation */
+#define SEEN_SLOTS (2 * SERVED_MAX)	/* set of their hashes (no duplicates) */
 #define GROUPS_MIN_AGE_NS 1000000000LL
 
 struct view_node {
@@ -82,6 +83,7 @@ struct views {
 	struct groups *groups[2];	/* clusters, duplicates */
 	char **served;			/* FUSE paths handed to the kernel */
 	size_t nserved;
+	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
@@ -191,6 +193,8 @@ static int components(const char *rel)
 static void served_add(struct views *v, enum view_kind k, const char *rel)
 {
 	struct sbuf p;
+	uint64_t h;
+	size_t i;
 	char *s;
 
 	if (!v->has_thread)
@@ -198,14 +202,14 @@ static void served_add(struct views *v, enum view_kind k, const char *rel)
 	sbuf_init(&p);
 	if (sbuf_addf(&p, "/%s%s%s", v->names[k], *rel ? "/" : "", rel))
 		goto out;
-	s = sbuf_detach(&p, NULL);
-	if (!s)
-		goto out;
+	h = hash_str(p.buf, 7) | 1;
 	pthread_mutex_lock(&v->lock);
-	if (v->nserved < SERVED_MAX)
+	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
+		;
+	if (!v->seen[i] && v->nserved < SERVED_MAX && (s = sbuf_detach(&p, NULL))) {
+		v->seen[i] = h;
 		v->served[v->nserved++] = s;
-	else
-		free(s);
+	}
 	pthread_mutex_unlock(&v->lock);
 out:
 	sbuf_release(&p);
@@ -646,7 +650,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
 	gs->built_ns = now_ns();
-	ret = dup ? idx_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
+	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
@@ -1395,6 +1399,8 @@ static void *views_thread(void *arg)
 			v->served = paths;
 			v->nserved = n;
 			paths = NULL;
+		} else {
+			memset(v->seen, 0, SEEN_SLOTS * sizeof(*v->seen));
 		}
 		pthread_mutex_unlock(&v->lock);
 		for (k = 0; k < VK_N; k++) {
@@ -1430,8 +1436,9 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v->hidden = hidden;
 	v->prefix = strdup(prefix);
 	v->served = calloc(SERVED_MAX, sizeof(*v->served));
+	v->seen = calloc(SEEN_SLOTS, sizeof(*v->seen));
 	v->pairs = simcache_new(0);
-	if (!v->prefix || !v->served || !v->pairs)
+	if (!v->prefix || !v->served || !v->seen || !v->pairs)
 		goto nomem;
 	for (k = 0; k < VK_N; k++) {
 		size_t len = strlen(prefix) + strlen(view_base[k]) + 1;
@@ -1454,6 +1461,7 @@ nomem:
 		free(v->names[k]);
 	simcache_free(v->pairs);
 	free(v->served);
+	free(v->seen);
 	free(v->prefix);
 	free(v);
 	return -ENOMEM;
@@ -1518,6 +1526,7 @@ void views_free(struct views *v)
 	for (i = 0; i < v->nserved; i++)
 		free(v->served[i]);
 	free(v->served);
+	free(v->seen);
 	for (i = 0; i < VK_N; i++)
 		free(v->names[i]);
 	simcache_free(v->pairs);

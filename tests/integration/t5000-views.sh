@@ -127,6 +127,14 @@ no_entry c/base1-vol1.txt b/base1-near.txt || fail "exempted entry still listed"
 until_ok 3 no_entry b/base1-near.txt c/base1-vol1.txt || fail "exemption not applied both ways"
 has_entry c/base1-vol1.txt a/base1.txt || fail "exemption removed too much"
 ! rm "$MNT/similar/a/base1.txt/.similar.tsv" 2>/dev/null || fail "listing file removable"
+rc=0; "$SIMBOOK_BUILD/simbook" not-duplicate "$MNT/base2.txt" "$MNT/base2.epub" || rc=$?
+[ "$rc" -eq 0 ] || fail "simbook not-duplicate on the mount gave $rc"
+no_entry base2.txt base2.epub || fail "not-duplicate through the mount not applied"
+# base2.epub stays in the duplicates group through base2-copy.txt until
+# that pair is exempted too
+ls -R "$MNT/duplicates" | grep -qx base2.epub || fail "group split too early"
+"$SIMBOOK_BUILD/simbook" not-duplicate "$MNT/base2-copy.txt" "$MNT/base2.epub" || fail "second not-duplicate"
+until_ok 3 sh -c "! ls -R '$MNT/duplicates' | grep -qx base2.epub" || fail "exemption not applied to duplicates/"
 
 say "writes through the mount: overwrite, rename, delete"
 start=$(date +%s%N)

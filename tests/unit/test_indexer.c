@@ -148,6 +148,16 @@ static void test_pipeline(void)
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "other.txt"), 1);
 
+	/* same text: a duplicates/ group, split by an exemption */
+	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	idx_groups_release(&g);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "base.txt", "other.txt", 1) == 0);
+	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 0);
+	idx_groups_release(&g);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "base.txt", "other.txt", 0) == 0);
+
 	/* unlink */
 	snprintf(from, sizeof(from), "%s/vol1.txt", src);
 	REQUIRE(unlink(from) == 0);
