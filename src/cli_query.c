@@ -2,7 +2,7 @@
  * the views' answers read straight from the index, without a mount.
  *
  * The lists and groups are the ones the mount shows (simlist.h computes the
- * similar lists and the clusters, idx.h the same-text groups); files that
+ * similar lists, the clusters and the same-text groups); files that
  * are gone from the library since they were indexed are left out, as the
  * views leave them out.  Output is human-readable by default, JSON Lines
  * with --json, tab-separated with a header line with --tsv; the formats are
@@ -687,7 +687,7 @@ static int groups_cmd(int dup, int argc, char **argv)
 			ret == -EXDEV ? "not inside the library" : strerror(-ret));
 		goto out;
 	}
-	ret = dup ? idx_text_groups(c.ix, &ig) : simlist_clusters(c.ix, c.cache, &ig);
+	ret = dup ? simlist_text_groups(c.ix, &ig) : simlist_clusters(c.ix, c.cache, &ig);
 	if (!ret)
 		ret = groups_collect(&c, &ig, scope, &g, &ng);
 	if (!ret && o.fmt == Q_TSV)

@@ -132,6 +132,17 @@ check "clusters json: no unrelated book" [ "$(jq -r '.members[].path' "$T/out" |
 check "clusters tsv: header + rows" [ "$(rc_of "$SB" clusters "$LIB" --tsv)" -eq 0 ] && [ "$(head -1 "$T/out" | cut -f1-4)" = $'group\tcount\ttitle\trelation' ]
 check "clusters: scope b/ keeps the base1 group" [ "$(rc_of "$SB" clusters "$LIB/b" --json)" -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 1 ]
 
+# ---- "not a duplicate" applies as in the mount's views ----
+"$SB" not-duplicate "$LIB/a/base1.txt" "$LIB/b/base1-near.txt" >/dev/null 2>&1
+check "not-duplicate: the pair leaves similar" bash -c "! '$SB' similar '$LIB/a/base1.txt' --tsv 2>/dev/null | grep -q base1-near"
+check "not-duplicate: and clusters" bash -c "! '$SB' clusters '$LIB' --tsv | grep -q base1-near"
+"$SB" not-duplicate --undo "$LIB/a/base1.txt" "$LIB/b/base1-near.txt" >/dev/null 2>&1
+check "not-duplicate --undo: back in similar" bash -c "'$SB' similar '$LIB/a/base1.txt' --tsv 2>/dev/null | grep -q base1-near"
+"$SB" not-duplicate "$LIB/base2.epub" "$LIB/base2.txt" >/dev/null 2>&1
+"$SB" duplicates "$LIB" --json >"$T/out"
+check "not-duplicate: a same-text group keeps its other pairs" [ "$(jq -r .count "$T/out")" = 5 ]
+"$SB" not-duplicate --undo "$LIB/base2.epub" "$LIB/base2.txt" >/dev/null 2>&1
+
 # ---- a deleted file disappears from the answers ----
 rm "$LIB/base2-copy.txt"
 "$SB" duplicates "$LIB" --json >"$T/out"
