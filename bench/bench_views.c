@@ -12,7 +12,10 @@
  * tables, comparisons of the stored records, ranking, names) of Q random
  * books: cold (empty pair cache) and warm (the list recomputed after an
  * index change, the pair cache filled), p50/p99, against one idx_get() (one
- * LMDB read) measured in the same run.  Deterministic; wall clock.
+ * LMDB read) measured in the same run; then the clusters/ groups of the
+ * whole library (simlist_clusters: every simhash near pair compared) cold
+ * and warm, against idx_clusters() (simhash distance only).
+ * Deterministic; wall clock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -189,6 +192,33 @@ int main(int argc, char **argv)
 	pct("similar list, cold (records compared)", tc, q);
 	pct("similar list, warm (pair cache)", tw, q);
 	pct("baseline: one idx_get()", tg, q);
+	{
+		struct idx_groups g = { 0 };
+		struct simcache *c2 = simcache_new(0);
+		size_t ng;
+
+		t0 = now();
+		if (idx_clusters(indexer_idx(ixr), idx_max_d(indexer_idx(ixr)), &g))
+			return 1;
+		t1 = now();
+		ng = g.ngroups;
+		idx_groups_release(&g);
+		printf("baseline: idx_clusters() (simhash only)   %8.3f s  %zu groups\n", t1 - t0, ng);
+		t0 = now();
+		if (simlist_clusters(indexer_idx(ixr), c2, &g))
+			return 1;
+		t1 = now();
+		ng = g.ngroups;
+		idx_groups_release(&g);
+		printf("clusters/ groups, cold (pairs compared)   %8.3f s  %zu groups\n", t1 - t0, ng);
+		t0 = now();
+		if (simlist_clusters(indexer_idx(ixr), c2, &g))
+			return 1;
+		t1 = now();
+		idx_groups_release(&g);
+		printf("clusters/ groups, warm (pair cache)       %8.3f s\n", t1 - t0);
+		simcache_free(c2);
+	}
 	simcache_free(c);
 	indexer_free(ixr);
 	close(fd);

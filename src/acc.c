@@ -561,6 +561,15 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 
 	sbuf_init(&rel);
 	sbuf_init(&path);
+	/* Without the list of relations there are no labels: no real pairs. */
+	sbuf_addf(&path, "%s/RELATIONS.tsv", o->books);
+	ret = read_file(path.buf, &rel);
+	if (ret == -ENOENT) {
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		fprintf(stderr, "accuracy: %s: %s\n", path.buf, strerror(-ret));
 	for (s = 0; s < 2 && !ret; s++) {
 		struct dirent *de;
 		DIR *dir;
@@ -606,10 +615,6 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 		sbuf_addf(&path, "%s/%s", o->books, names[i]);
 		ret = load_path(c, path.buf, &idx[i]);
 	}
-	sbuf_setlen(&path, 0);
-	sbuf_addf(&path, "%s/RELATIONS.tsv", o->books);
-	if (!ret)
-		ret = read_file(path.buf, &rel);
 	for (i = 0; i < n && !ret; i++) {
 		for (j = i + 1; j < n && !ret; j++) {
 			enum acc_cat cat = ACC_REAL_UNREL;
@@ -662,6 +667,7 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 			pp->name = nm;
 		}
 	}
+out:
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -23,20 +23,23 @@
 
 #include <stddef.h>
 
-/* Defaults and where they come from:
+/* Defaults and where they come from (docs/ACCURACY.md has the numbers):
  *  simhash_near  7   bits: best brute-force F1 of the simhash study (§1);
+ *                    read only when there is no coverage at all;
  *  rsimhash_near 10  bits: the robust-simhash study saw OCR errors grow the
- *                    distance to ~10 (§4);
+ *                    distance to ~10 (§4); same use;
  *  its_min     0.72  DUPNIQ's published its threshold (§5);
  *  cs_min      0.12  DUPNIQ's published cs threshold (§5);
- *  jaccard_min 0.10  tuned on the harness (the studies give no Jaccard
- *                    threshold; unrelated books stay below 0.01 there);
- *  cover_min   0.10  tuned on the harness: less than a tenth of either book
- *                    aligned is noise (same-author phrases, boilerplate);
+ *  jaccard_min 0.10  chosen here (the studies give none), kept by the
+ *                    harness's tuning: unrelated pairs stay under 0.016;
+ *  cover_min   0.10  chosen here, kept by the tuning: less than a tenth of
+ *                    either book aligned is noise (unrelated books reach
+ *                    0.083 of matched windows);
  *  cover_whole 0.85  tuned on the harness (bench/accuracy --tune: train
  *                    half, seed 1; 0.80 let a book with 19% replaced pass
- *                    as contained in the original; the block cover of near
- *                    duplicates, even at 10% OCR errors, stays above 0.95). */
+ *                    as contained in the original).  Near duplicates, even
+ *                    at 10% OCR errors, keep a block cover of 0.91 or more;
+ *                    partly replaced books reach 0.84. */
 void relate_params_default(struct relate_params *p)
 {
 	p->simhash_near = 7;

@@ -735,12 +735,19 @@ out:
 static int groups_get(struct views *v, int dup, struct groups **out)
 {
 	uint64_t gen = idx_generation(v->ix);
+	struct indexer_status st;
 	struct groups *gs, *old;
-	int ret;
+	int ret, busy;
 
+	/* While indexing goes on, a group view younger than a second is served
+	 * as it is (every commit moves the generation); once idle, always the
+	 * current one. */
+	indexer_status(v->ixr, &st);
+	busy = st.scanning;
 	pthread_mutex_lock(&v->lock);
 	gs = v->groups[dup];
-	if (gs && (gs->generation == gen || now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS)) {
+	if (gs && (gs->generation == gen ||
+		   (busy && now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
 		gs->refs++;
 		pthread_mutex_unlock(&v->lock);
 		*out = gs;
@@ -1362,6 +1369,22 @@ void views_changed(void *arg)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/* Once the index is idle, builds the group views here rather than in the
+ * next `ls clusters/` (the first build compares every near pair). */
+static void views_prebuild(struct views *v)
+{
+	struct indexer_status st;
+	struct groups *gs = NULL;
+	int dup;
+
+	indexer_status(v->ixr, &st);
+	if (st.scanning)
+		return;
+	for (dup = 0; dup < 2; dup++)
+		if (groups_get(v, dup, &gs) == 0)
+			groups_put(v, gs);
+}
+
 static void *views_thread(void *arg)
 {
 	struct views *v = arg;
@@ -1412,6 +1435,7 @@ static void *views_thread(void *arg)
 			free(paths[i]);
 		}
 		free(paths);
+		views_prebuild(v);
 		pthread_mutex_lock(&v->lock);
 	}
 	pthread_mutex_unlock(&v->lock);
