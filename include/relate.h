@@ -60,6 +60,10 @@ struct relate_signals {
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */
 };
 
+/* Books shorter than this (words) may align nothing even when related:
+ * too few unique words for a block, a single text window. */
+#define RELATE_SHORT_WORDS 1000
+
 /* Thresholds of the rule (see relate.c for the meaning and the source of
  * each default). */
 struct relate_params {

@@ -112,6 +112,32 @@ static int put_failed(struct indexer *ixr, uint64_t id, const struct idx_stat *s
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/* After storing book id read with stat st: if the file was renamed while it
+ * was read, the rename's new stat (stored by the rename) was just
+ * overwritten with the old one.  Store the current stat again when it is
+ * still the same content (same inode, size and mtime), else fingerprint the
+ * file again (a write under its old name, or a utimens(), came after the
+ * read), so the index converges now rather than at the next scan. */
+static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_stat *st)
+{
+	struct idx_file f = { 0 };
+	struct idx_stat now;
+	struct stat sb;
+
+	if (idx_get_id(ixr->ix, id, &f) == 0 &&
+	    fstatat(ixr->rootfd, f.path, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		stat_to_idx(&sb, &now);
+		if (stat_same(&now, st))
+			;
+		else if (now.ino == st->ino && now.dev == st->dev && now.size == st->size &&
+			 now.mtime_ns == st->mtime_ns)
+			idx_set_stat(ixr->ix, f.path, &now);
+		else	/* changed meanwhile (e.g. utimens before a rename) */
+			queue_push(ixr->q, f.path, QUEUE_HIGH);
+	}
+	idx_file_release(&f);
+}
+
 /* Fingerprints the open file fd (stat st) as book id. */
 static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		    const struct idx_stat *st)
@@ -181,10 +207,12 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	fp.rec = rec.buf;
 	fp.rec_len = rec.len;
 	ret = idx_put(ixr->ix, id, st, &fp);
-	if (ret == -ENOENT)
+	if (ret == -ENOENT) {
 		ret = 0;
-	else if (!ret)
+	} else if (!ret) {
 		atomic_fetch_add(&ixr->indexed, 1);
+		indexer_settle(ixr, id, st);
+	}
 out:
 	book_free(b);
 	free(data);

@@ -16,8 +16,9 @@
  *     distinctive words that did not align (1 - cs).
  *  4. (Nearly) all of one covered, not the other -> the other contains it.
  *  5. Little of either covered -> unrelated; otherwise overlapping text.
- *  6. Without any coverage (books too short): close simhash and similar
- *     sizes -> near duplicate, else overlapping text.
+ *  6. Without any coverage (not computed, or nothing aligned with a book of
+ *     under RELATE_SHORT_WORDS words): close simhash and similar sizes ->
+ *     near duplicate, else overlapping text.
  */
 #include "relate.h"
 
@@ -86,6 +87,11 @@ static void cover(const struct relate_signals *s, double *ca, double *cb, int *h
 	*ca = block ? s->block_cover_a : chunk ? s->chunk_cover_a : 0.0;
 	*cb = block ? s->block_cover_b : chunk ? s->chunk_cover_b : 0.0;
 	*have = block || chunk;
+	/* A book of a few hundred words has too few unique words for a block
+	 * and one window: nothing aligned says nothing there. */
+	if (*ca == 0.0 && *cb == 0.0 && s->words_a && s->words_b &&
+	    (s->words_a < RELATE_SHORT_WORDS || s->words_b < RELATE_SHORT_WORDS))
+		*have = 0;
 }
 
 /* Estimated fraction of the text that differs between near duplicates:

@@ -90,6 +90,27 @@ static void test_near(void)
 	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
 }
 
+static void test_short_books(void)
+{
+	struct relate_signals s;
+
+	/* two short notes sharing most of their words: nothing can align */
+	unrelated(&s);
+	s.words_a = 300;
+	s.words_b = 320;
+	s.dupniq_cs = 0.8;
+	s.dupniq_its = 0.9;
+	s.span_cover_a = s.span_cover_b = 1.0;
+	s.simhash_distance = 4;
+	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
+	s.simhash_distance = 30;
+	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
+	/* the same scores between long books with nothing aligned: noise */
+	s.words_a = 30000;
+	s.words_b = 32000;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+}
+
 static void test_containment(void)
 {
 	struct relate_signals s;
@@ -132,6 +153,7 @@ int main(void)
 	RUN(test_names);
 	RUN(test_exact);
 	RUN(test_near);
+	RUN(test_short_books);
 	RUN(test_containment);
 	RUN(test_overlap_and_noise);
 	return CHECK_DONE();
