@@ -11,24 +11,13 @@
 
 #include "book.h"
 #include "cli.h"
+#include "jsonw.h"
 
-/* Appends s as a JSON string literal (quotes included). */
+/* Appends s as a JSON string literal (quotes included); file names that are
+ * not UTF-8 are kept (jsonw.h). */
 static int json_str(struct sbuf *o, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	int ret = sbuf_addch(o, '"');
-
-	for (; *p && !ret; p++) {
-		if (*p == '"' || *p == '\\')
-			ret = sbuf_addf(o, "\\%c", *p);
-		else if (*p < 0x20)
-			ret = sbuf_addf(o, "\\u%04x", *p);
-		else
-			ret = sbuf_addch(o, (char)*p);
-	}
-	if (!ret)
-		ret = sbuf_addch(o, '"');
-	return ret;
+	return jsonw_str(o, s ? s : "");
 }
 
 static int print_fingerprint(const char *path, const struct book *b, int json)

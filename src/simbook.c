@@ -9,6 +9,10 @@ static const struct cli_cmd cmds[] = {
 	{ "meta", cli_meta, "FILE  print a book's format, metadata and chunks as JSON" },
 	{ "fingerprint", cli_fingerprint, "[--json] [--stdin] FILE...  similarity id and fingerprint summary per book" },
 	{ "compare", cli_compare, "[--json] A B  every similarity score of two books and their relation" },
+	{ "index", cli_index, "DIR [--index IDXDIR] [--threads N]  index a library folder without mounting" },
+	{ "similar", cli_similar, "FILE [--json|--tsv]  the books similar to FILE, from the index" },
+	{ "clusters", cli_clusters, "[DIR] [--json|--tsv]  groups of near duplicates, from the index" },
+	{ "duplicates", cli_duplicates, "[DIR] [--json|--tsv]  groups of files with the same text, from the index" },
 	{ "not-duplicate", cli_not_duplicate, "[--undo] [--src SRC] [--index DIR] A B  mark two books as not duplicates in the index" },
 	{ NULL, NULL, NULL }
 };

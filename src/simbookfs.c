@@ -2,6 +2,7 @@
  * passthrough (fsops) at MNT and serves it until unmounted or signalled. */
 #include "fsops.h"
 #include "indexer.h"
+#include "slog.h"
 #include "views.h"
 
 #include <errno.h>
@@ -414,6 +415,9 @@ int main(int argc, char **argv)
 	mounted = 1;
 	if (fuse_daemonize(o.foreground) != 0)
 		goto out;
+	/* From here on stderr is /dev/null unless -f: log to syslog. */
+	slog_open("simbookfs", !o.foreground);
+	fuse_set_log_func(slog_fuse);
 	/* libfuse only catches signals left at their default: a daemon
 	 * started in the background of a script inherits SIGINT ignored,
 	 * but must still unmount on SIGINT and SIGTERM. */
@@ -435,9 +439,8 @@ int main(int argc, char **argv)
 		io.notify_arg = views;
 		ret = indexer_new(&glue.ixr, rootfd, &io);
 		if (ret) {
-			fprintf(stderr, "simbookfs: cannot open the index in %s: %s%s\n",
-				o.index ? o.index : o.src, strerror(-ret),
-				o.index ? "" : " (use -o index=DIR for a read-only SRC)");
+			slog(LOG_ERR, "cannot open the index in %s: %s%s", o.index ? o.index : o.src,
+			     strerror(-ret), o.index ? "" : " (use -o index=DIR for a read-only SRC)");
 			goto out;
 		}
 		views_attach(views, glue.ixr);
@@ -445,12 +448,13 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = indexer_start(glue.ixr);
 		if (ret) {
-			fprintf(stderr, "simbookfs: cannot start indexing: %s\n", strerror(-ret));
+			slog(LOG_ERR, "cannot start indexing: %s", strerror(-ret));
 			goto out;
 		}
 	}
 	if (*mnt_real)
 		sbfs_set_readahead(mnt_real, o.readahead_kb);
+	slog(LOG_INFO, "serving %s at %s%s", o.src, o.mnt, views ? "" : " (noindex)");
 	ret = sbfs_serve(f, &o);
 	fuse_remove_signal_handlers(fuse_get_session(f));
 	/* libfuse reports the signal that ended the loop: a clean exit. */
@@ -460,8 +464,11 @@ out:
 	views_stop(views);
 	indexer_free(glue.ixr);
 	glue.ixr = NULL;
-	if (mounted)
+	if (mounted) {
 		fuse_unmount(f);
+		slog(status ? LOG_ERR : LOG_INFO, "unmounted %s%s", o.mnt, status ? " after an error" : "");
+	}
+	slog_close();
 	if (f)
 		fuse_destroy(f);
 	if (fs)

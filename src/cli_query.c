@@ -1,0 +1,729 @@
+/* cli_query.c - `simbook similar`, `simbook clusters`, `simbook duplicates`:
+ * the views' answers read straight from the index, without a mount.
+ *
+ * The lists and groups are the ones the mount shows (simlist.h computes the
+ * similar lists, the clusters and the same-text groups); files that
+ * are gone from the library since they were indexed are left out, as the
+ * views leave them out.  Output is human-readable by default, JSON Lines
+ * with --json, tab-separated with a header line with --tsv; the formats are
+ * documented in the usage texts below and in docs/USAGE.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bookrec.h"
+#include "cli.h"
+#include "idx.h"
+#include "jsonw.h"
+#include "libroot.h"
+#include "relate.h"
+#include "sbuf.h"
+#include "simlist.h"
+
+enum q_fmt { Q_TEXT, Q_JSON, Q_TSV };
+
+#define Q_COMMON_HELP \
+	"  --json          JSON Lines: one object per line\n" \
+	"  --tsv           tab-separated, one header line first; tabs, newlines and\n" \
+	"                  backslashes in paths and titles written as \\t, \\n, \\\\\n" \
+	"  --index IDXDIR  the index folder (default: the nearest " LIBROOT_INDEX_NAME "\n" \
+	"                  found walking up from the path)\n" \
+	"  --root DIR      the library folder the index describes (default: with\n" \
+	"                  --index, the nearest folder at or above the path that\n" \
+	"                  holds most of the index's top-level names)\n" \
+	"Paths are relative to the library folder (\"path\") and absolute (\"abs\").\n" \
+	"JSON strings are valid UTF-8: a byte of a file name that is not valid UTF-8\n" \
+	"is written as \\udcXX (Python: os.fsencode() gives the name back).\n" \
+	"Exit status: 0 found, 1 nothing found, 2 error (no index, path outside\n" \
+	"the library or not indexed, bad arguments, output error).\n"
+
+static const char similar_usage[] =
+	"usage: simbook similar FILE [--json|--tsv] [--index IDXDIR] [--root DIR]\n"
+	"The books similar to FILE, best first (the entries of the mount's\n"
+	"similar/FILE/ folder).\n"
+	"  default: one line per book: RANK SCORE% RELATION  PATH\n"
+	"  --json: {\"book\",\"rank\",\"score\",\"relation\",\"label\",\"path\",\"abs\",\"id\",\n"
+	"          \"simhash\",\"simhash_distance\",\"jaccard\",\"cover_this\",\"cover_other\"}\n"
+	"  --tsv:  the mount's .similar.tsv format: rank score relation\n"
+	"          simhash_distance jaccard cover_this cover_other id path\n"
+	"relation: identical-file, same-text, near-duplicate, a-contains-b (FILE\n"
+	"contains the book), b-contains-a (the book contains FILE), overlap; label:\n"
+	"the same in words as the mount names it; score 0..100; id: the index's\n"
+	"book id (16 hex digits); simhash: the book's similarity id (32 hex digits,\n"
+	"the user.simbookfs.id attribute of the mount).\n"
+	Q_COMMON_HELP;
+
+static const char groups_usage[] =
+	"usage: simbook clusters|duplicates [DIR|FILE] [--json|--tsv] [--index IDXDIR] [--root DIR]\n"
+	"clusters: groups of near duplicates (the mount's clusters/); duplicates:\n"
+	"groups of files with the same text in any format (the mount's duplicates/).\n"
+	"Only groups with a member inside DIR (or with FILE) are listed (default:\n"
+	"the current folder; the library folder lists every group).  Groups come\n"
+	"largest first, members by path; each member's relation is its relation\n"
+	"to the group's first member.\n"
+	"  default: a title line per group (\"TITLE (N books)\"), then its members\n"
+	"           indented, with their relation to the first in parentheses\n"
+	"  --json: one object per group: {\"kind\",\"group\",\"title\",\"count\",\n"
+	"          \"members\":[{\"path\",\"abs\",\"id\",\"simhash\",\"size\",\"relation\",\n"
+	"          \"label\",\"simhash_distance\"}]} (relation and label null for the\n"
+	"          first member)\n"
+	"  --tsv:  one line per member: group count title relation\n"
+	"          simhash_distance size id simhash path (relation \"-\" for the first)\n"
+	Q_COMMON_HELP;
+
+struct q_opts {
+	const char *index, *root, *path;
+	enum q_fmt fmt;
+};
+
+struct q_ctx {
+	const char *cmd;
+	struct libroot lr;
+	struct idx *ix;
+	struct simcache *cache;
+	int rootfd;
+};
+
+/* Parses the options; returns -1 to go on, else the exit status. */
+static int q_parse(const char *cmd, const char *usage, int argc, char **argv, struct q_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--tsv")) {
+			if (o->fmt != Q_TEXT) {
+				fprintf(stderr, "simbook %s: one of --json and --tsv\n", cmd);
+				return 2;
+			}
+			o->fmt = argv[i][2] == 'j' ? Q_JSON : Q_TSV;
+		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
+			o->index = argv[++i];
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			o->root = argv[++i];
+		} else if (!strcmp(argv[i], "--")) {
+			if (i + 1 < argc && !o->path && i + 2 == argc) {
+				o->path = argv[i + 1];
+				break;
+			}
+			fputs(usage, stderr);
+			return 2;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "simbook %s: unknown or incomplete option '%s'\n%s", cmd,
+				argv[i], usage);
+			return 2;
+		} else if (!o->path) {
+			o->path = argv[i];
+		} else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+static void q_close(struct q_ctx *c)
+{
+	simcache_free(c->cache);
+	idx_close(c->ix);
+	if (c->rootfd >= 0)
+		close(c->rootfd);
+	libroot_release(&c->lr);
+}
+
+/* The index's first top-level names, listed once for every folder probed. */
+struct q_names {
+	struct idx *ix;
+	int loaded;
+	size_t n;
+	char *name[8];
+};
+
+/* 1 when folder dir holds the library the index describes: most of the
+ * index's first top-level names exist in it. */
+static int q_probe(void *arg, const char *dir)
+{
+	struct q_names *qn = arg;
+	struct idx_entry *e = NULL;
+	size_t n = 0, i, found = 0;
+	struct stat st;
+	int dfd;
+
+	if (!qn->loaded) {
+		qn->loaded = 1;
+		if (idx_list(qn->ix, "", 0, &e, &n) == 0)
+			for (i = 0; i < n && qn->n < 8; i++) {
+				qn->name[qn->n] = e[i].name;
+				e[i].name = NULL;
+				qn->n++;
+			}
+		idx_entries_free(e, n);
+	}
+	if (qn->n == 0)
+		return 0;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	for (i = 0; i < qn->n; i++)
+		found += fstatat(dfd, qn->name[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dfd);
+	return 2 * found > qn->n;
+}
+
+/* Opens the index in folder dir, which must hold one already (an index is
+ * never created here); 0 or 2 after printing why not. */
+static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
+{
+	struct sbuf sb;
+	struct stat st;
+	int ret;
+
+	sbuf_init(&sb);
+	ret = sbuf_addf(&sb, "%s/data.mdb", dir);
+	if (ret || stat(sb.buf, &st) < 0) {
+		fprintf(stderr, "simbook %s: no index in %s (run 'simbook index %s' first)\n",
+			c->cmd, dir, root ? root : "DIR");
+		sbuf_release(&sb);
+		return 2;
+	}
+	sbuf_release(&sb);
+	ret = idx_open(&c->ix, dir, NULL);
+	if (ret) {
+		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", c->cmd, dir,
+			strerror(-ret));
+		return 2;
+	}
+	if (idx_rebuilt(c->ix)) {
+		fprintf(stderr, "simbook %s: the index in %s was from another version or unreadable "
+			"and has been reset: run 'simbook index %s'\n", c->cmd, dir,
+			root ? root : "DIR");
+		return 2;
+	}
+	return 0;
+}
+
+/* Finds and opens the index for o->path; 0, or 2 after printing why not. */
+static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
+{
+	struct q_names qn = { 0 };
+	size_t i;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
+	c->rootfd = -1;
+	/* A given index is opened first: it tells which folder is the library. */
+	if (o->index && q_open_idx(c, o->index, o->root))
+		goto fail;
+	qn.ix = c->ix;
+	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, &qn);
+	for (i = 0; i < qn.n; i++)
+		free(qn.name[i]);
+	if (ret == -ENOENT && access(o->path, F_OK) == 0) {
+		if (o->index)
+			fprintf(stderr, "simbook %s: no folder at or above %s holds the library that "
+				"%s describes: give it with --root\n", cmd, o->path, o->index);
+		else
+			fprintf(stderr, "simbook %s: no index found for %s (no %s in it or above "
+				"it; run 'simbook index DIR' or give --index)\n", cmd, o->path,
+				LIBROOT_INDEX_NAME);
+		goto fail;
+	}
+	if (ret == -EXDEV) {
+		fprintf(stderr, "simbook %s: %s is not inside the library %s\n", cmd, o->path,
+			o->root ? o->root : "");
+		goto fail;
+	}
+	if (ret) {
+		fprintf(stderr, "simbook %s: %s: %s\n", cmd, ret == -ENOENT || !o->index ? o->path :
+			o->index, strerror(-ret));
+		goto fail;
+	}
+	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root))
+		goto fail;
+	c->rootfd = open(c->lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->rootfd < 0) {
+		fprintf(stderr, "simbook %s: %s: %s\n", cmd, c->lr.root, strerror(errno));
+		goto fail;
+	}
+	c->cache = simcache_new(0);
+	if (!c->cache) {
+		fprintf(stderr, "simbook %s: %s\n", cmd, strerror(ENOMEM));
+		goto fail;
+	}
+	return 0;
+fail:
+	q_close(c);
+	return 2;
+}
+
+/* Drops candidates that are no longer regular files in the library (or lie
+ * in the index folder): the answers never name a file that is gone. */
+static int q_skip(void *arg, const char *path)
+{
+	struct q_ctx *c = arg;
+	struct stat st;
+
+	if (libroot_in_index(&c->lr, path))
+		return 1;
+	return fstatat(c->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode);
+}
+
+static void hex128(const uint8_t *h, char out[33])
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		out[2 * i] = digits[h[i] >> 4];
+		out[2 * i + 1] = digits[h[i] & 15];
+	}
+	out[32] = '\0';
+}
+
+static int popcount128(const uint8_t *a, const uint8_t *b)
+{
+	int i, d = 0;
+
+	for (i = 0; i < 16; i++)
+		d += __builtin_popcount((unsigned)(a[i] ^ b[i]));
+	return d;
+}
+
+/* Appends "path":...,"abs":... for rel. */
+static int json_paths(struct sbuf *o, const struct q_ctx *c, const char *rel)
+{
+	struct sbuf abs;
+	int ret;
+
+	sbuf_init(&abs);
+	ret = sbuf_addf(&abs, "%s%s%s", c->lr.root, strcmp(c->lr.root, "/") ? "/" : "", rel);
+	if (!ret)
+		ret = sbuf_addstr(o, "\"path\":");
+	if (!ret)
+		ret = jsonw_str(o, rel);
+	if (!ret)
+		ret = sbuf_addstr(o, ",\"abs\":");
+	if (!ret)
+		ret = jsonw_strn(o, abs.buf, abs.len);
+	sbuf_release(&abs);
+	return ret;
+}
+
+/* Writes the buffer to stdout; 0 or -EIO. */
+static int q_flush(struct sbuf *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, stdout) != o->len)
+		return -EIO;
+	sbuf_setlen(o, 0);
+	return 0;
+}
+
+/* ---- similar ---- */
+
+static int similar_entry(struct sbuf *o, struct q_ctx *c, const struct simlist *l, size_t i,
+			 const char *book, enum q_fmt fmt)
+{
+	const struct simlist_entry *e = &l->v[i];
+	struct idx_file f = { 0 };
+	char hex[33] = "";
+	int ret;
+
+	if (fmt == Q_TEXT)
+		return sbuf_addf(o, "%2zu %3u%% %-14s  %s\n", i + 1, e->score, simlist_label(e->cls),
+				 e->path);
+	ret = idx_get_id(c->ix, e->id, &f);
+	if (!ret && f.has_fp)
+		hex128(f.simhash, hex);
+	idx_file_release(&f);
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = sbuf_addstr(o, "{\"book\":");
+	if (!ret)
+		ret = jsonw_str(o, book);
+	if (!ret)
+		ret = sbuf_addf(o, ",\"rank\":%zu,\"score\":%u,\"relation\":\"%s\",\"label\":\"%s\",",
+				i + 1, e->score, relate_class_name(e->cls), simlist_label(e->cls));
+	if (!ret)
+		ret = json_paths(o, c, e->path);
+	if (!ret)
+		ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":", (unsigned long long)e->id);
+	if (!ret)
+		ret = *hex ? sbuf_addf(o, "\"%s\"", hex) : sbuf_addstr(o, "null");
+	if (!ret)
+		ret = sbuf_addf(o, ",\"simhash_distance\":%d,\"jaccard\":%.3f,\"cover_this\":%.3f,"
+				"\"cover_other\":%.3f}\n", e->simhash_distance, e->jaccard,
+				e->cover_this, e->cover_other);
+	return ret;
+}
+
+int cli_similar(int argc, char **argv)
+{
+	struct q_opts o;
+	struct q_ctx c;
+	struct idx_file f = { 0 };
+	struct simlist *l = NULL;
+	struct sbuf out;
+	struct stat st;
+	char *rel = NULL;
+	size_t i;
+	int status, ret;
+
+	status = q_parse("similar", similar_usage, argc, argv, &o);
+	if (status >= 0)
+		return status;
+	if (!o.path) {
+		fputs(similar_usage, stderr);
+		return 2;
+	}
+	if (stat(o.path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "simbook similar: %s: %s\n", o.path,
+			errno && access(o.path, F_OK) < 0 ? strerror(errno) : "not a regular file");
+		return 2;
+	}
+	if (q_open(&c, "similar", &o))
+		return 2;
+	sbuf_init(&out);
+	status = 2;
+	ret = libroot_rel(&c.lr, o.path, &rel);
+	if (ret) {
+		fprintf(stderr, "simbook similar: %s: %s\n", o.path,
+			ret == -EXDEV ? "not inside the library" : strerror(-ret));
+		goto out;
+	}
+	ret = idx_get(c.ix, rel, &f);
+	if (ret) {
+		fprintf(stderr, "simbook similar: %s: %s\n", o.path, ret == -ENOENT ?
+			"not in the index (run 'simbook index' on the library)" : strerror(-ret));
+		goto out;
+	}
+	if (!f.has_fp) {
+		fprintf(stderr, "simbook similar: %s: %s%s\n", o.path,
+			f.state == IDX_NOT_BOOK ? "not a book" :
+			f.state == IDX_FAILED ? "could not be indexed: " : "not indexed yet",
+			f.state == IDX_FAILED && f.error ? f.error : "");
+		goto out;
+	}
+	if ((uint64_t)st.st_size != f.st.size ||
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != f.st.mtime_ns)
+		fprintf(stderr, "simbook similar: warning: %s changed since it was indexed; the "
+			"answer is for the indexed version\n", o.path);
+	ret = simlist_compute(c.ix, c.cache, f.id, q_skip, &c, &l);
+	if (ret) {
+		fprintf(stderr, "simbook similar: %s: %s\n", o.path, strerror(-ret));
+		goto out;
+	}
+	if (o.fmt == Q_TSV)
+		ret = simlist_tsv(l, &out);
+	for (i = 0; i < l->n && !ret && o.fmt != Q_TSV; i++) {
+		ret = similar_entry(&out, &c, l, i, rel, o.fmt);
+		if (!ret && out.len > 65536)
+			ret = q_flush(&out);
+	}
+	if (!ret)
+		ret = q_flush(&out);
+	if (!ret && fflush(stdout) != 0)
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "simbook similar: %s\n", strerror(-ret));
+		goto out;
+	}
+	if (!l->n && o.fmt == Q_TEXT)
+		fprintf(stderr, "simbook similar: no book similar to %s\n", o.path);
+	status = l->n ? 0 : 1;
+out:
+	simlist_free(l);
+	idx_file_release(&f);
+	free(rel);
+	sbuf_release(&out);
+	q_close(&c);
+	return status;
+}
+
+/* ---- clusters and duplicates ---- */
+
+struct q_member {
+	uint64_t id;
+	char *path;
+	uint64_t size;
+	uint8_t simhash[IDX_SH_BYTES];
+};
+
+struct q_group {
+	struct q_member *m;
+	size_t n;
+};
+
+static int member_cmp(const void *pa, const void *pb)
+{
+	return strcmp(((const struct q_member *)pa)->path, ((const struct q_member *)pb)->path);
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct q_group *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->m[0].path, b->m[0].path);
+}
+
+static void groups_free(struct q_group *g, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < g[i].n; j++)
+			free(g[i].m[j].path);
+		free(g[i].m);
+	}
+	free(g);
+}
+
+/* 1 when path is rel or lies below it ("" holds everything). */
+static int in_scope(const char *path, const char *rel)
+{
+	size_t n = strlen(rel);
+
+	return !n || (!strncmp(path, rel, n) && (path[n] == '\0' || path[n] == '/'));
+}
+
+/* The groups of ig whose members still exist, at least two per group, with
+ * a member in scope; sorted. */
+static int groups_collect(struct q_ctx *c, const struct idx_groups *ig, const char *scope,
+			  struct q_group **out, size_t *nout)
+{
+	struct q_group *g = NULL;
+	struct idx_file f = { 0 };
+	size_t n = 0, i, j, cnt;
+	int ret = 0, hit;
+
+	g = calloc(ig->ngroups ? ig->ngroups : 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < ig->ngroups && !ret; i++) {
+		struct q_group *gr = &g[n];
+
+		cnt = ig->start[i + 1] - ig->start[i];
+		gr->m = calloc(cnt, sizeof(*gr->m));
+		if (!gr->m) {
+			ret = -ENOMEM;
+			break;
+		}
+		hit = 0;
+		for (j = 0; j < cnt; j++) {
+			idx_file_release(&f);
+			ret = idx_get_id(c->ix, ig->ids[ig->start[i] + j], &f);
+			if (ret == -ENOENT || (!ret && (!f.has_fp || q_skip(c, f.path)))) {
+				ret = 0;
+				continue;	/* gone meanwhile */
+			}
+			if (ret)
+				break;
+			hit |= in_scope(f.path, scope);
+			gr->m[gr->n].id = f.id;
+			gr->m[gr->n].size = f.st.size;
+			memcpy(gr->m[gr->n].simhash, f.simhash, IDX_SH_BYTES);
+			gr->m[gr->n++].path = f.path;
+			f.path = NULL;
+		}
+		if (ret || gr->n < 2 || !hit) {
+			for (j = 0; j < gr->n; j++)
+				free(gr->m[j].path);
+			free(gr->m);
+			memset(gr, 0, sizeof(*gr));
+			continue;
+		}
+		qsort(gr->m, gr->n, sizeof(*gr->m), member_cmp);
+		n++;
+	}
+	idx_file_release(&f);
+	if (ret) {
+		groups_free(g, n);
+		return ret;
+	}
+	qsort(g, n, sizeof(*g), group_cmp);
+	*out = g;
+	*nout = n;
+	return 0;
+}
+
+/* The group's title: the metadata title of one of its first members, else
+ * the first member's file name without its extension.  *title malloc'd. */
+static int group_title(struct q_ctx *c, const struct q_group *gr, char **title)
+{
+	const char *base = strrchr(gr->m[0].path, '/'), *dot;
+	uint32_t ver = 0;
+	void *rec = NULL;
+	size_t len = 0, j;
+
+	*title = NULL;
+	for (j = 0; j < gr->n && j < 8 && !*title; j++) {
+		if (idx_record(c->ix, gr->m[j].id, &ver, &rec, &len) == 0 &&
+		    ver == BOOKREC_IDX_VERSION)
+			bookrec_title(rec, len, title);
+		free(rec);
+		rec = NULL;
+		if (*title && !**title) {
+			free(*title);
+			*title = NULL;
+		}
+	}
+	if (*title)
+		return 0;
+	base = base ? base + 1 : gr->m[0].path;
+	dot = strrchr(base, '.');
+	*title = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+	return *title ? 0 : -ENOMEM;
+}
+
+static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t gi,
+		     const struct q_group *gr, enum q_fmt fmt)
+{
+	enum relate_class cls = RELATE_UNRELATED;
+	char *title = NULL, hex[33];
+	size_t j;
+	int ret, d;
+
+	ret = group_title(c, gr, &title);
+	if (ret)
+		return ret;
+	if (fmt == Q_TEXT)
+		ret = sbuf_addf(o, "%s%s (%zu books)\n", gi ? "\n" : "", title, gr->n);
+	else if (fmt == Q_JSON) {
+		ret = sbuf_addf(o, "{\"kind\":\"%s\",\"group\":%zu,\"title\":", kind, gi + 1);
+		if (!ret)
+			ret = jsonw_str(o, title);
+		if (!ret)
+			ret = sbuf_addf(o, ",\"count\":%zu,\"members\":[", gr->n);
+	}
+	for (j = 0; j < gr->n && !ret; j++) {
+		const struct q_member *m = &gr->m[j];
+
+		if (j > 0) {
+			ret = simlist_relation(c->ix, c->cache, gr->m[0].id, m->id, &cls);
+			if (ret)
+				break;
+		}
+		d = popcount128(gr->m[0].simhash, m->simhash);
+		hex128(m->simhash, hex);
+		if (fmt == Q_TEXT) {
+			ret = sbuf_addf(o, "  %s", m->path);
+			if (!ret && j)
+				ret = sbuf_addf(o, "  (%s)", simlist_label(cls));
+			if (!ret)
+				ret = sbuf_addch(o, '\n');
+		} else if (fmt == Q_TSV) {
+			ret = sbuf_addf(o, "%zu\t%zu\t", gi + 1, gr->n);
+			if (!ret)
+				ret = simlist_escape(o, title);
+			if (!ret)
+				ret = sbuf_addf(o, "\t%s\t%d\t%llu\t%016llx\t%s\t",
+						j ? relate_class_name(cls) : "-", d,
+						(unsigned long long)m->size,
+						(unsigned long long)m->id, hex);
+			if (!ret)
+				ret = simlist_escape(o, m->path);
+			if (!ret)
+				ret = sbuf_addch(o, '\n');
+		} else {
+			ret = sbuf_addstr(o, j ? ",{" : "{");
+			if (!ret)
+				ret = json_paths(o, c, m->path);
+			if (!ret)
+				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,",
+						(unsigned long long)m->id, hex,
+						(unsigned long long)m->size);
+			if (!ret)
+				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\",",
+						    relate_class_name(cls), simlist_label(cls))
+					: sbuf_addstr(o, "\"relation\":null,\"label\":null,");
+			if (!ret)
+				ret = sbuf_addf(o, "\"simhash_distance\":%d}", d);
+		}
+	}
+	if (!ret && fmt == Q_JSON)
+		ret = sbuf_addstr(o, "]}\n");
+	free(title);
+	return ret;
+}
+
+static int groups_cmd(int dup, int argc, char **argv)
+{
+	const char *cmd = dup ? "duplicates" : "clusters";
+	struct idx_groups ig = { 0 };
+	struct q_group *g = NULL;
+	struct q_opts o;
+	struct q_ctx c;
+	struct sbuf out;
+	char *scope = NULL;
+	size_t ng = 0, i;
+	int status, ret;
+
+	status = q_parse(cmd, groups_usage, argc, argv, &o);
+	if (status >= 0)
+		return status;
+	if (!o.path)
+		o.path = ".";
+	if (access(o.path, F_OK) < 0) {
+		fprintf(stderr, "simbook %s: %s: %s\n", cmd, o.path, strerror(errno));
+		return 2;
+	}
+	if (q_open(&c, cmd, &o))
+		return 2;
+	sbuf_init(&out);
+	status = 2;
+	ret = libroot_rel(&c.lr, o.path, &scope);
+	if (ret) {
+		fprintf(stderr, "simbook %s: %s: %s\n", cmd, o.path,
+			ret == -EXDEV ? "not inside the library" : strerror(-ret));
+		goto out;
+	}
+	ret = dup ? simlist_text_groups(c.ix, &ig) : simlist_clusters(c.ix, c.cache, &ig);
+	if (!ret)
+		ret = groups_collect(&c, &ig, scope, &g, &ng);
+	if (!ret && o.fmt == Q_TSV)
+		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tsimhash_distance\tsize\tid\t"
+				  "simhash\tpath\n");
+	for (i = 0; i < ng && !ret; i++) {
+		ret = group_out(&out, &c, cmd, i, &g[i], o.fmt);
+		if (!ret && out.len > 65536)
+			ret = q_flush(&out);
+	}
+	if (!ret)
+		ret = q_flush(&out);
+	if (!ret && fflush(stdout) != 0)
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "simbook %s: %s\n", cmd, strerror(-ret));
+		goto out;
+	}
+	if (!ng && o.fmt == Q_TEXT)
+		fprintf(stderr, "simbook %s: no groups\n", cmd);
+	status = ng ? 0 : 1;
+out:
+	groups_free(g, ng);
+	idx_groups_release(&ig);
+	free(scope);
+	sbuf_release(&out);
+	q_close(&c);
+	return status;
+}
+
+int cli_clusters(int argc, char **argv)
+{
+	return groups_cmd(0, argc, argv);
+}
+
+int cli_duplicates(int argc, char **argv)
+{
+	return groups_cmd(1, argc, argv);
+}

@@ -1,0 +1,219 @@
+/* libroot.c - locating a library and its index (libroot.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "libroot.h"
+
+void libroot_release(struct libroot *lr)
+{
+	free(lr->root);
+	free(lr->index);
+	free(lr->hidden);
+	lr->root = lr->index = lr->hidden = NULL;
+}
+
+/* 1 when p is a or lies below a (both resolved, absolute). */
+static int under(const char *p, const char *a)
+{
+	size_t n = strlen(a);
+
+	if (!strcmp(a, "/"))
+		return 1;
+	return !strncmp(p, a, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* Sets lr->index (a copy of idx_real) and lr->hidden from where idx_real
+ * lies relative to lr->root. */
+static int place_index(struct libroot *lr, const char *idx_real)
+{
+	const char *slash = strrchr(idx_real, '/');
+	size_t rl = strlen(lr->root);
+
+	lr->index = strdup(idx_real);
+	if (!lr->index)
+		return -ENOMEM;
+	if (!under(idx_real, lr->root))
+		return 0;
+	/* Inside: only as a direct child of the root. */
+	if (!strcmp(idx_real, lr->root) || (size_t)(slash - idx_real) != (rl > 1 ? rl : 0))
+		return -EINVAL;
+	lr->hidden = strdup(slash + 1);
+	return lr->hidden ? 0 : -ENOMEM;
+}
+
+int libroot_place(struct libroot *lr, const char *dir, const char *index)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	char *dflt = NULL;
+	int ret = 0;
+
+	memset(lr, 0, sizeof(*lr));
+	if (!realpath(dir, buf)) {
+		ret = -errno;
+		goto out;
+	}
+	if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		ret = -ENOTDIR;
+		goto out;
+	}
+	lr->root = strdup(buf);
+	if (!lr->root) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!index) {
+		if (asprintf(&dflt, "%s%s%s", lr->root, strcmp(lr->root, "/") ? "/" : "",
+			     LIBROOT_INDEX_NAME) < 0) {
+			dflt = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+		index = dflt;
+	}
+	if (mkdir(index, 0700) < 0 && errno != EEXIST) {
+		ret = -errno;
+		goto out;
+	}
+	if (!realpath(index, buf)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = place_index(lr, buf);
+out:
+	free(dflt);
+	if (ret)
+		libroot_release(lr);
+	return ret;
+}
+
+/* Cuts dir to its parent; 0 when dir was "/" already. */
+static int up(char *dir)
+{
+	char *slash = strrchr(dir, '/');
+
+	if (!strcmp(dir, "/"))
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return 1;
+}
+
+/* The resolved path of path's folder: path itself when it is a folder, else
+ * its parent. */
+static int start_dir(const char *path, char *buf)
+{
+	struct stat st;
+
+	if (!realpath(path, buf))
+		return -errno;
+	if (stat(buf, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		up(buf);
+	return 0;
+}
+
+int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root,
+		 libroot_probe probe, void *arg)
+{
+	char dir[PATH_MAX], buf[PATH_MAX + sizeof(LIBROOT_INDEX_NAME) + 1];
+	struct stat st;
+	int ret;
+
+	memset(lr, 0, sizeof(*lr));
+	ret = start_dir(path, dir);
+	if (ret)
+		goto out;
+	if (root) {
+		if (!realpath(root, buf)) {
+			ret = -errno;
+			goto out;
+		}
+		lr->root = strdup(buf);
+	} else if (index) {
+		/* The nearest folder the probe recognises. */
+		strcpy(buf, dir);
+		while (!probe || !probe(arg, buf)) {
+			if (!probe || !up(buf)) {
+				ret = -ENOENT;
+				goto out;
+			}
+		}
+		lr->root = strdup(buf);
+	} else {
+		/* Walk up to the nearest folder holding the default index. */
+		for (;;) {
+			snprintf(buf, sizeof(buf), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
+				 LIBROOT_INDEX_NAME);
+			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				break;
+			if (!up(dir)) {
+				ret = -ENOENT;
+				goto out;
+			}
+		}
+		lr->root = strdup(dir);
+	}
+	if (!lr->root) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!index) {
+		snprintf(buf, sizeof(buf), "%s%s%s", lr->root, strcmp(lr->root, "/") ? "/" : "",
+			 LIBROOT_INDEX_NAME);
+		index = buf;
+	} else if (!realpath(index, buf)) {
+		ret = -errno;
+		goto out;
+	}
+	if (stat(buf, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ret = -ENOTDIR;
+		goto out;
+	}
+	ret = place_index(lr, buf);
+	if (!ret && !under(dir, lr->root))
+		ret = -EXDEV;
+out:
+	if (ret)
+		libroot_release(lr);
+	return ret;
+}
+
+int libroot_rel(const struct libroot *lr, const char *path, char **rel)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(lr->root);
+	const char *r;
+
+	*rel = NULL;
+	if (!realpath(path, buf))
+		return -errno;
+	if (!under(buf, lr->root))
+		return -EXDEV;
+	r = !strcmp(lr->root, "/") ? buf + 1 : buf + n;
+	if (*r == '/')
+		r++;
+	*rel = strdup(r);
+	return *rel ? 0 : -ENOMEM;
+}
+
+int libroot_in_index(const struct libroot *lr, const char *rel)
+{
+	size_t n;
+
+	if (!lr->hidden)
+		return 0;
+	n = strlen(lr->hidden);
+	return !strncmp(rel, lr->hidden, n) && (rel[n] == '\0' || rel[n] == '/');
+}
