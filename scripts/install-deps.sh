@@ -5,8 +5,9 @@ set -eu
 pkgs="build-essential pkg-config clang fuse3 libfuse3-dev liblmdb-dev lmdb-utils
 libxxhash-dev libzip-dev zip libxml2-dev libutf8proc-dev libuchardet-dev
 rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
-# man and groff render the man pages in the install test.
-pkgs="$pkgs man-db groff-base"
+# man and groff render the man pages in the install test; libclang-rt has
+# the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.
+pkgs="$pkgs man-db groff-base libclang-rt-14-dev jq"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
