@@ -53,7 +53,7 @@ enum fs_change {
  * open file unlinked through the mount lives on under one until its last
  * close) are never reported: the rename to one is reported as an unlink of
  * the old name, a rename or link from one as a write of the new name, and
- * anything done to or under such a name alone is not reported at all. */
+ * anything done to such a name alone is not reported at all. */
 typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 			     const char *path2);
 
