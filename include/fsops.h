@@ -49,7 +49,11 @@ enum fs_change {
  * live only during the call.  It must be quick and must not touch the
  * mount (queue the work).  A write may be reported more than once (e.g.
  * ftruncate, then release of the same fd); rmdir is not reported (only
- * empty directories go). */
+ * empty directories go).  Names for which fspath_fuse_hidden() holds (an
+ * open file unlinked through the mount lives on under one until its last
+ * close) are never reported: the rename to one is reported as an unlink of
+ * the old name, a rename or link from one as a write of the new name, and
+ * anything done to such a name alone is not reported at all. */
 typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 			     const char *path2);
 

@@ -50,4 +50,11 @@ int fspath_proc(const struct fspath *fp, char *buf, size_t size);
  * slashes. */
 const char *fspath_under(const char *path, const char *top, size_t toplen);
 
+/* 1 when the last component of path (any form: "/a/b", "a/b", "b") is a
+ * name libfuse gives a file unlinked while open: ".fuse_hidden" and 16 hex
+ * digits.  The file stays in SRC under that name until its last close, then
+ * libfuse removes it.  Such a file is no longer part of the library: it is
+ * never indexed, listed or reported as a change. */
+int fspath_fuse_hidden(const char *path);
+
 #endif

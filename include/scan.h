@@ -1,7 +1,8 @@
 /* scan.h - the incremental scan: brings the index up to date with SRC.
  *
  * Walks SRC (openat/fdopendir from one directory fd; symbolic links, devices,
- * FIFOs and sockets are skipped, as is the index's own folder) and compares
+ * FIFOs and sockets are skipped, as are the index's own folder and the
+ * .fuse_hidden names of files unlinked while open, see fspath.h) and compares
  * each regular file's size, mtime, ctime and inode with the index:
  *  - new or changed files (and files still IDX_QUEUED from an earlier run, or
  *    whose stored record version is not the current one) are marked queued

@@ -157,10 +157,31 @@ static const struct fs_view *fs_view_of(const struct fs *fs, const char *path, c
 	return NULL;
 }
 
+/* Reports a change to the hook.  libfuse unlinks an open file by renaming
+ * it to a .fuse_hidden name and removes that name at the last close: for
+ * the library the file left at the rename, and the hidden name never
+ * existed, so only the library name is reported, as what happened to it. */
 static void fs_notify(const struct fs *fs, enum fs_change what, const char *path, const char *path2)
 {
+	bool h1, h2;
+
 	if (!fs->hook || !path)
 		return;
+	h1 = fspath_fuse_hidden(path);
+	h2 = path2 && fspath_fuse_hidden(path2);
+	if (h1 || h2) {
+		if (h1 && (h2 || !path2))
+			return;
+		if (what == FS_CHANGE_RENAME && h2)
+			what = FS_CHANGE_UNLINK;	/* path went away */
+		else if (what == FS_CHANGE_LINK && h2)
+			return;				/* path itself is unchanged */
+		else
+			what = FS_CHANGE_WRITE;		/* the library name got the content */
+		if (h1)
+			path = path2;
+		path2 = NULL;
+	}
 	fs->hook(fs->hook_arg, what, path + 1, path2 ? path2 + 1 : NULL);
 }
 
@@ -749,7 +770,7 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 
 		top[0] = '/';
 		strcpy(top + 1, e->d_name);
-		if (fs_view_of(fs, top, NULL))
+		if (fs_view_of(fs, top, NULL) || fspath_fuse_hidden(e->d_name))
 			continue;
 		st.st_ino = e->d_ino;
 		st.st_mode = (mode_t)DTTOIF(e->d_type);
@@ -799,6 +820,13 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 			}
 		}
 		next = telldir(d->dp);
+		/* Unlinked files still open are not listed, as on a local
+		 * filesystem (they stay reachable by name). */
+		if (fspath_fuse_hidden(d->entry->d_name)) {
+			d->entry = NULL;
+			d->off = next;
+			continue;
+		}
 		memset(&st, 0, sizeof(st));
 		/* ls -l lists again and again: attributes the kernel still holds
 		 * need not be looked up and sent each time. */
@@ -844,9 +872,11 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	/* st_ino from SRC: hard links and rsync -H/find -samefile work. */
 	cfg->use_ino = 1;
-	/* Unlinked open files stay usable through their fd, without hidden
-	 * .fuse_hidden renames in SRC. */
-	cfg->hard_remove = 1;
+	/* An open file being unlinked is renamed to .fuse_hiddenXXXX in its
+	 * folder and removed at its last close: with hard_remove the node
+	 * loses its path, and every request that reaches us without a file
+	 * handle (the fstat() of rsync, cp) fails with ESTALE. */
+	cfg->hard_remove = 0;
 	/* Cached pages survive open() unless mtime or size changed. */
 	cfg->auto_cache = 1;
 	cfg->kernel_cache = 0;

@@ -1,4 +1,5 @@
 /* fspath.c - relative path resolution for the passthrough (see fspath.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -125,4 +126,20 @@ const char *fspath_under(const char *path, const char *top, size_t toplen)
 		return NULL;
 	path += 1 + toplen;
 	return *path == '\0' || *path == '/' ? path : NULL;
+}
+
+int fspath_fuse_hidden(const char *path)
+{
+	static const char prefix[] = ".fuse_hidden";
+	const char *name = strrchr(path, '/');
+	size_t i;
+
+	name = name ? name + 1 : path;
+	if (strncmp(name, prefix, sizeof(prefix) - 1))
+		return 0;
+	name += sizeof(prefix) - 1;
+	for (i = 0; i < 16; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return 0;
+	return name[16] == '\0';
 }

@@ -16,6 +16,7 @@
 #include "bookrec.h"
 #include "extract.h"
 #include "fprec.h"
+#include "fspath.h"
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
@@ -229,6 +230,8 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 	uint64_t id = 0;
 	int fd, ret, known;
 
+	if (fspath_fuse_hidden(path))
+		return 0;	/* unlinked, only still open: not in the library */
 	fd = openat(ixr->rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		ret = fd < 0 ? -errno : 0;
@@ -527,6 +530,21 @@ void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int 
 	struct idx_file f = { 0 };
 	int n = 0;
 
+	/* Nothing moves to or from a .fuse_hidden name (the mount's unlink of
+	 * an open file, seen by the watch): the library names lose their
+	 * entries, and those still there are fingerprinted again. */
+	if (fspath_fuse_hidden(from) || fspath_fuse_hidden(to)) {
+		if (!fspath_fuse_hidden(from)) {
+			indexer_unlinked(ixr, from);
+			if (exchange)
+				queue_push(ixr->q, from, QUEUE_HIGH);
+		}
+		if (!fspath_fuse_hidden(to)) {
+			indexer_unlinked(ixr, to);
+			queue_push(ixr->q, to, QUEUE_HIGH);
+		}
+		return;
+	}
 	/* The watch reports our own renames too, before or after the hook:
 	 * whichever comes second finds from gone from the index and must not
 	 * replace to (a file renamed over another that was never indexed only

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fspath.h"
+
 #define BATCH 256	/* files marked queued per index transaction */
 
 struct scan {
@@ -350,6 +352,8 @@ static int scan_dir(struct run *r, char *dir)
 
 		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
+		if (fspath_fuse_hidden(de->d_name))
+			continue;	/* unlinked through the mount, only still open */
 		if (type == DT_UNKNOWN || type == DT_REG) {
 			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)

@@ -163,10 +163,9 @@ step("mmap write", mm)
 def unlinked_open():
     fd = os.open("u", os.O_RDWR | os.O_CREAT, 0o644)
     os.write(fd, b"still here"); os.unlink("u")
-    # fstat() of an unlinked file is not checked: the kernel asks the
-    # path-based libfuse API without the file handle (see README).
-    r = (os.path.exists("u"), os.pread(fd, 20, 0))
-    os.ftruncate(fd, 5); os.pwrite(fd, b"!", 7); r += (os.pread(fd, 20, 0),)
+    st = os.fstat(fd)
+    r = (os.path.exists("u"), os.pread(fd, 20, 0), st.st_size, st.st_nlink)
+    os.ftruncate(fd, 5); os.pwrite(fd, b"!", 7); r += (os.pread(fd, 20, 0), os.fstat(fd).st_size)
     os.close(fd)
     return r
 step("unlinked open file", unlinked_open)

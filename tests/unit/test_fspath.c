@@ -164,6 +164,23 @@ static void test_under(void)
 	CHECK(fspath_under("/", "similar", 7) == NULL);
 }
 
+/* libfuse's name for an open file unlinked through the mount, exactly. */
+static void test_fuse_hidden(void)
+{
+	CHECK(fspath_fuse_hidden(".fuse_hidden0000000a00000001"));
+	CHECK(fspath_fuse_hidden("/a/b/.fuse_hidden000000ff0000abcd"));
+	CHECK(fspath_fuse_hidden("a/.fuse_hiddenDEADBEEF00000001"));
+	CHECK(!fspath_fuse_hidden("/.fuse_hidden0000000a00000001/book.txt"));
+	CHECK(!fspath_fuse_hidden(".fuse_hidden0000000a0000000"));	/* 15 digits */
+	CHECK(!fspath_fuse_hidden(".fuse_hidden0000000a000000012"));	/* 17 */
+	CHECK(!fspath_fuse_hidden(".fuse_hidden0000000a0000000g"));
+	CHECK(!fspath_fuse_hidden(".fuse_hidden"));
+	CHECK(!fspath_fuse_hidden("fuse_hidden0000000a00000001"));
+	CHECK(!fspath_fuse_hidden("x.fuse_hidden0000000a00000001"));
+	CHECK(!fspath_fuse_hidden("book.txt"));
+	CHECK(!fspath_fuse_hidden(""));
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -179,6 +196,7 @@ int main(void)
 	RUN(test_proc);
 	RUN(test_no_symlinks);
 	RUN(test_under);
+	RUN(test_fuse_hidden);
 	close(rootfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
 	ret = system(cmd);
