@@ -57,4 +57,8 @@ const char *fspath_under(const char *path, const char *top, size_t toplen);
  * never indexed, listed or reported as a change. */
 int fspath_fuse_hidden(const char *path);
 
+/* "dir/name", or "name" when dir is "" (relative paths below SRC).  The
+ * result is malloc'd and the caller frees it; NULL on -ENOMEM. */
+char *fspath_join(const char *dir, const char *name);
+
 #endif

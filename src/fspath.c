@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -142,4 +143,19 @@ int fspath_fuse_hidden(const char *path)
 		if (!isxdigit((unsigned char)name[i]))
 			return 0;
 	return name[16] == '\0';
+}
+
+char *fspath_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p = malloc(dl + nl + 2);
+
+	if (!p)
+		return NULL;
+	if (dl) {
+		memcpy(p, dir, dl);
+		p[dl++] = '/';
+	}
+	memcpy(p + dl, name, nl + 1);
+	return p;
 }

@@ -115,21 +115,6 @@ static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
 	       a->ino == b->ino;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir), nl = strlen(name);
-	char *p = malloc(dl + nl + 2);
-
-	if (!p)
-		return NULL;
-	if (dl) {
-		memcpy(p, dir, dl);
-		p[dl++] = '/';
-	}
-	memcpy(p + dl, name, nl + 1);
-	return p;
-}
-
 static int mlist_push(struct mlist *l, char *path, const struct idx_stat *st)
 {
 	if (l->n == l->cap) {
@@ -421,7 +406,7 @@ static int scan_dir(struct run *r, char *dir)
 		char *path;
 
 		if (c > 0) {		/* on disk only: new */
-			path = join(dir, files[j].name);
+			path = fspath_join(dir, files[j].name);
 			if (!path) {
 				ret = -ENOMEM;
 				goto out;
@@ -437,7 +422,7 @@ static int scan_dir(struct run *r, char *dir)
 				still_dir = k < nd && strcmp(subdirs[k], ents[i].name) == 0;
 			}
 			if (!still_dir) {
-				path = join(dir, ents[i].name);
+				path = fspath_join(dir, ents[i].name);
 				if (!path) {
 					ret = -ENOMEM;
 					goto out;
@@ -447,7 +432,7 @@ static int scan_dir(struct run *r, char *dir)
 			}
 			i++;
 		} else {		/* both */
-			path = join(dir, files[j].name);
+			path = fspath_join(dir, files[j].name);
 			if (!path) {
 				ret = -ENOMEM;
 				goto out;
@@ -473,7 +458,7 @@ static int scan_dir(struct run *r, char *dir)
 	}
 	/* read subdirectories next, in name order (pushed in reverse) */
 	for (i = nd; i-- > 0;) {
-		char *path = join(dir, subdirs[i]);
+		char *path = fspath_join(dir, subdirs[i]);
 
 		if (!path || stack_push(r, path)) {
 			free(path);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fspath.h"
+
 #define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | \
 		    IN_ONLYDIR | IN_EXCL_UNLINK)
 #define MOVE_WAIT_MS 20	/* how long a move out waits for its move in */
@@ -43,21 +45,6 @@ struct watch {
 	int move_isdir;
 	char *move_from;
 };
-
-static char *join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir), nl = strlen(name);
-	char *p = malloc(dl + nl + 2);
-
-	if (!p)
-		return NULL;
-	if (dl) {
-		memcpy(p, dir, dl);
-		p[dl++] = '/';
-	}
-	memcpy(p + dl, name, nl + 1);
-	return p;
-}
 
 static struct wdent **map_slot(struct watch *w, int wd)
 {
@@ -228,7 +215,7 @@ static int add_tree(struct watch *w, const char *rel)
 			} else if (de->d_type != DT_DIR) {
 				continue;
 			}
-			sub = join(dir, de->d_name);
+			sub = fspath_join(dir, de->d_name);
 			if (!sub) {
 				ret = -ENOMEM;
 				break;
@@ -299,7 +286,7 @@ static void handle(struct watch *w, const struct inotify_event *ev)
 	dir = map_get(w, ev->wd);
 	if (!dir || !ev->len)
 		return;
-	path = join(dir, ev->name);
+	path = fspath_join(dir, ev->name);
 	if (!path) {
 		emit(w, WATCH_RESCAN, "", NULL);	/* cannot tell what changed */
 		return;
