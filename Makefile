@@ -25,6 +25,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD   ?= build
 CC      ?= cc
 SAN     ?=
+# V=1 prints every command in full.
+Q := $(if $(V),,@)
 
 PKGS := fuse3 lmdb libxxhash libzip libxml-2.0 libutf8proc uchardet
 
@@ -61,22 +63,28 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) | $(BUILD)/obj
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/simbookfs: $(BUILD)/obj/simbookfs.o $(LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/simbook: $(BUILD)/obj/simbook.o $(LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB) | $(BUILD)/tests
-	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/bench $(BUILD)/fuzz:
 	mkdir -p $@
@@ -99,7 +107,8 @@ fuzz:
 fuzz-bins: $(FUZZ_BIN)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB) | $(BUILD)/fuzz
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 bench: $(BENCH_BIN) all
 
