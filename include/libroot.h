@@ -10,6 +10,9 @@
  * index given explicitly (it may live anywhere) and no library folder, the
  * library is the nearest folder at or above the path that the caller's probe
  * recognises as the one the index describes.
+ *
+ * The mount daemon (simbookfs) and every simbook subcommand place and find
+ * indexes through this module only, so the rules cannot drift apart.
  */
 #ifndef LIBROOT_H
 #define LIBROOT_H
@@ -28,6 +31,13 @@ struct libroot {
  * libroot_release()).  0, -EINVAL (index is dir itself or deeper inside
  * it), -ENOTDIR, -ENOMEM, or -errno of realpath()/mkdir(). */
 int libroot_place(struct libroot *lr, const char *dir, const char *index);
+
+/* The nearest folder at or above path (path itself when it is a folder, else
+ * its parent; symbolic links resolved) that holds an entry called name (a
+ * relative path, e.g. ".simbookfs/status"; ending in '/' it matches only a
+ * folder): *dir (malloc'd, caller frees).
+ * 0, -ENOENT (none up to "/"), -ENOMEM, or -errno of realpath()/stat(). */
+int libroot_above(const char *path, const char *name, char **dir);
 
 /* 1 when folder dir (absolute, resolved) is the library the index describes. */
 typedef int (*libroot_probe)(void *arg, const char *dir);

@@ -11,33 +11,9 @@
 
 #include "cli.h"
 #include "idx.h"
-
-#define INDEX_NAME ".simbookfs-index"	/* the daemon's default index folder */
+#include "libroot.h"
 
 static const char nd_usage[] = "usage: simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B\n";
-
-/* The nearest ancestor of path's folder holding name (a folder or file):
- * *root (malloc'd).  -ENOENT when none. */
-static int find_root(const char *path, const char *name, char **root)
-{
-	char dir[PATH_MAX], probe[PATH_MAX + 64], *slash;
-	struct stat st;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (;;) {
-		slash = strrchr(dir, '/');
-		if (!slash)
-			return -ENOENT;
-		*slash = '\0';
-		snprintf(probe, sizeof(probe), "%s/%s", *dir ? dir : "", name);
-		if (stat(probe, &st) == 0) {
-			*root = strdup(*dir ? dir : "/");
-			return *root ? 0 : -ENOMEM;
-		}
-		if (!*dir)
-			return -ENOENT;
-	}
-}
 
 /* path relative to root (both real paths), or NULL when outside. */
 static const char *rel_to(const char *path, const char *root)
@@ -78,7 +54,8 @@ static int nd_mount(const char *mnt, const char *ra, const char *rb)
 int cli_not_duplicate(int argc, char **argv)
 {
 	const char *src = NULL, *index = NULL, *files[2] = { NULL, NULL }, *ra, *rb;
-	char pa[PATH_MAX], pb[PATH_MAX], srcbuf[PATH_MAX], idxbuf[PATH_MAX + 32];
+	char pa[PATH_MAX], pb[PATH_MAX], srcbuf[PATH_MAX];
+	struct libroot lr = { 0 };
 	char *root = NULL;
 	struct idx *ix = NULL;
 	int undo = 0, nf = 0, i, ret, status = 2;
@@ -105,7 +82,7 @@ int cli_not_duplicate(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	if (!src && !index && find_root(pa, ".simbookfs/status", &root) == 0) {
+	if (!src && !index && libroot_above(pa, ".simbookfs/status", &root) == 0) {
 		/* A path inside a mount: the view records the exemption. */
 		ra = rel_to(pa, root);
 		rb = rel_to(pb, root);
@@ -122,29 +99,31 @@ int cli_not_duplicate(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (src) {
-		if (!realpath(src, srcbuf)) {
-			fprintf(stderr, "simbook: %s: %s\n", src, strerror(errno));
-			goto out;
-		}
-		root = strdup(srcbuf);
-	} else if (find_root(pa, INDEX_NAME, &root)) {
+	if (src && !realpath(src, srcbuf)) {
+		fprintf(stderr, "simbook: %s: %s\n", src, strerror(errno));
+		goto out;
+	}
+	/* Without --src the library is the nearest folder above A holding the
+	 * default index; a given --index then only replaces that index. */
+	ret = libroot_find(&lr, pa, src ? index : NULL, src ? srcbuf : NULL, NULL, NULL);
+	if (ret == -ENOENT && !src) {
 		fprintf(stderr, "simbook: no %s folder above %s (use --src SRC [--index DIR])\n",
-			INDEX_NAME, files[0]);
+			LIBROOT_INDEX_NAME, files[0]);
 		goto out;
 	}
-	if (!root)
-		goto out;
-	ra = rel_to(pa, root);
-	rb = rel_to(pb, root);
-	if (!ra || !rb) {
-		fprintf(stderr, "simbook: both books must be inside %s\n", root);
+	ra = ret ? NULL : rel_to(pa, lr.root);
+	rb = ret ? NULL : rel_to(pb, lr.root);
+	if (ret == -EXDEV || (!ret && (!ra || !rb))) {
+		fprintf(stderr, "simbook: both books must be inside %s\n", ret ? srcbuf : lr.root);
 		goto out;
 	}
-	if (!index) {
-		snprintf(idxbuf, sizeof(idxbuf), "%s/%s", root, INDEX_NAME);
-		index = idxbuf;
+	if (ret) {
+		fprintf(stderr, "simbook: index %s: %s\n", index ? index : "folder in SRC",
+			ret == -EINVAL ? "must be outside SRC or directly in it" : strerror(-ret));
+		goto out;
 	}
+	if (!index)
+		index = lr.index;
 	ret = idx_open(&ix, index, NULL);
 	if (!ret)
 		ret = idx_exempt_set(ix, ra, rb, !undo);
@@ -161,6 +140,7 @@ usage:
 	fputs(nd_usage, stderr);
 out:
 	idx_close(ix);
+	libroot_release(&lr);
 	free(root);
 	return status;
 }

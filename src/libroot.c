@@ -120,6 +120,27 @@ static int start_dir(const char *path, char *buf)
 	return 0;
 }
 
+int libroot_above(const char *path, const char *name, char **dir)
+{
+	char d[PATH_MAX], buf[PATH_MAX * 2];
+	struct stat st;
+	int ret;
+
+	*dir = NULL;
+	ret = start_dir(path, d);
+	if (ret)
+		return ret;
+	for (;;) {
+		snprintf(buf, sizeof(buf), "%s%s%s", d, strcmp(d, "/") ? "/" : "", name);
+		if (stat(buf, &st) == 0)
+			break;
+		if (!up(d))
+			return -ENOENT;
+	}
+	*dir = strdup(d);
+	return *dir ? 0 : -ENOMEM;
+}
+
 int libroot_find(struct libroot *lr, const char *path, const char *index, const char *root,
 		 libroot_probe probe, void *arg)
 {
@@ -148,18 +169,10 @@ int libroot_find(struct libroot *lr, const char *path, const char *index, const 
 		}
 		lr->root = strdup(buf);
 	} else {
-		/* Walk up to the nearest folder holding the default index. */
-		for (;;) {
-			snprintf(buf, sizeof(buf), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
-				 LIBROOT_INDEX_NAME);
-			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				break;
-			if (!up(dir)) {
-				ret = -ENOENT;
-				goto out;
-			}
-		}
-		lr->root = strdup(dir);
+		/* The nearest folder holding the default index folder. */
+		ret = libroot_above(dir, LIBROOT_INDEX_NAME "/", &lr->root);
+		if (ret)
+			goto out;
 	}
 	if (!lr->root) {
 		ret = -ENOMEM;

@@ -2,6 +2,7 @@
  * passthrough (fsops) at MNT and serves it until unmounted or signalled. */
 #include "fsops.h"
 #include "indexer.h"
+#include "libroot.h"
 #include "slog.h"
 #include "views.h"
 
@@ -41,8 +42,6 @@ struct sbfs_opts {
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
 };
-
-#define SBFS_INDEX_NAME ".simbookfs-index"	/* default index folder in SRC */
 
 enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
 
@@ -136,7 +135,7 @@ static void sbfs_usage(FILE *out)
 		"  -o max_idle_threads=N  idle workers kept (default 4)\n"
 		"  -o [no]clone_fd        one /dev/fuse fd per worker (default on)\n"
 		"\n"
-		"  -o index=DIR           keep the index in DIR (default: SRC/" SBFS_INDEX_NAME ",\n"
+		"  -o index=DIR           keep the index in DIR (default: SRC/" LIBROOT_INDEX_NAME ",\n"
 		"                         hidden from the mount); DIR must be outside SRC\n"
 		"                         or directly in it\n"
 		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
@@ -201,43 +200,39 @@ static void sbfs_change(void *arg, enum fs_change what, const char *path, const 
 	}
 }
 
-/* Where the index lives: *dir (malloc'd, usable after daemonizing and even
- * when MNT is SRC: a folder inside SRC is reached through rootfd's /proc
- * link) and *hidden (malloc'd top-level SRC name to hide, or NULL). */
+/* Where the index lives, by the rules of libroot.h: *dir (malloc'd, usable
+ * after daemonizing and even when MNT is SRC: a folder inside SRC is reached
+ * through rootfd's /proc link) and *hidden (malloc'd top-level SRC name to
+ * hide, or NULL).  The index folder is created when missing. */
 static int sbfs_index_place(const struct sbfs_opts *o, int rootfd, char **dir, char **hidden)
 {
-	char src_real[PATH_MAX], idx_real[PATH_MAX], *slash;
-	const char *name = SBFS_INDEX_NAME;
-	size_t sl;
+	struct libroot lr = { 0 };
+	int ret;
 
 	*dir = *hidden = NULL;
-	if (o->index) {
-		if (mkdir(o->index, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (!realpath(o->src, src_real) || !realpath(o->index, idx_real))
-			return -errno;
-		sl = strlen(src_real);
-		if (strncmp(idx_real, src_real, sl) || (idx_real[sl] != '/' && sl > 1)) {
-			*dir = strdup(idx_real);	/* outside SRC */
-			if (!*dir)
-				return -ENOMEM;
-			return access(idx_real, W_OK) < 0 ? -errno : 0;
-		}
-		slash = strrchr(idx_real, '/');
-		if (!strcmp(idx_real, src_real) || (size_t)(slash - idx_real) != (sl > 1 ? sl : 0))
-			return -EINVAL;	/* SRC itself, or deeper inside it */
-		name = slash + 1;
+	ret = libroot_place(&lr, o->src, o->index);
+	if (ret)
+		goto out;
+	if (!lr.hidden) {
+		/* Outside SRC. */
+		*dir = lr.index;
+		lr.index = NULL;
+		ret = access(*dir, W_OK) < 0 ? -errno : 0;
+		goto out;
 	}
-	*hidden = strdup(name);
-	if (!*hidden || asprintf(dir, "/proc/self/fd/%d/%s", rootfd, name) < 0) {
+	*hidden = lr.hidden;
+	lr.hidden = NULL;
+	if (asprintf(dir, "/proc/self/fd/%d/%s", rootfd, *hidden) < 0) {
 		*dir = NULL;
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out;
 	}
 	/* The index opens after daemonizing, when errors can no longer be
-	 * shown: check now that its folder can be made and written. */
-	if (mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return faccessat(rootfd, name, W_OK, 0) < 0 ? -errno : 0;
+	 * shown: check now that its folder can be written. */
+	ret = faccessat(rootfd, *hidden, W_OK, 0) < 0 ? -errno : 0;
+out:
+	libroot_release(&lr);
+	return ret;
 }
 
 /* Raises the soft fd limit to the hard one: every file open through the

@@ -123,6 +123,33 @@ static void test_find(void)
 	CHECK(lr.root == NULL && lr.index == NULL);
 }
 
+/* The walk up that finds a mount's root (a file) or an index (a folder). */
+static void test_above(void)
+{
+	char *dir = NULL;
+
+	mkdir(p("mark"), 0755);
+	touch(p("lib/mark"));
+	touch(p("lib/a/status"));
+	REQUIRE(libroot_above(p("lib/a/book.txt"), "status", &dir) == 0);
+	CHECK_EQ_STR(dir, p("lib/a"));
+	free(dir);
+	/* A folder path starts at itself; a trailing '/' skips the file. */
+	REQUIRE(libroot_above(p("lib"), "mark", &dir) == 0);
+	CHECK_EQ_STR(dir, p("lib"));
+	free(dir);
+	REQUIRE(libroot_above(p("lib/a"), "mark/", &dir) == 0);
+	CHECK_EQ_STR(dir, top);
+	free(dir);
+	dir = (char *)"x";
+	CHECK_EQ_INT(libroot_above(p("lib/a/book.txt"), "no-such-name.simbook-test", &dir), -ENOENT);
+	CHECK(dir == NULL);
+	CHECK_EQ_INT(libroot_above(p("lib/nope.txt"), "status", &dir), -ENOENT);
+	unlink(p("lib/a/status"));
+	unlink(p("lib/mark"));
+	rmdir(p("mark"));
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_libroot.XXXXXX", real[PATH_MAX];
@@ -141,6 +168,7 @@ int main(void)
 		return 1;
 	RUN(test_place);
 	RUN(test_find);
+	RUN(test_above);
 	rc = CHECK_DONE();
 	{
 		char cmd[PATH_MAX + 16];
