@@ -72,6 +72,17 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
  * same order rules as idx_clusters().  Free with idx_groups_release(). */
 int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g);
 
+/* Members of a group whose metadata title is looked at for its title. */
+#define SIMLIST_TITLE_MEMBERS 8
+
+/* The title of a group (of the clusters/ and duplicates/ views and the
+ * matching simbook queries): the first non-empty metadata title among the
+ * books ids[0..n) (at most SIMLIST_TITLE_MEMBERS of them are looked at),
+ * else the file name of path (the first member's) without its extension.
+ * *title is malloc'd (caller frees).  0 or -ENOMEM. */
+int simlist_group_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path,
+			char **title);
+
 /* Groups for duplicates/: idx_text_groups() with exempted pairs split
  * apart (the connected components of each group's non-exempted pairs).
  * Same order rules.  Free with idx_groups_release(). */

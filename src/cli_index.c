@@ -118,7 +118,7 @@ int cli_not_duplicate(int argc, char **argv)
 		goto out;
 	}
 	if (ret) {
-		fprintf(stderr, "simbook: index %s: %s\n", index ? index : "folder in SRC",
+		fprintf(stderr, "simbook: index %s: %s\n", index ? index : "SRC/" LIBROOT_INDEX_NAME,
 			ret == -EINVAL ? "must be outside SRC or directly in it" : strerror(-ret));
 		goto out;
 	}

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bookrec.h"
 #include "cli.h"
 #include "idx.h"
 #include "jsonw.h"
@@ -556,33 +555,15 @@ static int groups_collect(struct q_ctx *c, const struct idx_groups *ig, const ch
 	return 0;
 }
 
-/* The group's title: the metadata title of one of its first members, else
- * the first member's file name without its extension.  *title malloc'd. */
+/* The group's title (simlist_group_title()).  *title malloc'd. */
 static int group_title(struct q_ctx *c, const struct q_group *gr, char **title)
 {
-	const char *base = strrchr(gr->m[0].path, '/'), *dot;
-	uint32_t ver = 0;
-	void *rec = NULL;
-	size_t len = 0, j;
+	uint64_t ids[SIMLIST_TITLE_MEMBERS];
+	size_t j;
 
-	*title = NULL;
-	for (j = 0; j < gr->n && j < 8 && !*title; j++) {
-		if (idx_record(c->ix, gr->m[j].id, &ver, &rec, &len) == 0 &&
-		    ver == BOOKREC_IDX_VERSION)
-			bookrec_title(rec, len, title);
-		free(rec);
-		rec = NULL;
-		if (*title && !**title) {
-			free(*title);
-			*title = NULL;
-		}
-	}
-	if (*title)
-		return 0;
-	base = base ? base + 1 : gr->m[0].path;
-	dot = strrchr(base, '.');
-	*title = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
-	return *title ? 0 : -ENOMEM;
+	for (j = 0; j < gr->n && j < SIMLIST_TITLE_MEMBERS; j++)
+		ids[j] = gr->m[j].id;
+	return simlist_group_title(c->ix, ids, j, gr->m[0].path, title);
 }
 
 static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t gi,

@@ -651,6 +651,33 @@ out:
 	return ret;
 }
 
+int simlist_group_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path,
+			char **title)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	uint32_t ver = 0;
+	void *rec = NULL;
+	size_t len = 0, j;
+
+	*title = NULL;
+	for (j = 0; j < n && j < SIMLIST_TITLE_MEMBERS && !*title; j++) {
+		if (idx_record(ix, ids[j], &ver, &rec, &len) == 0 && ver == BOOKREC_IDX_VERSION)
+			bookrec_title(rec, len, title);
+		free(rec);
+		rec = NULL;
+		if (*title && !**title) {
+			free(*title);
+			*title = NULL;
+		}
+	}
+	if (*title)
+		return 0;
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	*title = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+	return *title ? 0 : -ENOMEM;
+}
+
 int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 {
 	struct idx_groups in = { 0 };

@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bookrec.h"
 #include "sbuf.h"
 #include "simhash.h"
 #include "simlist.h"
@@ -599,37 +598,19 @@ static char *uniq_name(char *const *names, size_t n, const char *base)
 	}
 }
 
-/* The folder title of a group: the metadata title of one of its first
- * members, else the first member's file name without the extension. */
+/* The folder title of a group (simlist_group_title()), cut to fit a name. */
 static int group_title(struct views *v, const struct group *gr, struct sbuf *out)
 {
-	const char *path = gr->m[0].path, *base = strrchr(path, '/'), *dot;
+	uint64_t ids[SIMLIST_TITLE_MEMBERS];
 	char *title = NULL;
-	uint32_t ver = 0;
-	void *rec = NULL;
-	size_t len = 0, j;
-	int ret = 0;
+	size_t j;
+	int ret;
 
-	base = base ? base + 1 : path;
-	for (j = 0; j < gr->n && j < 8 && !title; j++) {
-		if (idx_record(v->ix, gr->m[j].id, &ver, &rec, &len) == 0 &&
-		    ver == BOOKREC_IDX_VERSION)
-			bookrec_title(rec, len, &title);
-		free(rec);
-		rec = NULL;
-		if (title && !*title) {
-			free(title);
-			title = NULL;
-		}
-	}
-	if (title) {
+	for (j = 0; j < gr->n && j < SIMLIST_TITLE_MEMBERS; j++)
+		ids[j] = gr->m[j].id;
+	ret = simlist_group_title(v->ix, ids, j, gr->m[0].path, &title);
+	if (!ret)
 		ret = simlist_fit(out, title, 200);
-	} else {
-		dot = strrchr(base, '.');
-		ret = simlist_fit(out, base, 200);
-		if (!ret && dot && dot != base)
-			sbuf_setlen(out, out->len - strlen(dot));
-	}
 	free(title);
 	return ret;
 }
