@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 	struct fs *fs = NULL;
 	struct fuse *f = NULL;
 	char timeouts[128];
-	int rootfd = -1, mounted = 0, status = 1, ret;
+	int rootfd = -1, mounted = 0, handlers = 0, status = 1, ret;
 	struct stat st;
 	char mnt_real[PATH_MAX] = "";
 
@@ -405,7 +405,19 @@ int main(int argc, char **argv)
 	f = fuse_new(&args, &ops, sizeof(ops), fs);
 	if (!f)
 		goto out;
-	if (fuse_mount(f, o.mnt) != 0)
+	/* Before mounting: a signal that comes once the mount is visible must
+	 * end the loop and unmount.  libfuse only catches signals left at
+	 * their default, and a daemon started in the background of a script
+	 * inherits SIGINT ignored (it would then be lost).  The handlers
+	 * survive fuse_daemonize()'s fork. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (fuse_set_signal_handlers(fuse_get_session(f)) != 0)
+		goto out;
+	handlers = 1;
+	/* Absolute: fuse_daemonize() changes to "/" and the unmount at exit
+	 * uses the same string. */
+	if (fuse_mount(f, *mnt_real ? mnt_real : o.mnt) != 0)
 		goto out;
 	mounted = 1;
 	if (fuse_daemonize(o.foreground) != 0)
@@ -413,13 +425,6 @@ int main(int argc, char **argv)
 	/* From here on stderr is /dev/null unless -f: log to syslog. */
 	slog_open("simbookfs", !o.foreground);
 	fuse_set_log_func(slog_fuse);
-	/* libfuse only catches signals left at their default: a daemon
-	 * started in the background of a script inherits SIGINT ignored,
-	 * but must still unmount on SIGINT and SIGTERM. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (fuse_set_signal_handlers(fuse_get_session(f)) != 0)
-		goto out;
 	if (views) {
 		/* After daemonizing: LMDB and threads do not survive fork(). */
 		io.index_dir = index_dir;
@@ -451,7 +456,6 @@ int main(int argc, char **argv)
 		sbfs_set_readahead(mnt_real, o.readahead_kb);
 	slog(LOG_INFO, "serving %s at %s%s", o.src, o.mnt, views ? "" : " (noindex)");
 	ret = sbfs_serve(f, &o);
-	fuse_remove_signal_handlers(fuse_get_session(f));
 	/* libfuse reports the signal that ended the loop: a clean exit. */
 	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
 out:
@@ -464,6 +468,8 @@ out:
 		slog(status ? LOG_ERR : LOG_INFO, "unmounted %s%s", o.mnt, status ? " after an error" : "");
 	}
 	slog_close();
+	if (handlers)
+		fuse_remove_signal_handlers(fuse_get_session(f));
 	if (f)
 		fuse_destroy(f);
 	if (fs)
