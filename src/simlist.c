@@ -556,11 +556,31 @@ static int gmem_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Sorts the members m (group ordering of gmem_cmp) and writes the groups
+ * of two or more into g, whose start and ids arrays have room for them. */
+static void groups_fill(struct gmem *m, size_t nm, struct idx_groups *g)
+{
+	size_t i, j, k = 0, ng = 0;
+
+	qsort(m, nm, sizeof(*m), gmem_cmp);
+	for (i = 0; i < nm; i = j) {
+		for (j = i; j < nm && m[j].gid == m[i].gid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		g->start[ng++] = k;
+		for (; i < j; i++)
+			g->ids[k++] = m[i].id;
+	}
+	g->start[ng] = k;
+	g->ngroups = ng;
+}
+
 int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g)
 {
 	struct idx_pair *pairs = NULL;
 	uint64_t *ids = NULL, *gid = NULL;
-	size_t *par = NULL, *size = NULL, npairs = 0, nids = 0, i, j, k, ng;
+	size_t *par = NULL, *size = NULL, npairs = 0, nids = 0, i, j, k;
 	struct gmem *m = NULL;
 	enum relate_class cls;
 	int ret;
@@ -626,19 +646,7 @@ int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g)
 		j = uf_find(par, i);
 		m[i] = (struct gmem){ size[j], gid[j], ids[i] };
 	}
-	qsort(m, nids, sizeof(*m), gmem_cmp);
-	ng = k = 0;
-	for (i = 0; i < nids; i = j) {
-		for (j = i; j < nids && m[j].gid == m[i].gid; j++)
-			;
-		if (j - i < 2)
-			continue;
-		g->start[ng++] = k;
-		for (; i < j; i++)
-			g->ids[k++] = m[i].id;
-	}
-	g->start[ng] = k;
-	g->ngroups = ng;
+	groups_fill(m, nids, g);
 out:
 	free(pairs);
 	free(ids);
@@ -682,7 +690,7 @@ int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 {
 	struct idx_groups in = { 0 };
 	struct gmem *m = NULL;
-	size_t *par = NULL, *size = NULL, nm = 0, gi, i, j, k, a, b, ng;
+	size_t *par = NULL, *size = NULL, nm = 0, gi, i, j, k, a, b;
 	uint64_t *gid = NULL;
 	int ret;
 
@@ -735,19 +743,7 @@ int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 		j = uf_find(par, i);
 		m[nm++] = (struct gmem){ size[j], gid[j], in.ids[i] };
 	}
-	qsort(m, nm, sizeof(*m), gmem_cmp);
-	ng = k = 0;
-	for (i = 0; i < nm; i = j) {
-		for (j = i; j < nm && m[j].gid == m[i].gid; j++)
-			;
-		if (j - i < 2)
-			continue;
-		g->start[ng++] = k;
-		for (; i < j; i++)
-			g->ids[k++] = m[i].id;
-	}
-	g->start[ng] = k;
-	g->ngroups = ng;
+	groups_fill(m, nm, g);
 out:
 	idx_groups_release(&in);
 	free(par);
