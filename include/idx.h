@@ -14,7 +14,11 @@
  *  - band tables that answer "which books are within Hamming distance d of
  *    this simhash" exactly (band.h: pigeonhole over max_d + 1 bands), "which
  *    books share a min-hash band", "which books have this text hash";
- *  - "not a duplicate" exemptions between two books (kept across rename).
+ *  - "not a duplicate" exemptions between two books (kept across rename);
+ *  - the clusters table: verified near-duplicate links between two books,
+ *    which the fingerprinting work records (idx_links_add) and which go
+ *    with either book's fingerprint; clusters/ reads it in one pass
+ *    (idx_link_groups).
  *
  * Concurrency: any number of threads may call any function at once (except
  * idx_close()).  Reads run in their own LMDB read transaction per call
@@ -54,7 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IDX_SCHEMA_VERSION 1
+#define IDX_SCHEMA_VERSION 2
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
@@ -250,6 +254,36 @@ int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *
  * Groups are sorted by size (descending) then smallest id; ids ascending
  * within a group.  Free with idx_groups_release(). */
 int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g);
+/* ---- cluster links (the clusters table) ---- */
+
+/* A digest of f's stored fingerprint (simhash, text hash, record version):
+ * another value once the book is fingerprinted with another result; 0 when
+ * f has no fingerprint. */
+uint64_t idx_fp_tag(const struct idx_file *f);
+
+/* A verified near-duplicate link between books a and b (a != b), with the
+ * idx_fp_tag() of each book's fingerprint the verdict was reached on. */
+struct idx_link {
+	uint64_t a, b;
+	uint64_t tag_a, tag_b;
+};
+/* Records the n links v[i] (one transaction).  A link is stored only when
+ * both books still hold the fingerprints of its tags: one judged on a
+ * fingerprint replaced meanwhile is dropped (the replacing book's own
+ * judgement finds the pair again).  Links stay until either book's
+ * fingerprint goes or changes (idx_put with another fingerprint,
+ * idx_put_failed, idx_unlink, idx_drop, a rename over it); exemptions do
+ * not remove links, they hide them (idx_link_groups).  Returns the number of
+ * links stored (>= 0), -EINVAL, or -errno. */
+int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n);
+/* Books linked to id, exemptions included: *ids malloc'd, ascending. */
+int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
+/* Groups of near duplicates as stored: connected components (size >= 2) of
+ * the links minus exempted pairs, from one pass over the clusters table
+ * (no comparison, no band lookup).  Same order rules as idx_clusters().
+ * Free with idx_groups_release(). */
+int idx_link_groups(struct idx *ix, struct idx_groups *g);
+
 /* Groups (size >= 2) of books with the same exact-text hash, same order
  * rules as idx_clusters(). */
 int idx_text_groups(struct idx *ix, struct idx_groups *g);

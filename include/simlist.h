@@ -66,11 +66,29 @@ void simlist_free(struct simlist *l);
 int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 		     enum relate_class *cls);
 
-/* Groups of near duplicates for clusters/: the connected components of the
- * simhash near pairs (idx_near_pairs() within idx_max_d()) whose comparison
- * says identical file, same text or near duplicate, exemptions dropped;
- * same order rules as idx_clusters().  Free with idx_groups_release(). */
-int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g);
+/* Clusters (clusters/ and `simbook clusters`): a cluster is a connected
+ * group of books whose verified relation is identical file, same text or
+ * near duplicate; containment and overlap do not join a cluster (a volume
+ * belongs to its complete edition's similar/ list, not to its group of
+ * copies).  The pairs come from every candidate source of the similar lists
+ * (simhash within the threshold, min-hash bands, text hash), so every near
+ * duplicate shown in similar/ links its two books in clusters/. */
+
+/* Judges book id against each of its candidates (those of
+ * simlist_compute(), exemptions included: they hide links at read time, so
+ * an undone exemption brings the link back) and records the ones that join
+ * a cluster in the index (idx_links_add()).  Each pair is compared from
+ * the smaller id's side, on the stored records, so the verdict does not
+ * depend on which book was indexed last.  Called once by the indexing work
+ * after each idx_put(): the book indexed later of a pair finds the earlier
+ * one, so every pair is judged.  Costs what a cold similar list costs.
+ * 0, -ENOENT (id has no fingerprint), -ENOMEM, -EIO, -ENOSPC. */
+int simlist_cluster_update(struct idx *ix, uint64_t id);
+
+/* The groups of clusters/: idx_link_groups() (the stored links minus
+ * exemptions, one pass; same order rules as idx_clusters()).  Free with
+ * idx_groups_release(). */
+int simlist_clusters(struct idx *ix, struct idx_groups *g);
 
 /* Members of a group whose metadata title is looked at for its title. */
 #define SIMLIST_TITLE_MEMBERS 8

@@ -668,7 +668,7 @@ static int groups_cmd(int dup, int argc, char **argv)
 			ret == -EXDEV ? "not inside the library" : strerror(-ret));
 		goto out;
 	}
-	ret = dup ? simlist_text_groups(c.ix, &ig) : simlist_clusters(c.ix, c.cache, &ig);
+	ret = dup ? simlist_text_groups(c.ix, &ig) : simlist_clusters(c.ix, &ig);
 	if (!ret)
 		ret = groups_collect(&c, &ig, scope, &g, &ng);
 	if (!ret && o.fmt == Q_TSV)

@@ -13,6 +13,8 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
+ *   clusters id + id -> (empty), both orders: verified near-duplicate links
+ *           (idx_links_add), removed with either book's fingerprint
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
  * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
  * a path) and the XXH3-64 of the whole path; so keys keep path order closely
@@ -53,10 +55,11 @@
 
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, NDB
+	DB_FAIL, DB_CLUSTER, NDB
 };
 static const char *const db_names[NDB] = {
-	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail"
+	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
+	"clusters"
 };
 
 struct idx {
@@ -690,8 +693,9 @@ out:
 	return ret;
 }
 
-/* Removes every exemption that involves id. */
-static int exempt_remove_all(struct wtx *w, uint64_t id)
+/* Removes every pair of the two-way pair table db (exemptions, cluster
+ * links) that involves id. */
+static int pairs_remove_all(struct wtx *w, int db, uint64_t id)
 {
 	uint8_t key[16], rev[16];
 	uint64_t *others = NULL;
@@ -701,7 +705,7 @@ static int exempt_remove_all(struct wtx *w, uint64_t id)
 	int rc, ret = 0;
 
 	put_be(key, id, 8);
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_EXEMPT], &cur);
+	rc = mdb_cursor_open(w->txn, w->ix->db[db], &cur);
 	if (rc)
 		return idx_err(rc);
 	k = mval(key, 8);
@@ -728,9 +732,9 @@ static int exempt_remove_all(struct wtx *w, uint64_t id)
 		put_be(key + 8, others[i], 8);
 		put_be(rev, others[i], 8);
 		put_be(rev + 8, id, 8);
-		ret = w_del(w, DB_EXEMPT, key, 16);
+		ret = w_del(w, db, key, 16);
 		if (ret == 0)
-			ret = w_del(w, DB_EXEMPT, rev, 16);
+			ret = w_del(w, db, rev, 16);
 	}
 out:
 	if (cur)
@@ -749,7 +753,9 @@ static int file_remove(struct wtx *w, const struct frec *f)
 	put_be(kb, f->id, 8);
 	ret = book_remove(w, f->id);
 	if (ret == 0)
-		ret = exempt_remove_all(w, f->id);
+		ret = pairs_remove_all(w, DB_EXEMPT, f->id);
+	if (ret == 0)
+		ret = pairs_remove_all(w, DB_CLUSTER, f->id);
 	if (ret == 0)
 		ret = w_del(w, DB_FAIL, kb, 8);
 	if (ret == 0)
@@ -1273,6 +1279,54 @@ int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_s
 	return ret < 0 ? ret : 0;
 }
 
+/* The tag of a fingerprint (idx_fp_tag()): simhash, text hash and record
+ * version, hashed; never 0. */
+static uint64_t fp_tag(const uint8_t sh[IDX_SH_BYTES], const uint8_t th[IDX_SH_BYTES],
+		       uint32_t rec_version)
+{
+	uint8_t b[2 * IDX_SH_BYTES + 4];
+	uint64_t t;
+
+	memcpy(b, sh, IDX_SH_BYTES);
+	memcpy(b + IDX_SH_BYTES, th, IDX_SH_BYTES);
+	put_be(b + 2 * IDX_SH_BYTES, rec_version, 4);
+	t = XXH3_64bits(b, sizeof(b));
+	return t ? t : 1;
+}
+
+/* The tag of the fingerprint stored for id: 0 when there is none. */
+static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
+{
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val v;
+	int ret;
+
+	*tag = 0;
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_BOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0 && brec_decode(&v, &b) == 0)
+		*tag = fp_tag(b.sh, b.th, b.rec_version);
+	return ret;
+}
+
+/* Before book id gets fingerprint fp (NULL: none): its cluster links were
+ * judged on the old fingerprint and go, unless the new one is the same
+ * (a re-read of unchanged text keeps the links it would find again). */
+static int links_settle(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint64_t old = 0;
+	int ret = w_fp_tag(w, id, &old);
+
+	if (ret)
+		return ret;
+	if (fp && old && old == fp_tag(fp->simhash, fp->text_hash, fp->rec_version))
+		return 0;
+	return pairs_remove_all(w, DB_CLUSTER, id);
+}
+
 struct put_arg {
 	uint64_t id;
 	const struct idx_stat *st;
@@ -1293,7 +1347,9 @@ static int put_fn(struct wtx *w, void *arg)
 	if (ret)
 		return ret;
 	had_fp = f->flags & FLAG_FP;
-	ret = book_remove(w, a->id);
+	ret = links_settle(w, a->id, a->fp);
+	if (ret == 0)
+		ret = book_remove(w, a->id);
 	if (ret == 0 && a->fp)
 		ret = book_add(w, a->id, a->fp);
 	if (ret)
@@ -2681,5 +2737,215 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 		ret = 0;	/* nothing written yet */
 	}
 	rtx_end(ix, txn);
+	return ret;
+}
+
+/* ---- cluster links ---- */
+
+uint64_t idx_fp_tag(const struct idx_file *f)
+{
+	return f->has_fp ? fp_tag(f->simhash, f->text_hash, f->rec_version) : 0;
+}
+
+struct links_arg {
+	const struct idx_link *v;
+	size_t n;
+};
+
+static int links_fn(struct wtx *w, void *arg)
+{
+	struct links_arg *a = arg;
+	uint8_t k1[16], k2[16];
+	uint64_t ta, tb;
+	size_t i;
+	int ret = 0, added = 0;
+
+	for (i = 0; i < a->n && ret == 0; i++) {
+		const struct idx_link *l = &a->v[i];
+
+		if (l->a == l->b || !l->tag_a || !l->tag_b)
+			continue;
+		ret = w_fp_tag(w, l->a, &ta);
+		if (ret == 0)
+			ret = w_fp_tag(w, l->b, &tb);
+		if (ret || ta != l->tag_a || tb != l->tag_b)
+			continue;	/* judged on a fingerprint replaced meanwhile */
+		put_be(k1, l->a, 8);
+		put_be(k1 + 8, l->b, 8);
+		put_be(k2, l->b, 8);
+		put_be(k2 + 8, l->a, 8);
+		ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
+		if (ret == 0)
+			ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
+		added++;
+	}
+	return ret ? ret : added;
+}
+
+int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n)
+{
+	struct links_arg a = { v, n };
+
+	if (n && !v)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	return idx_write(ix, links_fn, &a);
+}
+
+int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t prefix[8];
+	size_t cap = 0;
+	int rc, ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(prefix, id, 8);
+	rc = mdb_cursor_open(txn, ix->db[DB_CLUSTER], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	else
+		ret = ids_with_prefix(cur, prefix, 8, ids, n, &cap);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+/* Reads the links table in one pass: *ids the linked books (ascending,
+ * unique: every book is the first half of the keys of its links) and
+ * *pairs the links a < b as indexes into *ids. */
+static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
+		      struct band_pair **pairs_out, size_t *npairs_out)
+{
+	uint64_t *ids = NULL, (*raw)[2] = NULL;
+	struct band_pair *bp = NULL;
+	size_t nids = 0, capi = 0, nraw = 0, capr = 0, np = 0, i;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_CLUSTER], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t a, b;
+
+		if (k.mv_size != 16)
+			continue;
+		a = get_be(k.mv_data, 8);
+		b = get_be((const uint8_t *)k.mv_data + 8, 8);
+		if (a == b)
+			continue;
+		if (!nids || ids[nids - 1] != a) {
+			if (nids == capi) {
+				uint64_t *p;
+
+				capi = capi ? capi * 2 : 1024;
+				p = realloc(ids, capi * sizeof(*p));
+				if (!p) {
+					ret = -ENOMEM;
+					break;
+				}
+				ids = p;
+			}
+			ids[nids++] = a;
+		}
+		if (a > b)
+			continue;
+		if (nraw == capr) {
+			uint64_t (*p)[2];
+
+			capr = capr ? capr * 2 : 1024;
+			p = realloc(raw, capr * sizeof(*p));
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			raw = p;
+		}
+		raw[nraw][0] = a;
+		raw[nraw][1] = b;
+		nraw++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret)
+		goto out;
+	bp = malloc((nraw ? nraw : 1) * sizeof(*bp));
+	if (!bp || nids > UINT32_MAX) {
+		ret = bp ? -EOVERFLOW : -ENOMEM;
+		goto out;
+	}
+	/* a hostile table may hold a link one way only: such a b is not in ids */
+	for (i = 0; i < nraw; i++) {
+		const uint64_t *pa = bsearch(&raw[i][0], ids, nids, sizeof(*ids), u64_cmp);
+		const uint64_t *pb = bsearch(&raw[i][1], ids, nids, sizeof(*ids), u64_cmp);
+
+		if (pa && pb)
+			bp[np++] = (struct band_pair){ (uint32_t)(pa - ids), (uint32_t)(pb - ids), 0 };
+	}
+out:
+	free(raw);
+	if (ret) {
+		free(ids);
+		free(bp);
+		return ret;
+	}
+	*ids_out = ids;
+	*nids_out = nids;
+	*pairs_out = bp;
+	*npairs_out = np;
+	return 0;
+}
+
+int idx_link_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct band_pair *bp = NULL;
+	struct idx_pair *ex = NULL;
+	uint8_t *skip = NULL;
+	uint64_t *ids = NULL;
+	size_t nids = 0, np = 0, nex = 0, i;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = load_links(ix, &ids, &nids, &bp, &np);
+	if (ret == 0)
+		ret = load_exempt(ix, &ex, &nex);
+	if (ret)
+		goto out;
+	if (nex && np) {
+		skip = calloc(np, 1);
+		if (!skip) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		/* pairs come as a < b, like the exemptions */
+		for (i = 0; i < np; i++)
+			skip[i] = (uint8_t)pair_find(ex, nex, ids[bp[i].a], ids[bp[i].b]);
+	}
+	ret = groups_build(ids, nids, bp, np, skip, g);
+out:
+	free(skip);
+	free(bp);
+	free(ex);
+	free(ids);
 	return ret;
 }

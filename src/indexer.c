@@ -20,6 +20,7 @@
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
+#include "simlist.h"
 #include "watch.h"
 
 #define SNIFF_BYTES 4096
@@ -213,6 +214,11 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	} else if (!ret) {
 		atomic_fetch_add(&ixr->indexed, 1);
 		indexer_settle(ixr, id, st);
+		/* the near-duplicate links of clusters/, judged here so that
+		 * readers never compare; gone meanwhile (-ENOENT) is fine */
+		ret = simlist_cluster_update(ixr->ix, id);
+		if (ret == -ENOENT)
+			ret = 0;
 	}
 out:
 	book_free(b);

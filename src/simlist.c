@@ -12,8 +12,6 @@
 #include "book.h"
 #include "bookrec.h"
 
-#define MAX_PAIRS_VERIFIED 2000000	/* near pairs compared for clusters at most */
-
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
 
 /* ---- comparison cache ---- */
@@ -378,8 +376,10 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	return 0;
 }
 
-/* Gathers candidate ids (sorted, unique, without id and its exemptions). */
-static int candidates(struct idx *ix, const struct idx_file *f, uint64_t **out, size_t *nout)
+/* Gathers candidate ids (sorted, unique, without id; without its
+ * exemptions unless keep_exempt). */
+static int candidates(struct idx *ix, const struct idx_file *f, int keep_exempt, uint64_t **out,
+		      size_t *nout)
 {
 	struct idx_hit *near = NULL, *mh = NULL;
 	uint64_t *bands = NULL, *same = NULL, *ex = NULL, *ids = NULL;
@@ -392,7 +392,7 @@ static int candidates(struct idx *ix, const struct idx_file *f, uint64_t **out, 
 		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
 	if (!ret)
 		ret = idx_by_text_hash(ix, f->text_hash, &same, &nsame);
-	if (!ret)
+	if (!ret && !keep_exempt)
 		ret = idx_exempt_ids(ix, f->id, &ex, &nex);
 	if (ret == -ENOENT)
 		ret = 0;
@@ -461,7 +461,7 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
 	if (!ret)
-		ret = candidates(ix, &f, &ids, &nids);
+		ret = candidates(ix, &f, 0, &ids, &nids);
 	if (ret)
 		goto out;
 	l->v = calloc(nids ? nids : 1, sizeof(*l->v));
@@ -576,87 +576,77 @@ static void groups_fill(struct gmem *m, size_t nm, struct idx_groups *g)
 	g->ngroups = ng;
 }
 
-int simlist_clusters(struct idx *ix, struct simcache *c, struct idx_groups *g)
+/* 1 for the relations that join a cluster. */
+static int joins_cluster(enum relate_class cls)
 {
-	struct idx_pair *pairs = NULL;
-	uint64_t *ids = NULL, *gid = NULL;
-	size_t *par = NULL, *size = NULL, npairs = 0, nids = 0, i, j, k;
-	struct gmem *m = NULL;
-	enum relate_class cls;
+	return cls == RELATE_IDENTICAL_FILE || cls == RELATE_SAME_TEXT ||
+	       cls == RELATE_NEAR_DUPLICATE;
+}
+
+int simlist_cluster_update(struct idx *ix, uint64_t id)
+{
+	struct idx_file f = { 0 }, cf = { 0 };
+	struct book *bf = NULL, *bc = NULL;
+	struct idx_link *links = NULL;
+	struct book_cmp cmp;
+	uint64_t *ids = NULL;
+	size_t nids = 0, nl = 0, i;
 	int ret;
 
-	memset(g, 0, sizeof(*g));
-	ret = idx_near_pairs(ix, idx_max_d(ix), &pairs, &npairs);
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = candidates(ix, &f, 1, &ids, &nids);
+	if (!ret && nids)
+		ret = load_book(ix, id, &bf);
 	if (ret)
-		return ret;
-	if (npairs > MAX_PAIRS_VERIFIED)
-		npairs = MAX_PAIRS_VERIFIED;
-	ids = malloc((2 * npairs + 1) * sizeof(*ids));
-	if (!ids) {
+		goto out;
+	links = malloc((nids ? nids : 1) * sizeof(*links));
+	if (!links) {
 		ret = -ENOMEM;
 		goto out;
-	}
-	for (i = 0; i < npairs; i++) {
-		ids[nids++] = pairs[i].a;
-		ids[nids++] = pairs[i].b;
-	}
-	qsort(ids, nids, sizeof(*ids), u64_cmp);
-	for (i = j = 0; i < nids; i++)
-		if (!j || ids[j - 1] != ids[i])
-			ids[j++] = ids[i];
-	nids = j;
-	par = malloc((nids + 1) * sizeof(*par));
-	size = calloc(nids + 1, sizeof(*size));
-	gid = malloc((nids + 1) * sizeof(*gid));
-	m = malloc((nids + 1) * sizeof(*m));
-	g->ids = malloc((nids + 1) * sizeof(*g->ids));
-	g->start = malloc((nids + 2) * sizeof(*g->start));
-	if (!par || !size || !gid || !m || !g->ids || !g->start) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < nids; i++)
-		par[i] = i;
-	for (i = 0; i < npairs; i++) {
-		uint64_t *pa, *pb;
-
-		if (idx_exempt_has(ix, pairs[i].a, pairs[i].b) == 1)
-			continue;
-		if (simlist_relation(ix, c, pairs[i].a, pairs[i].b, &cls) == -ENOMEM) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (cls != RELATE_IDENTICAL_FILE && cls != RELATE_SAME_TEXT &&
-		    cls != RELATE_NEAR_DUPLICATE)
-			continue;
-		pa = bsearch(&pairs[i].a, ids, nids, sizeof(*ids), u64_cmp);
-		pb = bsearch(&pairs[i].b, ids, nids, sizeof(*ids), u64_cmp);
-		j = uf_find(par, (size_t)(pa - ids));
-		k = uf_find(par, (size_t)(pb - ids));
-		if (j != k)
-			par[j] = k;
-	}
-	/* ids ascend, so the first member met per root is its smallest id */
-	for (i = nids; i-- > 0;) {
-		j = uf_find(par, i);
-		size[j]++;
-		gid[j] = ids[i];
 	}
 	for (i = 0; i < nids; i++) {
-		j = uf_find(par, i);
-		m[i] = (struct gmem){ size[j], gid[j], ids[i] };
+		idx_file_release(&cf);
+		book_free(bc);
+		bc = NULL;
+		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
+			continue;
+		/* a record that does not decode is skipped, as in the lists */
+		ret = load_book(ix, cf.id, &bc);
+		if (ret == -ENOMEM)
+			goto out;
+		if (ret) {
+			ret = 0;
+			continue;
+		}
+		/* judged from the smaller id's side, whichever book came last */
+		ret = id < cf.id ? book_compare(bf, bc, NULL, &cmp) : book_compare(bc, bf, NULL, &cmp);
+		if (ret == -ENOMEM)
+			goto out;
+		if (ret || !joins_cluster(cmp.rel.cls)) {
+			ret = 0;
+			continue;
+		}
+		links[nl++] = (struct idx_link){ id, cf.id, idx_fp_tag(&f), idx_fp_tag(&cf) };
 	}
-	groups_fill(m, nids, g);
+	ret = idx_links_add(ix, links, nl);
+	if (ret > 0)
+		ret = 0;
 out:
-	free(pairs);
+	idx_file_release(&f);
+	idx_file_release(&cf);
+	book_free(bf);
+	book_free(bc);
+	free(links);
 	free(ids);
-	free(par);
-	free(size);
-	free(gid);
-	free(m);
-	if (ret)
-		idx_groups_release(g);
 	return ret;
+}
+
+int simlist_clusters(struct idx *ix, struct idx_groups *g)
+{
+	return idx_link_groups(ix, g);
 }
 
 int simlist_group_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path,

@@ -631,7 +631,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
 	gs->built_ns = now_ns();
-	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, v->pairs, &ig);
+	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, &ig);
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
@@ -1351,7 +1351,7 @@ void views_changed(void *arg)
 }
 
 /* Once the index is idle, builds the group views here rather than in the
- * next `ls clusters/` (the first build compares every near pair). */
+ * next `ls clusters/` (a build reads every member's entry and titles). */
 static void views_prebuild(struct views *v)
 {
 	struct indexer_status st;

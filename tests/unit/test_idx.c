@@ -692,7 +692,7 @@ static void test_hostile_values(void)
 {
 	const char *dir = new_dir();
 	static const char *const dbs[] = { "files", "ids", "book", "rec", "shband", "mhband",
-					   "text", "exempt", "fail", "meta" };
+					   "text", "exempt", "fail", "clusters", "meta" };
 	uint8_t sh[16], th[16], key[32], val[300];
 	uint64_t id, mh[2] = { 5, 6 }, *ids = NULL, *bands = NULL;
 	struct idx *ix = NULL;
@@ -762,6 +762,10 @@ static void test_hostile_values(void)
 		idx_groups_release(&g);
 	if (idx_exempt_ids(ix, id, &ids, &n) == 0)
 		free(ids);
+	if (idx_links_of(ix, id, &ids, &n) == 0)
+		free(ids);
+	if (idx_link_groups(ix, &g) == 0)
+		idx_groups_release(&g);
 	(void)idx_exempt_has(ix, id, id + 1);
 	if (idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &n) == 0)
 		idx_entries_free(ents, n);

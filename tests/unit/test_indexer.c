@@ -117,7 +117,7 @@ static void test_pipeline(void)
 	CHECK_EQ_INT(lists(ixr, c, "other.txt", "base.txt"), 0);
 
 	/* clusters: base and near, verified; not the volume (containment) */
-	REQUIRE(simlist_clusters(indexer_idx(ixr), c, &g) == 0);
+	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 1);
 	if (g.ngroups == 1) {
 		CHECK_EQ_INT(g.start[1] - g.start[0], 2);

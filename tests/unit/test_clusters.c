@@ -1,0 +1,424 @@
+/* test_clusters.c - clusters/ as maintained by the indexing work (stored
+ * near-duplicate links) against a brute-force recomputation: every pair of
+ * books compared on its stored records, the pairs whose relation joins a
+ * cluster united, exemptions dropped.  Checked after the first indexing and
+ * again after unlinks, rewrites, renames and exemptions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "band.h"
+#include "check.h"
+#include "indexer.h"
+#include "simlist.h"
+
+static char src[64], ixdir[96];
+
+#define NBASE 8		/* base texts */
+#define WORDS 1500	/* words per book */
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return *x >> 8;
+}
+
+#define VOCAB 5000
+static char vocab[VOCAB][10];
+
+/* Random letter strings, so unrelated texts differ in their 4-grams as
+ * real ones do (a small syllable vocabulary makes every book look alike). */
+static void make_vocab(void)
+{
+	uint32_t x = 4711;
+	unsigned i, k, len;
+
+	for (i = 0; i < VOCAB; i++) {
+		len = 3 + lcg(&x) % 7;
+		for (k = 0; k < len; k++)
+			vocab[i][k] = (char)('a' + lcg(&x) % 26);
+		vocab[i][len] = '\0';
+	}
+}
+
+/* The first words of base text base, one word in change_in replaced with
+ * seed own's choice (0: none). */
+static char *gen(uint32_t base, unsigned words, uint32_t own, unsigned change_in)
+{
+	char *t = malloc((size_t)words * 11 + 2), *p = t;
+	unsigned w, v;
+
+	for (w = 0; w < words; w++) {
+		v = lcg(&base) % VOCAB;
+		if (change_in && lcg(&own) % change_in == 0)
+			v = lcg(&own) % VOCAB;
+		p += sprintf(p, "%s", vocab[v]);
+		*p++ = w % 100 == 99 ? '\n' : ' ';
+	}
+	*p++ = '\n';
+	*p = '\0';
+	return t;
+}
+
+static void put(const char *rel, char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(text);
+}
+
+/* Every book with a fingerprint: ids and fingerprints. */
+static int books(struct idx *ix, struct idx_file **out, size_t *n)
+{
+	struct idx_entry *ents = NULL;
+	size_t ne = 0, i;
+	int ret = idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &ne);
+
+	*n = 0;
+	*out = calloc(ne ? ne : 1, sizeof(**out));
+	if (ret || !*out)
+		return ret ? ret : -ENOMEM;
+	for (i = 0; i < ne; i++) {
+		if (ents[i].is_dir || !ents[i].file.has_fp)
+			continue;
+		(*out)[(*n)++] = ents[i].file;
+		memset(&ents[i].file, 0, sizeof(ents[i].file));
+	}
+	idx_entries_free(ents, ne);
+	return 0;
+}
+
+static size_t find(size_t *p, size_t x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
+/* For each book, the smallest id of its cluster (0 when alone) from the
+ * groups g. */
+static uint64_t label_of(const struct idx_groups *g, uint64_t id)
+{
+	size_t i, k;
+
+	for (i = 0; i < g->ngroups; i++)
+		for (k = g->start[i]; k < g->start[i + 1]; k++)
+			if (g->ids[k] == id)
+				return g->ids[g->start[i]];
+	return 0;
+}
+
+/* Compares simlist_clusters() with the brute-force components.  Returns the
+ * number of joining pairs more than the simhash threshold apart (pairs only
+ * the min-hash bands can have found). */
+static int compare_brute(struct indexer *ixr, int *far_pairs)
+{
+	struct idx *ix = indexer_idx(ixr);
+	struct idx_groups g = { 0 };
+	struct idx_file *b = NULL;
+	size_t n = 0, i, j, *par = NULL, *size = NULL;
+	uint64_t *minid = NULL;
+	int bad = 0;
+
+	*far_pairs = 0;
+	if (books(ix, &b, &n) || simlist_clusters(ix, &g))
+		return -1;
+	par = malloc((n + 1) * sizeof(*par));
+	size = calloc(n + 1, sizeof(*size));
+	minid = malloc((n + 1) * sizeof(*minid));
+	if (!par || !size || !minid)
+		return -1;
+	for (i = 0; i < n; i++)
+		par[i] = i;
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			uint64_t lo = b[i].id < b[j].id ? b[i].id : b[j].id;
+			uint64_t hi = b[i].id < b[j].id ? b[j].id : b[i].id;
+			enum relate_class cls;
+
+			if (simlist_relation(ix, NULL, lo, hi, &cls))
+				return -1;
+			if (cls != RELATE_IDENTICAL_FILE && cls != RELATE_SAME_TEXT &&
+			    cls != RELATE_NEAR_DUPLICATE)
+				continue;
+			if (band_distance(b[i].simhash, b[j].simhash) > idx_max_d(ix))
+				(*far_pairs)++;
+			if (idx_exempt_has(ix, lo, hi) == 1)
+				continue;
+			par[find(par, i)] = find(par, j);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		j = find(par, i);
+		if (!size[j]++ || b[i].id < minid[j])
+			minid[j] = b[i].id;
+	}
+	for (i = 0; i < n; i++) {
+		j = find(par, i);
+		if (label_of(&g, b[i].id) != (size[j] > 1 ? minid[j] : 0)) {
+			fprintf(stderr, "  %s: stored cluster %llx, brute force %llx\n", b[i].path,
+				(unsigned long long)label_of(&g, b[i].id),
+				(unsigned long long)(size[j] > 1 ? minid[j] : 0));
+			bad++;
+		}
+	}
+	idx_files_free(b, n);
+	idx_groups_release(&g);
+	free(par);
+	free(size);
+	free(minid);
+	return bad;
+}
+
+/* Every near duplicate in a book's similar list is in its cluster, and
+ * every book linked to it is in its similar list. */
+static int similar_agrees(struct indexer *ixr)
+{
+	struct idx *ix = indexer_idx(ixr);
+	struct idx_groups g = { 0 };
+	struct idx_file *b = NULL;
+	size_t n = 0, i, k, m, nl;
+	uint64_t *linked;
+	int bad = 0;
+
+	if (books(ix, &b, &n) || simlist_clusters(ix, &g))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct simlist *l = NULL;
+
+		if (simlist_compute(ix, NULL, b[i].id, NULL, NULL, &l))
+			return -1;
+		for (k = 0; k < l->n; k++)
+			if ((l->v[k].cls == RELATE_NEAR_DUPLICATE || l->v[k].cls == RELATE_SAME_TEXT ||
+			     l->v[k].cls == RELATE_IDENTICAL_FILE) &&
+			    (!label_of(&g, b[i].id) ||
+			     label_of(&g, b[i].id) != label_of(&g, l->v[k].id)))
+				bad++;
+		linked = NULL;
+		nl = 0;
+		if (idx_links_of(ix, b[i].id, &linked, &nl))
+			return -1;
+		for (m = 0; m < nl; m++) {
+			int found = 0;
+
+			for (k = 0; k < l->n; k++)
+				found |= l->v[k].id == linked[m];
+			found |= idx_exempt_has(ix, b[i].id, linked[m]) == 1;
+			bad += !found;
+		}
+		free(linked);
+		simlist_free(l);
+	}
+	idx_files_free(b, n);
+	idx_groups_release(&g);
+	return bad;
+}
+
+static uint64_t id_of(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+	uint64_t id = 0;
+
+	if (idx_get(indexer_idx(ixr), path, &f) == 0 && f.has_fp)
+		id = f.id;
+	idx_file_release(&f);
+	return id;
+}
+
+static void test_against_brute_force(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct idx_groups g = { 0 };
+	char name[64], from[256], to[256];
+	uint64_t *linked = NULL;
+	size_t nl = 0;
+	unsigned i, k;
+	int fd, far = 0;
+
+	make_vocab();
+	/* per base: itself, variants with 1 word in 200, 60, 25 and 12
+	 * changed (near duplicates, some beyond 7 simhash bits), a volume
+	 * (containment: not a cluster member), and an unrelated book */
+	for (i = 0; i < NBASE; i++) {
+		static const unsigned rate[] = { 200, 60, 25, 12 };
+
+		snprintf(name, sizeof(name), "b%u.txt", i);
+		put(name, gen(100 + i, WORDS, 0, 0));
+		for (k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "b%u-v%u.txt", i, k);
+			put(name, gen(100 + i, WORDS, 1000 + 10 * i + k, rate[k]));
+		}
+		snprintf(name, sizeof(name), "b%u-vol.txt", i);
+		put(name, gen(100 + i, WORDS / 3, 0, 0));
+		snprintf(name, sizeof(name), "u%u.txt", i);
+		put(name, gen(900 + i, WORDS, 0, 0));
+	}
+	o.index_dir = ixdir;
+	o.threads = 2;
+	o.no_watch = 1;
+	REQUIRE(indexer_new(&ixr, (fd = open(src, O_RDONLY | O_DIRECTORY)), &o) == 0);
+	REQUIRE(indexer_start(ixr) == 0);
+	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	/* the library has near duplicates the simhash bands cannot see */
+	CHECK(far > 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	/* a volume is contained, not a near duplicate: never in a cluster */
+	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	CHECK(g.ngroups >= NBASE);
+	CHECK_EQ_INT(label_of(&g, id_of(ixr, "b0-vol.txt")), 0);
+	CHECK_EQ_INT(label_of(&g, id_of(ixr, "u0.txt")), 0);
+	CHECK(label_of(&g, id_of(ixr, "b0.txt")) != 0);
+	idx_groups_release(&g);
+
+	/* unlink a base (its group may split), rewrite a variant into an
+	 * unrelated text and an unrelated book into a copy of a base, rename,
+	 * exempt a pair */
+	snprintf(from, sizeof(from), "%s/b1.txt", src);
+	REQUIRE(unlink(from) == 0);
+	indexer_unlinked(ixr, "b1.txt");
+	put("b2-v0.txt", gen(5000, WORDS, 0, 0));
+	indexer_written(ixr, "b2-v0.txt");
+	put("u3.txt", gen(103, WORDS, 77, 100));
+	indexer_written(ixr, "u3.txt");
+	snprintf(from, sizeof(from), "%s/b4-v1.txt", src);
+	snprintf(to, sizeof(to), "%s/renamed.txt", src);
+	REQUIRE(rename(from, to) == 0);
+	indexer_renamed(ixr, "b4-v1.txt", "renamed.txt", 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "b5.txt", "b5-v0.txt", 1) == 0);
+	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	CHECK_EQ_INT(label_of(&g, id_of(ixr, "b2-v0.txt")), 0);
+	CHECK(label_of(&g, id_of(ixr, "u3.txt")) != 0);
+	CHECK(label_of(&g, id_of(ixr, "u3.txt")) == label_of(&g, id_of(ixr, "b3.txt")));
+	CHECK(label_of(&g, id_of(ixr, "renamed.txt")) == label_of(&g, id_of(ixr, "b4.txt")));
+	idx_groups_release(&g);
+	/* the rewritten variant lost its links; the exemption hides a link
+	 * but keeps it, so undoing it brings it back */
+	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b2-v0.txt"), &linked, &nl) == 0);
+	CHECK_EQ_INT(nl, 0);
+	free(linked);
+	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b5.txt"), &linked, &nl) == 0);
+	CHECK(nl > 0);
+	free(linked);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "b5.txt", "b5-v0.txt", 0) == 0);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+
+	/* an unchanged file indexed again keeps its links */
+	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b6.txt"), &linked, &nl) == 0);
+	k = (unsigned)nl;
+	free(linked);
+	CHECK(k > 0);
+	REQUIRE(idx_mark_queued(indexer_idx(ixr), (const char *[]){ "b6.txt" },
+				&(struct idx_stat){ 0 }, 1, NULL) == 0);
+	REQUIRE(indexer_index_file(ixr, "b6.txt") == 0);
+	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b6.txt"), &linked, &nl) == 0);
+	CHECK_EQ_INT(nl, k);
+	free(linked);
+
+	indexer_free(ixr);
+	close(fd);
+}
+
+/* The links table without the indexer: tags, removal, hostile entries. */
+static void test_links_table(void)
+{
+	struct idx *ix = NULL;
+	struct idx_file fa = { 0 }, fb = { 0 }, fc = { 0 };
+	struct idx_groups g = { 0 };
+	struct idx_link l[2];
+	struct idx_fp fp = { 0 };
+	struct idx_stat st = { 0 };
+	const char *paths[3] = { "a", "b", "c" };
+	uint64_t ids[3], mh[2] = { 1, 2 }, *v = NULL;
+	size_t n = 0;
+	uint8_t key[16] = { 0 };
+	char dir[128];
+
+	snprintf(dir, sizeof(dir), "%s.links", ixdir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_mark_queued(ix, paths, (struct idx_stat[3]){ { 0 } }, 3, ids) == 0);
+	fp.mh_bands = mh;
+	fp.n_mh_bands = 2;
+	fp.rec_version = 1;
+	for (int i = 0; i < 3; i++) {
+		fp.simhash[0] = (uint8_t)i;
+		REQUIRE(idx_put(ix, ids[i], &st, &fp) == 0);
+	}
+	REQUIRE(idx_get_id(ix, ids[0], &fa) == 0);
+	REQUIRE(idx_get_id(ix, ids[1], &fb) == 0);
+	REQUIRE(idx_get_id(ix, ids[2], &fc) == 0);
+	CHECK(idx_fp_tag(&fa) != 0 && idx_fp_tag(&fa) != idx_fp_tag(&fb));
+	l[0] = (struct idx_link){ ids[0], ids[1], idx_fp_tag(&fa), idx_fp_tag(&fb) };
+	/* a stale tag: not stored */
+	l[1] = (struct idx_link){ ids[1], ids[2], idx_fp_tag(&fb), idx_fp_tag(&fa) };
+	CHECK_EQ_INT(idx_links_add(ix, l, 2), 1);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	idx_groups_release(&g);
+	/* hostile entries: short keys, a link one way only, a self link */
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "clusters", key, 5, NULL, 0), 0);
+	key[7] = 9;
+	key[15] = 3;
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "clusters", key, 16, NULL, 0), 0);
+	key[15] = 9;
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "clusters", key, 16, NULL, 0), 0);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	CHECK_EQ_INT(g.start[1], 2);
+	idx_groups_release(&g);
+	/* another fingerprint for b: its links go */
+	fp.simhash[0] = 7;
+	REQUIRE(idx_put(ix, ids[1], &st, &fp) == 0);
+	REQUIRE(idx_links_of(ix, ids[0], &v, &n) == 0);
+	CHECK_EQ_INT(n, 0);
+	free(v);
+	/* stored again, then the file is unlinked */
+	idx_file_release(&fb);
+	REQUIRE(idx_get_id(ix, ids[1], &fb) == 0);
+	l[0].tag_b = idx_fp_tag(&fb);
+	CHECK_EQ_INT(idx_links_add(ix, l, 1), 1);
+	CHECK_EQ_INT(idx_unlink(ix, "b"), 1);
+	REQUIRE(idx_links_of(ix, ids[0], &v, &n) == 0);
+	CHECK_EQ_INT(n, 0);
+	free(v);
+	CHECK_EQ_INT(idx_links_add(ix, NULL, 1), -EINVAL);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	idx_file_release(&fc);
+	idx_close(ix);
+}
+
+int main(void)
+{
+	char cmd[512];
+	int ret;
+
+	snprintf(src, sizeof(src), "/tmp/test_clusters.XXXXXX");
+	if (!mkdtemp(src))
+		return 1;
+	snprintf(ixdir, sizeof(ixdir), "%s.index", src);
+	RUN(test_links_table);
+	RUN(test_against_brute_force);
+	ret = CHECK_DONE();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s.links'", src, ixdir, ixdir);
+	if (system(cmd) != 0)
+		ret = 1;
+	return ret;
+}
