@@ -12,9 +12,15 @@
  * tables, comparisons of the stored records, ranking, names) of Q random
  * books: cold (empty pair cache) and warm (the list recomputed after an
  * index change, the pair cache filled), p50/p99, against one idx_get() (one
- * LMDB read) measured in the same run; then the clusters/ groups of the
- * whole library (simlist_clusters: every simhash near pair compared) cold
- * and warm, against idx_clusters() (simhash distance only).
+ * LMDB read) measured in the same run; then clusters/ of the whole
+ * library: the stored links read in one pass (simlist_clusters), first call
+ * and repeated, and the whole group view as views.c builds it (each
+ * member's entry, the group titles), against the two baselines of the same
+ * run: the former full recomputation (every simhash near pair compared on
+ * its records, cold) and idx_clusters() (simhash distance only, nothing
+ * verified); then what the links cost the indexing work per book
+ * (simlist_cluster_update() of Q books) against fingerprinting one book
+ * (read, extract, fingerprint, encode) of the same books.
  * Deterministic; wall clock.
  */
 #include <errno.h>
@@ -27,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book.h"
+#include "bookrec.h"
 #include "indexer.h"
 #include "simlist.h"
 
@@ -80,6 +88,20 @@ static size_t gen_book(char *out, unsigned words, unsigned i)
 	return (size_t)(p - out);
 }
 
+static int u64cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t uf(size_t *p, size_t x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
 static int dcmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -94,6 +116,206 @@ static void pct(const char *what, double *t, size_t n)
 	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3);
 }
 
+static double ms(double t)
+{
+	return t * 1e3;
+}
+
+/* The former clusters/ computation, kept here as the baseline: every pair
+ * within the simhash threshold compared on its records (empty cache), the
+ * near duplicates united.  Returns the number of groups or -1. */
+static long old_recompute(struct idx *ix)
+{
+	struct simcache *c = simcache_new(0);
+	struct idx_pair *pairs = NULL;
+	size_t np = 0, i, nl = 0;
+	struct idx_link *l;
+	enum relate_class cls;
+	long ng;
+
+	if (!c || idx_near_pairs(ix, idx_max_d(ix), &pairs, &np))
+		return -1;
+	l = malloc((np + 1) * sizeof(*l));
+	if (!l)
+		return -1;
+	for (i = 0; i < np; i++) {
+		if (idx_exempt_has(ix, pairs[i].a, pairs[i].b) == 1 ||
+		    simlist_relation(ix, c, pairs[i].a, pairs[i].b, &cls))
+			continue;
+		if (cls == RELATE_IDENTICAL_FILE || cls == RELATE_SAME_TEXT ||
+		    cls == RELATE_NEAR_DUPLICATE)
+			l[nl++] = (struct idx_link){ pairs[i].a, pairs[i].b, 0, 0 };
+	}
+	/* union-find over the pairs' ids, as the former code did */
+	{
+		uint64_t *ids = malloc((2 * nl + 1) * sizeof(*ids));
+		size_t *par = malloc((2 * nl + 1) * sizeof(*par)), nid = 0, a, b, k;
+		char *big;
+
+		if (!ids || !par)
+			return -1;
+		for (i = 0; i < nl; i++) {
+			ids[nid++] = l[i].a;
+			ids[nid++] = l[i].b;
+		}
+		qsort(ids, nid, sizeof(*ids), u64cmp);
+		for (i = k = 0; i < nid; i++)
+			if (!k || ids[k - 1] != ids[i])
+				ids[k++] = ids[i];
+		nid = k;
+		for (i = 0; i < nid; i++)
+			par[i] = i;
+		for (i = 0; i < nl; i++) {
+			a = uf(par, (size_t)((uint64_t *)bsearch(&l[i].a, ids, nid, 8, u64cmp) - ids));
+			b = uf(par, (size_t)((uint64_t *)bsearch(&l[i].b, ids, nid, 8, u64cmp) - ids));
+			par[a] = b;
+		}
+		big = calloc(nid + 1, 1);
+		for (i = 0, ng = 0; big && i < nid; i++)
+			if (!big[uf(par, i)]++)
+				ng++;
+		free(big);
+		free(ids);
+		free(par);
+	}
+	free(l);
+	free(pairs);
+	simcache_free(c);
+	return ng;
+}
+
+/* clusters/ as views.c builds it: the groups, each member's entry, the
+ * group's title.  Returns the number of groups or -1. */
+static long view_build(struct idx *ix)
+{
+	struct idx_groups g = { 0 };
+	struct idx_file f = { 0 }, m = { 0 };
+	size_t i, k;
+	char *title;
+
+	if (simlist_clusters(ix, &g))
+		return -1;
+	for (i = 0; i < g.ngroups; i++) {
+		if (idx_get_id(ix, g.ids[g.start[i]], &f))
+			return -1;
+		for (k = g.start[i] + 1; k < g.start[i + 1]; k++) {
+			if (idx_get_id(ix, g.ids[k], &m))
+				return -1;
+			idx_file_release(&m);
+		}
+		title = NULL;
+		k = g.start[i + 1] - g.start[i];
+		if (simlist_group_title(ix, g.ids + g.start[i],
+					k < SIMLIST_TITLE_MEMBERS ? k : SIMLIST_TITLE_MEMBERS,
+					f.path, &title))
+			return -1;
+		free(title);
+		idx_file_release(&f);
+	}
+	k = g.ngroups;
+	idx_groups_release(&g);
+	return (long)k;
+}
+
+static int bench_clusters(struct idx *ix, unsigned n)
+{
+	struct idx_groups g = { 0 };
+	double t0, t[5];
+	long ng, ng2;
+	size_t big = 0, i;
+
+	t0 = now();
+	if (simlist_clusters(ix, &g))
+		return -1;
+	t[0] = now() - t0;
+	for (i = 0; i < g.ngroups; i++)
+		if (g.start[i + 1] - g.start[i] == 5)
+			big++;
+	printf("clusters/ groups (stored links), first call %8.3f ms  %zu groups, %zu of the %u planted groups whole\n",
+	       ms(t[0]), g.ngroups, big, n / 5);
+	idx_groups_release(&g);
+	for (i = 0; i < 5; i++) {
+		t0 = now();
+		if (simlist_clusters(ix, &g))
+			return -1;
+		t[i] = now() - t0;
+		idx_groups_release(&g);
+	}
+	qsort(t, 5, sizeof(*t), dcmp);
+	printf("clusters/ groups (stored links), repeated   %8.3f ms  (median of 5)\n", ms(t[2]));
+	t0 = now();
+	ng = view_build(ix);
+	t[0] = now() - t0;
+	t0 = now();
+	ng2 = view_build(ix);
+	t[1] = now() - t0;
+	if (ng < 0 || ng2 != ng)
+		return -1;
+	printf("clusters/ view build (entries, titles)       %8.3f ms first, %.3f ms again\n",
+	       ms(t[0]), ms(t[1]));
+	t0 = now();
+	if (idx_clusters(ix, idx_max_d(ix), &g))
+		return -1;
+	t[0] = now() - t0;
+	printf("baseline: idx_clusters() (simhash only)     %8.3f ms  %zu groups\n", ms(t[0]),
+	       g.ngroups);
+	idx_groups_release(&g);
+	t0 = now();
+	ng = old_recompute(ix);
+	t[0] = now() - t0;
+	if (ng < 0)
+		return -1;
+	printf("baseline: former recomputation (cold)       %8.3f ms  %ld groups\n", ms(t[0]), ng);
+	return 0;
+}
+
+/* The links' cost per indexed book against fingerprinting it. */
+static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, unsigned q,
+			unsigned words)
+{
+	double *tu = calloc(q, sizeof(*tu)), *tf = calloc(q, sizeof(*tf)), t0;
+	char *data = malloc((size_t)words * 16 + 16), path[256];
+	struct idx_file f = { 0 };
+	struct sbuf rec;
+	unsigned i;
+
+	if (!tu || !tf || !data)
+		return -1;
+	sbuf_init(&rec);
+	for (i = 0; i < q; i++) {
+		struct book *b = NULL;
+		FILE *fp;
+		size_t len;
+
+		t0 = now();
+		if (simlist_cluster_update(ix, ids[i]))
+			return -1;
+		tu[i] = now() - t0;
+		if (idx_get_id(ix, ids[i], &f))
+			return -1;
+		snprintf(path, sizeof(path), "%s/%s", dir, f.path);
+		idx_file_release(&f);
+		t0 = now();
+		fp = fopen(path, "r");
+		if (!fp)
+			return -1;
+		len = fread(data, 1, (size_t)words * 16, fp);
+		fclose(fp);
+		sbuf_setlen(&rec, 0);
+		if (book_load_buffer(data, len, path, NULL, &b, NULL) || bookrec_encode(b, &rec))
+			return -1;
+		book_free(b);
+		tf[i] = now() - t0;
+	}
+	pct("links of one indexed book (cluster update)", tu, q);
+	pct("baseline: fingerprinting one book", tf, q);
+	sbuf_release(&rec);
+	free(tu);
+	free(tf);
+	free(data);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = 20000, q = 500, words = 1500, i;
@@ -106,7 +328,7 @@ int main(int argc, char **argv)
 	uint64_t *ids;
 	size_t nent = 0;
 	char *buf;
-	int fd, i_arg;
+	int fd, i_arg, ret;
 
 	for (i_arg = 1; i_arg + 1 < argc; i_arg += 2) {
 		if (!strcmp(argv[i_arg], "--n"))
@@ -192,33 +414,11 @@ int main(int argc, char **argv)
 	pct("similar list, cold (records compared)", tc, q);
 	pct("similar list, warm (pair cache)", tw, q);
 	pct("baseline: one idx_get()", tg, q);
-	{
-		struct idx_groups g = { 0 };
-		struct simcache *c2 = simcache_new(0);
-		size_t ng;
-
-		t0 = now();
-		if (idx_clusters(indexer_idx(ixr), idx_max_d(indexer_idx(ixr)), &g))
-			return 1;
-		t1 = now();
-		ng = g.ngroups;
-		idx_groups_release(&g);
-		printf("baseline: idx_clusters() (simhash only)   %8.3f s  %zu groups\n", t1 - t0, ng);
-		t0 = now();
-		if (simlist_clusters(indexer_idx(ixr), c2, &g))
-			return 1;
-		t1 = now();
-		ng = g.ngroups;
-		idx_groups_release(&g);
-		printf("clusters/ groups, cold (pairs compared)   %8.3f s  %zu groups\n", t1 - t0, ng);
-		t0 = now();
-		if (simlist_clusters(indexer_idx(ixr), c2, &g))
-			return 1;
-		t1 = now();
-		idx_groups_release(&g);
-		printf("clusters/ groups, warm (pair cache)       %8.3f s\n", t1 - t0);
-		simcache_free(c2);
-	}
+	ret = bench_clusters(indexer_idx(ixr), n);
+	if (!ret)
+		ret = bench_update(indexer_idx(ixr), dir, ids, q, words);
+	if (ret)
+		return 1;
 	simcache_free(c);
 	indexer_free(ixr);
 	close(fd);

@@ -673,6 +673,14 @@ static void test_schema_rebuild(void)
 	CHECK_EQ_INT(idx_rebuilt(ix), 0);
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.files, 1);
+	/* schema 1 (before the clusters table) is rebuilt too */
+	bad[3] = 1;
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 0);
 	idx_close(ix);
 	/* a data file that is not LMDB at all */
 	snprintf(p, sizeof(p), "%s/data.mdb", dir);
