@@ -33,6 +33,20 @@ void dupniq_seq_release(struct dupniq_seq *s);
 /* Deep copy into an initialised dst (released first).  0 or -ENOMEM. */
 int dupniq_seq_copy(struct dupniq_seq *dst, const struct dupniq_seq *src);
 
+/* A lookup table over a sequence's word hashes (hash -> entry index), so
+ * comparing one sequence with another costs O(n) instead of a sort. */
+struct dupniq_lookup {
+	uint32_t *key;		/* word hash per slot */
+	uint32_t *idx;		/* entry index + 1 per slot; 0 = empty */
+	uint32_t mask;		/* slots - 1 */
+};
+/* Builds the table of s (t need not be initialised).  0 or -ENOMEM. */
+int dupniq_lookup_init(struct dupniq_lookup *t, const struct dupniq_seq *s);
+/* The index in s of the entry with hash h (the first one, should a hostile
+ * sequence repeat a hash), or -1. */
+long dupniq_lookup_find(const struct dupniq_lookup *t, uint32_t h);
+void dupniq_lookup_release(struct dupniq_lookup *t);
+
 struct dupniq;	/* opaque builder */
 
 struct dupniq *dupniq_new(void);	/* NULL on -ENOMEM */

@@ -5,22 +5,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct hp {
-	uint32_t hash, pos;
-};
-
-static int cmp_hp(const void *x, const void *y)
+/* The k-th smallest of v[0..n) (v is reordered): what v[k] would be after
+ * a sort, in linear expected time (a comparison per pair of books calls
+ * this twice, so a full sort showed in the profile of index-wide work). */
+static uint32_t kth_smallest(uint32_t *v, uint32_t n, uint32_t k)
 {
-	const struct hp *a = x, *b = y;
+	uint32_t lo = 0, hi = n - 1;
 
-	return a->hash < b->hash ? -1 : a->hash > b->hash;
-}
+	while (lo < hi) {
+		uint32_t pivot = v[lo + (hi - lo) / 2], i = lo, j = hi, t;
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return a < b ? -1 : a > b;
+		/* Hoare partition: v[lo..j] <= pivot <= v[i..hi] */
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j && j != UINT32_MAX)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
 }
 
 /* factor times the median distance between consecutive LCS words on one
@@ -35,8 +53,7 @@ static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, const u
 
 	for (i = 1; i < len; i++)
 		tmp[i - 1] = p[lcs[i]] - p[lcs[i - 1]];
-	qsort(tmp, len - 1, sizeof(*tmp), cmp_u32);
-	g = factor * (double)tmp[(len - 1) / 2];
+	g = factor * (double)kth_smallest(tmp, len - 1, (len - 1) / 2);
 	if (g > cap)
 		g = cap;
 	return g < ALIGN_MIN_GAP ? ALIGN_MIN_GAP : g;
@@ -45,7 +62,7 @@ static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, const u
 int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double gap_factor,
 		 struct align_cover *out)
 {
-	struct hp *sb = NULL, key, *hit;
+	struct dupniq_lookup sb = { NULL, NULL, 0 };
 	uint32_t *pa = NULL, *pb = NULL, *tail = NULL, *prev = NULL, n = 0, len = 0, i, k, start;
 	uint64_t cov_a = 0, cov_b = 0;
 	double ga, gb;
@@ -57,28 +74,22 @@ int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double 
 		return 0;
 	if (gap_factor <= 0)
 		gap_factor = ALIGN_GAP_FACTOR;
-	sb = malloc(b->n * sizeof(*sb));
 	pa = malloc(a->n * sizeof(*pa));
 	pb = malloc(a->n * sizeof(*pb));
 	tail = malloc(a->n * sizeof(*tail));
 	prev = malloc(a->n * sizeof(*prev));
-	if (!sb || !pa || !pb || !tail || !prev) {
+	if (!pa || !pb || !tail || !prev || dupniq_lookup_init(&sb, b)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < b->n; i++) {
-		sb[i].hash = b->hash[i];
-		sb[i].pos = b->pos[i];
-	}
-	qsort(sb, b->n, sizeof(*sb), cmp_hp);
 	/* common words in A's order, with their position in B */
 	for (i = 0; i < a->n; i++) {
-		key.hash = a->hash[i];
-		hit = bsearch(&key, sb, b->n, sizeof(*sb), cmp_hp);
-		if (!hit)
+		long j = dupniq_lookup_find(&sb, a->hash[i]);
+
+		if (j < 0)
 			continue;
 		pa[n] = a->pos[i];
-		pb[n] = hit->pos;
+		pb[n] = b->pos[j];
 		n++;
 	}
 	/* longest increasing subsequence of pb, with back links */
@@ -130,7 +141,7 @@ int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double 
 	if (out->cover_b > 1.0)
 		out->cover_b = 1.0;
 out:
-	free(sb);
+	dupniq_lookup_release(&sb);
 	free(pa);
 	free(pb);
 	free(tail);

@@ -296,26 +296,59 @@ int dupniq_compute(const void *text, size_t len, struct dupniq_seq *out)
 }
 
 
-/* Index in the hash-sorted array of y (hash, index) pairs, or -1. */
-static long find(const struct entry *ys, uint32_t n, uint32_t h)
+static uint32_t slot_of(uint32_t h, uint32_t mask)
 {
-	uint32_t lo = 0, hi = n;
+	return (h * 0x9E3779B1u ^ h >> 15) & mask;
+}
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+int dupniq_lookup_init(struct dupniq_lookup *t, const struct dupniq_seq *s)
+{
+	uint32_t cap = 16, i, k;
 
-		if (ys[mid].hash < h)
-			lo = mid + 1;
-		else
-			hi = mid;
+	while (cap < 2 * (uint64_t)s->n && cap < (1u << 31))
+		cap *= 2;
+	t->mask = cap - 1;
+	t->key = malloc(cap * sizeof(*t->key));
+	t->idx = calloc(cap, sizeof(*t->idx));
+	if (!t->key || !t->idx) {
+		dupniq_lookup_release(t);
+		return -ENOMEM;
 	}
-	return lo < n && ys[lo].hash == h ? (long)ys[lo].pos : -1;
+	for (i = 0; i < s->n; i++) {
+		for (k = slot_of(s->hash[i], t->mask); t->idx[k]; k = (k + 1) & t->mask)
+			if (t->key[k] == s->hash[i])
+				break;
+		if (t->idx[k])
+			continue;	/* a repeated hash keeps its first entry */
+		t->key[k] = s->hash[i];
+		t->idx[k] = i + 1;
+	}
+	return 0;
+}
+
+long dupniq_lookup_find(const struct dupniq_lookup *t, uint32_t h)
+{
+	uint32_t k;
+
+	for (k = slot_of(h, t->mask); t->idx[k]; k = (k + 1) & t->mask)
+		if (t->key[k] == h)
+			return (long)t->idx[k] - 1;
+	return -1;
+}
+
+void dupniq_lookup_release(struct dupniq_lookup *t)
+{
+	free(t->key);
+	free(t->idx);
+	t->key = NULL;
+	t->idx = NULL;
+	t->mask = 0;
 }
 
 int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		   uint32_t min_lcs, struct dupniq_result *res)
 {
-	struct entry *ys = NULL;
+	struct dupniq_lookup ys = { NULL, NULL, 0 };
 	uint32_t *xi = NULL, *yi = NULL, *tail = NULL, *prev = NULL;
 	uint32_t i, m = 0, len = 0, k;
 	int ret = 0;
@@ -323,21 +356,16 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 	memset(res, 0, sizeof(*res));
 	if (!x->n || !y->n)
 		goto out;
-	ys = malloc(y->n * sizeof(*ys));
 	xi = malloc(x->n * sizeof(*xi));
 	yi = malloc(x->n * sizeof(*yi));
 	tail = malloc(x->n * sizeof(*tail));
 	prev = malloc(x->n * sizeof(*prev));
-	if (!ys || !xi || !yi || !tail || !prev) {
+	if (!xi || !yi || !tail || !prev || dupniq_lookup_init(&ys, y)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* pos field reused as the index into y */
-	for (i = 0; i < y->n; i++)
-		ys[i] = (struct entry){ y->hash[i], i };
-	qsort(ys, y->n, sizeof(*ys), by_hash);
 	for (i = 0; i < x->n; i++) {
-		long j = find(ys, y->n, x->hash[i]);
+		long j = dupniq_lookup_find(&ys, x->hash[i]);
 
 		if (j >= 0) {
 			xi[m] = i;
@@ -407,7 +435,7 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 			res->its = log((double)len) / log((double)x->n + y->n - len);
 	}
 out:
-	free(ys);
+	dupniq_lookup_release(&ys);
 	free(xi);
 	free(yi);
 	free(tail);
