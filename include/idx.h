@@ -229,6 +229,11 @@ void idx_file_release(struct idx_file *f);
 /* The fingerprint record of book id: *rec is malloc'd (*len bytes; free()),
  * *rec_version its format version.  -ENOENT when there is none. */
 int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len);
+/* As idx_record(), only the first max bytes (at most) of the record: for
+ * the parts read without decoding it (a title in the record's header),
+ * without copying the whole record. */
+int idx_record_head(struct idx *ix, uint64_t id, size_t max, uint32_t *rec_version, void **rec,
+		    size_t *len);
 /* The min-hash band hashes stored for id: *bands malloc'd, *n entries. */
 int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n);
 

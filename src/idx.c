@@ -1769,9 +1769,16 @@ int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f)
 
 int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len)
 {
+	return idx_record_head(ix, id, SIZE_MAX, rec_version, rec, len);
+}
+
+int idx_record_head(struct idx *ix, uint64_t id, size_t max, uint32_t *rec_version, void **rec,
+		    size_t *len)
+{
 	MDB_txn *txn = NULL;
 	uint8_t kb[8];
 	MDB_val k, v;
+	size_t n;
 	int ret;
 
 	*rec = NULL;
@@ -1785,13 +1792,14 @@ int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, s
 	if (ret == 0 && v.mv_size < 4)
 		ret = -EIO;
 	if (ret == 0) {
-		*rec = malloc(v.mv_size - 4 + 1);
+		n = v.mv_size - 4 < max ? v.mv_size - 4 : max;
+		*rec = malloc(n + 1);
 		if (!*rec) {
 			ret = -ENOMEM;
 		} else {
 			*rec_version = (uint32_t)get_be(v.mv_data, 4);
-			memcpy(*rec, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
-			*len = v.mv_size - 4;
+			memcpy(*rec, (const uint8_t *)v.mv_data + 4, n);
+			*len = n;
 		}
 	}
 	rtx_end(ix, txn);

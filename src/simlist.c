@@ -659,7 +659,9 @@ int simlist_group_title(struct idx *ix, const uint64_t *ids, size_t n, const cha
 
 	*title = NULL;
 	for (j = 0; j < n && j < SIMLIST_TITLE_MEMBERS && !*title; j++) {
-		if (idx_record(ix, ids[j], &ver, &rec, &len) == 0 && ver == BOOKREC_IDX_VERSION)
+		/* the title sits in the record's header: copy only that */
+		if (idx_record_head(ix, ids[j], BOOKREC_HEAD_LEN + 2 * BOOKREC_META_MAX, &ver, &rec,
+				    &len) == 0 && ver == BOOKREC_IDX_VERSION)
 			bookrec_title(rec, len, title);
 		free(rec);
 		rec = NULL;

@@ -564,38 +564,75 @@ static void clean_name(char *s)
 			*s = ' ';
 }
 
-/* 1 when name is already used by one of the n names. */
-static int name_taken(char *const *names, size_t n, const char *name)
-{
-	size_t i;
+/* The names already given in one folder, hashed: clusters/ of a large
+ * library has tens of thousands of group names, which a linear check per
+ * new name made quadratic.  Holds pointers it does not own. */
+struct nameset {
+	const char **slot;
+	size_t mask;
+};
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
+/* Room for n names.  0 or -ENOMEM. */
+static int nameset_init(struct nameset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->mask = cap - 1;
+	return s->slot ? 0 : -ENOMEM;
 }
 
-/* A name not in names: base itself, else "stem (k).ext". */
-static char *uniq_name(char *const *names, size_t n, const char *base)
+static void nameset_release(struct nameset *s)
+{
+	free(s->slot);
+	s->slot = NULL;
+}
+
+/* The slot of name: where it is, or the empty slot where it belongs. */
+static size_t nameset_slot(const struct nameset *s, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	const char *p;
+	size_t i;
+
+	for (p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3u;
+	for (i = (size_t)(h ^ h >> 32) & s->mask; s->slot[i]; i = (i + 1) & s->mask)
+		if (!strcmp(s->slot[i], name))
+			break;
+	return i;
+}
+
+/* A name not in s, added to it (at most the n of nameset_init() names):
+ * base itself, else "stem (k).ext".  malloc'd, or NULL on -ENOMEM; the
+ * caller keeps it alive while s is used. */
+static char *uniq_name(struct nameset *s, const char *base)
 {
 	const char *dot = strrchr(base, '.');
 	struct sbuf sb;
+	char *name = NULL;
 	size_t stem;
 	int k;
 
-	if (!name_taken(names, n, base))
-		return strdup(base);
-	stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-	sbuf_init(&sb);
-	for (k = 2;; k++) {
-		sbuf_setlen(&sb, 0);
-		if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem)) {
-			sbuf_release(&sb);
-			return NULL;
+	if (!s->slot[nameset_slot(s, base)]) {
+		name = strdup(base);
+	} else {
+		stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		sbuf_init(&sb);
+		for (k = 2; !name; k++) {
+			sbuf_setlen(&sb, 0);
+			if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem))
+				break;
+			if (!s->slot[nameset_slot(s, sb.buf)])
+				name = sbuf_detach(&sb, NULL);
 		}
-		if (!name_taken(names, n, sb.buf))
-			return sbuf_detach(&sb, NULL);
+		sbuf_release(&sb);
 	}
+	if (name)
+		s->slot[nameset_slot(s, name)] = name;
+	return name;
 }
 
 /* The folder title of a group (simlist_group_title()), cut to fit a name. */
@@ -620,7 +657,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	struct idx_groups ig = { 0 };
 	struct groups *gs = NULL;
 	struct idx_file f = { 0 };
-	char **gnames = NULL;
+	struct nameset gset = { NULL, 0 };
 	struct sbuf sb;
 	size_t g, j;
 	int ret;
@@ -635,20 +672,17 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
-	gnames = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gnames));
-	if (!gs->g || !gnames) {
+	if (!gs->g || nameset_init(&gset, ig.ngroups)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (g = 0; g < ig.ngroups; g++) {
 		struct group *gr = &gs->g[gs->n];
 		size_t cnt = ig.start[g + 1] - ig.start[g];
-		char **mnames;
+		struct nameset mset = { NULL, 0 };
 
 		gr->m = calloc(cnt, sizeof(*gr->m));
-		mnames = calloc(cnt, sizeof(*mnames));
-		if (!gr->m || !mnames) {
-			free(mnames);
+		if (!gr->m || nameset_init(&mset, cnt)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -660,7 +694,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 				continue;
 			base = strrchr(f.path, '/');
 			base = base ? base + 1 : f.path;
-			gr->m[gr->n].name = uniq_name(mnames, gr->n, base);
+			gr->m[gr->n].name = uniq_name(&mset, base);
 			gr->m[gr->n].path = f.path;
 			gr->m[gr->n].id = f.id;
 			f.path = NULL;
@@ -669,10 +703,9 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 				ret = -ENOMEM;
 				break;
 			}
-			mnames[gr->n] = gr->m[gr->n].name;
 			gr->n++;
 		}
-		free(mnames);
+		nameset_release(&mset);
 		if (ret)
 			goto out;
 		if (gr->n < 2) {
@@ -691,17 +724,17 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 			goto out;
 		}
 		clean_name(sb.buf);
-		gr->name = uniq_name(gnames, gs->n, sb.buf);
+		gr->name = uniq_name(&gset, sb.buf);
 		if (!gr->name) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		gnames[gs->n++] = gr->name;
+		gs->n++;
 	}
 out:
 	idx_file_release(&f);
 	idx_groups_release(&ig);
-	free(gnames);
+	nameset_release(&gset);
 	sbuf_release(&sb);
 	if (ret) {
 		groups_free(gs);
