@@ -1,7 +1,10 @@
 /* bench_views.c - what listing similar/<book>/ costs at scale, without a
  * mount (the FUSE overhead per listing is measured by bench/viewsbench.sh).
  *
- *   build/bench/bench_views [--n N] [--queries Q] [--words W]
+ *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
+ *
+ * (--keep 1: leave the library and its index in /tmp and print their paths,
+ * for bench/clustersbench.sh to mount.)
  *
  * Writes N synthetic books (W words each from a vocabulary of 20,000 random
  * letter strings; groups of 5 share a base text with 2% of the words
@@ -328,7 +331,7 @@ int main(int argc, char **argv)
 	uint64_t *ids;
 	size_t nent = 0;
 	char *buf;
-	int fd, i_arg, ret;
+	int fd, i_arg, ret, keep = 0;
 
 	for (i_arg = 1; i_arg + 1 < argc; i_arg += 2) {
 		if (!strcmp(argv[i_arg], "--n"))
@@ -337,6 +340,8 @@ int main(int argc, char **argv)
 			q = (unsigned)atoi(argv[i_arg + 1]);
 		else if (!strcmp(argv[i_arg], "--words"))
 			words = (unsigned)atoi(argv[i_arg + 1]);
+		else if (!strcmp(argv[i_arg], "--keep"))
+			keep = atoi(argv[i_arg + 1]);
 	}
 	make_vocab();
 	if (!mkdtemp(dir))
@@ -422,11 +427,14 @@ int main(int argc, char **argv)
 	simcache_free(c);
 	indexer_free(ixr);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, ixdir);
+	if (keep)
+		printf("# kept %s %s\n", dir, ixdir);
+	else
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, ixdir);
 	free(buf);
 	free(tc);
 	free(tw);
 	free(tg);
 	free(ids);
-	return system(cmd) ? 1 : 0;
+	return !keep && system(cmd) ? 1 : 0;
 }
