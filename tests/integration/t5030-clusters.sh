@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# t5030-clusters: clusters/ holds the near duplicates that similar/ shows,
+# including a pair too far apart in simhash for the simhash bands (found by
+# min-hash); containment does not join a cluster; `simbook clusters` agrees
+# with the view; "not a duplicate" and its undo, renames and deletes are
+# followed.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "no python3"
+SB=$SIMBOOK_BUILD/simbook
+FS_ARGS=()
+
+mkdir -p "$T/lib/x" "$T/lib/y"
+python3 - "$T/lib" <<'PY'
+import random, sys
+d = sys.argv[1]
+r = random.Random(5)
+vocab = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(3, 9)))
+         for _ in range(5000)]
+def gen(seed, n, own=None, rate=0.0):
+    b, o = random.Random(seed), random.Random(own)
+    out = []
+    for _ in range(n):
+        v = vocab[b.randrange(5000)]
+        if rate and o.random() < rate:
+            v = vocab[o.randrange(5000)]
+        out.append(v)
+    return " ".join(out) + "\n"
+def put(p, t):
+    with open(os.path.join(d, p), "w") as f:
+        f.write(t)
+import os
+put("x/base.txt", gen(1, 3000))
+put("y/far.txt", gen(1, 3000, 101, 0.05))    # near duplicate, 12 simhash bits away
+put("y/close.txt", gen(1, 3000, 100, 0.03))  # near duplicate, within 7 bits
+put("x/volume.txt", gen(1, 1000))            # contained in base: not a cluster member
+put("other.txt", gen(2, 3000))               # unrelated
+PY
+
+wait_idle() {
+	local i
+	for i in $(seq 1 600); do
+		grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "not idle: $(cat "$MNT/.simbookfs/status")"
+}
+# The clusters/ view as sorted lines "member member ...", one per group,
+# members by the real path their links resolve to.
+view_groups() {
+	local g e
+	for g in "$MNT/clusters"/*/; do
+		[ -d "$g" ] || continue
+		for e in "$g"*; do realpath --relative-to="$MNT" "$e"; done | sort | tr '\n' ' '
+		echo
+	done | sort
+}
+cli_groups() {
+	"$SB" clusters "$SRC" --json | python3 -c '
+import json, sys
+for line in sys.stdin:
+    g = json.loads(line)
+    print(" ".join(sorted(m["path"] for m in g["members"])) + " ")' | sort
+}
+# until_ok SECONDS CMD...: the views follow changes asynchronously.
+until_ok() {
+	local t=$1 i
+	shift
+	for i in $(seq 1 $((t * 10))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+groups_are() { [ "$(view_groups)" = "$1" ]; }
+
+mount_fs -o rescan=0
+cp -r "$T/lib/." "$MNT/"
+wait_idle
+
+say "the far pair is a near duplicate beyond the simhash threshold"
+tsv=$MNT/similar/x/base.txt/.similar.tsv
+row=$(grep "	y/far.txt$" "$tsv") || fail "far.txt not in similar/: $(cat "$tsv")"
+[ "$(cut -f3 <<<"$row")" = near-duplicate ] || fail "far.txt relation: $row"
+[ "$(cut -f4 <<<"$row")" -gt 7 ] || fail "far.txt within the simhash threshold: $row"
+grep -q "	b-contains-a	.*	x/volume.txt$\|	a-contains-b	.*	x/volume.txt$" "$tsv" ||
+	fail "volume not listed as contained: $(cat "$tsv")"
+
+say "clusters/ holds base, close and far; not the volume, not the unrelated book"
+want="x/base.txt y/close.txt y/far.txt "
+[ "$(view_groups)" = "$want" ] || fail "clusters/: $(view_groups)"
+[ "$(ls "$MNT/clusters")" = "$(ls "$MNT/clusters" | grep -x "[a-z]* (3)")" ] ||
+	fail "group name: $(ls "$MNT/clusters")"
+
+say "simbook clusters agrees with the view"
+[ "$(cli_groups)" = "$(view_groups)" ] || fail "cli: $(cli_groups) view: $(view_groups)"
+
+say "not a duplicate with both others: far leaves the cluster; undo brings it back"
+e=$(ls "$MNT/similar/x/base.txt" | grep " - far.txt$")
+rm "$MNT/similar/x/base.txt/$e"
+e=$(ls "$MNT/similar/y/close.txt" | grep " - far.txt$") || fail "close does not list far"
+rm "$MNT/similar/y/close.txt/$e"
+until_ok 5 groups_are "x/base.txt y/close.txt " || fail "exempted: $(view_groups)"
+[ "$(cli_groups)" = "$(view_groups)" ] || fail "cli after exemption: $(cli_groups)"
+"$SB" not-duplicate --undo "$SRC/x/base.txt" "$SRC/y/far.txt" >/dev/null ||
+	fail "not-duplicate --undo"
+until_ok 5 groups_are "$want" || fail "undo: $(view_groups)"
+
+say "rename and delete through the mount"
+mv "$MNT/y/far.txt" "$MNT/x/far-moved.txt"
+until_ok 5 groups_are "x/base.txt x/far-moved.txt y/close.txt " || fail "rename: $(view_groups)"
+rm "$MNT/y/close.txt"
+until_ok 5 groups_are "x/base.txt x/far-moved.txt " || fail "delete: $(view_groups)"
+[ "$(cli_groups)" = "$(view_groups)" ] || fail "cli after changes: $(cli_groups)"
+
+say "a member rewritten into another text leaves; the unrelated book rewritten as a copy joins"
+cp "$T/lib/other.txt" "$MNT/x/far-moved.txt"
+cp "$T/lib/y/close.txt" "$MNT/other.txt"
+until_ok 10 groups_are "other.txt x/base.txt " || fail "rewrite: $(view_groups)"
+umount_fs
