@@ -187,34 +187,33 @@ static long old_recompute(struct idx *ix)
 	return ng;
 }
 
-/* clusters/ as views.c builds it: the groups, each member's entry, the
- * group's title.  Returns the number of groups or -1. */
+/* clusters/ as views.c builds it: the groups, every member's entry (one
+ * read transaction), each group's title.  Returns the number of groups or
+ * -1. */
 static long view_build(struct idx *ix)
 {
 	struct idx_groups g = { 0 };
-	struct idx_file f = { 0 }, m = { 0 };
-	size_t i, k;
+	struct idx_file *f;
+	size_t i, k, total;
 	char *title;
 
 	if (simlist_clusters(ix, &g))
 		return -1;
+	total = g.ngroups ? g.start[g.ngroups] : 0;
+	f = calloc(total + 1, sizeof(*f));
+	if (!f || idx_get_ids(ix, g.ids, total, f))
+		return -1;
 	for (i = 0; i < g.ngroups; i++) {
-		if (idx_get_id(ix, g.ids[g.start[i]], &f))
-			return -1;
-		for (k = g.start[i] + 1; k < g.start[i + 1]; k++) {
-			if (idx_get_id(ix, g.ids[k], &m))
-				return -1;
-			idx_file_release(&m);
-		}
 		title = NULL;
 		k = g.start[i + 1] - g.start[i];
-		if (simlist_group_title(ix, g.ids + g.start[i],
+		if (!f[g.start[i]].path ||
+		    simlist_group_title(ix, g.ids + g.start[i],
 					k < SIMLIST_TITLE_MEMBERS ? k : SIMLIST_TITLE_MEMBERS,
-					f.path, &title))
+					f[g.start[i]].path, &title))
 			return -1;
 		free(title);
-		idx_file_release(&f);
 	}
+	idx_files_free(f, total);
 	k = g.ngroups;
 	idx_groups_release(&g);
 	return (long)k;

@@ -55,4 +55,4 @@ echo "find clusters/ (every group folder)         $(echo "$t1 - $t0" | bc) s  ($
 for i in $(seq "$ng"); do echo "g$i"; done | (cd "$NAT" && xargs mkdir)
 t0=$(now); ls "$NAT" >/dev/null; t1=$(now)
 echo "baseline: ls of a native dir of $ng folders  $(echo "$t1 - $t0" | bc) s"
-echo "daemon RSS                                  $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
+echo "daemon RSS                                  $(awk '/^(VmRSS|RssAnon|RssFile)/ {printf "%s %s %s  ", $1, $2, $3}' /proc/$PID/status)(RssFile: the LMDB map and files)"

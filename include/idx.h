@@ -226,6 +226,11 @@ int idx_exempt_set(struct idx *ix, const char *path_a, const char *path_b, int o
 int idx_get(struct idx *ix, const char *path, struct idx_file *f);
 int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f);
 void idx_file_release(struct idx_file *f);
+/* idx_get_id() of the n ids[i] into files[i], in one read transaction (a
+ * group view reads tens of thousands).  An unknown id leaves files[i]
+ * zeroed (path NULL).  Release each with idx_file_release().  0, or
+ * -ENOMEM / -errno of the transaction (then every files[i] is zeroed). */
+int idx_get_ids(struct idx *ix, const uint64_t *ids, size_t n, struct idx_file *files);
 /* The fingerprint record of book id: *rec is malloc'd (*len bytes; free()),
  * *rec_version its format version.  -ENOENT when there is none. */
 int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len);

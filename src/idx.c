@@ -1767,6 +1767,38 @@ int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f)
 	return ret;
 }
 
+int idx_get_ids(struct idx *ix, const uint64_t *ids, size_t n, struct idx_file *files)
+{
+	MDB_txn *txn = NULL;
+	uint8_t kb[8];
+	struct pkey pk;
+	MDB_val k, v;
+	size_t i;
+	int ret, r;
+
+	memset(files, 0, n * sizeof(*files));
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && ret == 0; i++) {
+		put_be(kb, ids[i], 8);
+		k = mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_IDS], &k, &v) || v.mv_size == 0 || v.mv_size > PKEY_MAX)
+			continue;
+		memcpy(pk.b, v.mv_data, v.mv_size);
+		pk.len = v.mv_size;
+		r = get_by_key(ix, txn, &pk, NULL, ids[i], &files[i]);
+		if (r == -ENOMEM)
+			ret = r;
+		else if (r)
+			memset(&files[i], 0, sizeof(files[i]));
+	}
+	rtx_end(ix, txn);
+	for (i = 0; ret && i < n; i++)
+		idx_file_release(&files[i]);
+	return ret;
+}
+
 int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, size_t *len)
 {
 	return idx_record_head(ix, id, SIZE_MAX, rec_version, rec, len);

@@ -80,6 +80,8 @@ struct views {
 	pthread_mutex_t lock;		/* lists, groups, served */
 	struct listref *slots[LIST_SLOTS];
 	struct groups *groups[2];	/* clusters, duplicates */
+	int building[2];		/* a build of groups[k] is under way */
+	pthread_cond_t built;		/* a build ended (with lock) */
 	char **served;			/* FUSE paths handed to the kernel */
 	size_t nserved;
 	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
@@ -593,13 +595,10 @@ static void nameset_release(struct nameset *s)
 /* The slot of name: where it is, or the empty slot where it belongs. */
 static size_t nameset_slot(const struct nameset *s, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325u;
-	const char *p;
+	uint64_t h = hash_str(name, 0);
 	size_t i;
 
-	for (p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3u;
-	for (i = (size_t)(h ^ h >> 32) & s->mask; s->slot[i]; i = (i + 1) & s->mask)
+	for (i = (size_t)h & s->mask; s->slot[i]; i = (i + 1) & s->mask)
 		if (!strcmp(s->slot[i], name))
 			break;
 	return i;
@@ -656,10 +655,10 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 {
 	struct idx_groups ig = { 0 };
 	struct groups *gs = NULL;
-	struct idx_file f = { 0 };
 	struct nameset gset = { NULL, 0 };
+	struct idx_file *files = NULL;
 	struct sbuf sb;
-	size_t g, j;
+	size_t g, j, total = 0;
 	int ret;
 
 	sbuf_init(&sb);
@@ -672,10 +671,16 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	if (ret)
 		goto out;
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
-	if (!gs->g || nameset_init(&gset, ig.ngroups)) {
+	total = ig.ngroups ? ig.start[ig.ngroups] : 0;
+	files = calloc(total ? total : 1, sizeof(*files));
+	if (!gs->g || !files || nameset_init(&gset, ig.ngroups)) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* every member's entry in one read transaction */
+	ret = idx_get_ids(v->ix, ig.ids, total, files);
+	if (ret)
+		goto out;
 	for (g = 0; g < ig.ngroups; g++) {
 		struct group *gr = &gs->g[gs->n];
 		size_t cnt = ig.start[g + 1] - ig.start[g];
@@ -687,17 +692,17 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 			goto out;
 		}
 		for (j = 0; j < cnt; j++) {
+			struct idx_file *f = &files[ig.start[g] + j];
 			const char *base;
 
-			idx_file_release(&f);
-			if (idx_get_id(v->ix, ig.ids[ig.start[g] + j], &f) || views_skip(v, f.path))
+			if (!f->path || views_skip(v, f->path))
 				continue;
-			base = strrchr(f.path, '/');
-			base = base ? base + 1 : f.path;
+			base = strrchr(f->path, '/');
+			base = base ? base + 1 : f->path;
 			gr->m[gr->n].name = uniq_name(&mset, base);
-			gr->m[gr->n].path = f.path;
-			gr->m[gr->n].id = f.id;
-			f.path = NULL;
+			gr->m[gr->n].path = f->path;
+			gr->m[gr->n].id = f->id;
+			f->path = NULL;
 			if (!gr->m[gr->n].name) {
 				free(gr->m[gr->n].path);
 				ret = -ENOMEM;
@@ -732,7 +737,9 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		gs->n++;
 	}
 out:
-	idx_file_release(&f);
+	for (j = 0; j < total; j++)
+		idx_file_release(&files[j]);
+	free(files);
 	idx_groups_release(&ig);
 	nameset_release(&gset);
 	sbuf_release(&sb);
@@ -755,24 +762,39 @@ static int groups_get(struct views *v, int dup, struct groups **out)
 
 	/* While indexing goes on, a group view younger than a second is served
 	 * as it is (every commit moves the generation); once idle, always the
-	 * current one. */
+	 * current one.  One build at a time per view: a reader that finds one
+	 * under way (the invalidation thread's, after a change) waits for its
+	 * result rather than building the same view beside it. */
 	indexer_status(v->ixr, &st);
 	busy = st.scanning;
 	pthread_mutex_lock(&v->lock);
-	gs = v->groups[dup];
-	if (gs && (gs->generation == gen ||
-		   (busy && now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
-		gs->refs++;
-		pthread_mutex_unlock(&v->lock);
-		*out = gs;
-		return 0;
+	for (;;) {
+		gs = v->groups[dup];
+		if (gs && (gs->generation == gen ||
+			   (busy && now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
+			gs->refs++;
+			pthread_mutex_unlock(&v->lock);
+			*out = gs;
+			return 0;
+		}
+		if (!v->building[dup])
+			break;
+		pthread_cond_wait(&v->built, &v->lock);
+		/* a view built meanwhile is as current as this request */
+		if (v->groups[dup] && v->groups[dup]->generation > gen)
+			gen = v->groups[dup]->generation;
 	}
+	v->building[dup] = 1;
 	pthread_mutex_unlock(&v->lock);
 	ret = groups_build(v, dup, &gs);
-	if (ret)
-		return ret;
-	gs->refs = 2;
 	pthread_mutex_lock(&v->lock);
+	v->building[dup] = 0;
+	pthread_cond_broadcast(&v->built);
+	if (ret) {
+		pthread_mutex_unlock(&v->lock);
+		return ret;
+	}
+	gs->refs = 2;
 	old = v->groups[dup];
 	v->groups[dup] = gs;
 	pthread_mutex_unlock(&v->lock);
@@ -1492,6 +1514,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&v->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&v->built, NULL);
 	*out = v;
 	return 0;
 nomem:
@@ -1569,6 +1592,7 @@ void views_free(struct views *v)
 		free(v->names[i]);
 	simcache_free(v->pairs);
 	pthread_cond_destroy(&v->cond);
+	pthread_cond_destroy(&v->built);
 	pthread_mutex_destroy(&v->lock);
 	free(v->prefix);
 	free(v);
