@@ -60,12 +60,23 @@ struct group {
 	struct gmember *m;
 };
 
+/* The names already given in one folder, hashed, each with a value (the
+ * group's index for the group names): clusters/ of a large library has
+ * tens of thousands of groups, which a linear check per new name and per
+ * lookup made quadratic.  Holds name pointers it does not own. */
+struct nameset {
+	const char **slot;
+	size_t *val;
+	size_t mask;
+};
+
 struct groups {
 	int refs;
 	uint64_t generation;
 	int64_t built_ns;
 	size_t n;
 	struct group *g;
+	struct nameset names;	/* group name -> index in g */
 };
 
 struct views {
@@ -527,6 +538,84 @@ out:
 
 /* ---- clusters/ and duplicates/ ---- */
 
+/* Room for n names.  0 or -ENOMEM. */
+static int nameset_init(struct nameset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->val = calloc(cap, sizeof(*s->val));
+	s->mask = cap - 1;
+	return s->slot && s->val ? 0 : -ENOMEM;
+}
+
+static void nameset_release(struct nameset *s)
+{
+	free(s->slot);
+	free(s->val);
+	s->slot = NULL;
+	s->val = NULL;
+}
+
+/* The slot of name: where it is, or the empty slot where it belongs. */
+static size_t nameset_slot(const struct nameset *s, const char *name)
+{
+	uint64_t h = hash_str(name, 0);
+	size_t i;
+
+	for (i = (size_t)h & s->mask; s->slot[i]; i = (i + 1) & s->mask)
+		if (!strcmp(s->slot[i], name))
+			break;
+	return i;
+}
+
+/* The value of name in s, or SIZE_MAX. */
+static size_t nameset_get(const struct nameset *s, const char *name)
+{
+	size_t i;
+
+	if (!s->slot)
+		return SIZE_MAX;
+	i = nameset_slot(s, name);
+	return s->slot[i] ? s->val[i] : SIZE_MAX;
+}
+
+/* A name not in s, added to it with value val (at most the n of
+ * nameset_init() names): base itself, else "stem (k).ext".  malloc'd, or
+ * NULL on -ENOMEM; the caller keeps it alive while s is used. */
+static char *uniq_name(struct nameset *s, const char *base, size_t val)
+{
+	const char *dot = strrchr(base, '.');
+	struct sbuf sb;
+	char *name = NULL;
+	size_t stem;
+	int k;
+
+	if (!s->slot[nameset_slot(s, base)]) {
+		name = strdup(base);
+	} else {
+		stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		sbuf_init(&sb);
+		for (k = 2; !name; k++) {
+			sbuf_setlen(&sb, 0);
+			if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem))
+				break;
+			if (!s->slot[nameset_slot(s, sb.buf)])
+				name = sbuf_detach(&sb, NULL);
+		}
+		sbuf_release(&sb);
+	}
+	if (name) {
+		size_t i = nameset_slot(s, name);
+
+		s->slot[i] = name;
+		s->val[i] = val;
+	}
+	return name;
+}
+
 static void groups_free(struct groups *gs)
 {
 	size_t i, j;
@@ -542,6 +631,7 @@ static void groups_free(struct groups *gs)
 		free(gs->g[i].name);
 	}
 	free(gs->g);
+	nameset_release(&gs->names);
 	free(gs);
 }
 
@@ -566,74 +656,6 @@ static void clean_name(char *s)
 			*s = ' ';
 }
 
-/* The names already given in one folder, hashed: clusters/ of a large
- * library has tens of thousands of group names, which a linear check per
- * new name made quadratic.  Holds pointers it does not own. */
-struct nameset {
-	const char **slot;
-	size_t mask;
-};
-
-/* Room for n names.  0 or -ENOMEM. */
-static int nameset_init(struct nameset *s, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	s->slot = calloc(cap, sizeof(*s->slot));
-	s->mask = cap - 1;
-	return s->slot ? 0 : -ENOMEM;
-}
-
-static void nameset_release(struct nameset *s)
-{
-	free(s->slot);
-	s->slot = NULL;
-}
-
-/* The slot of name: where it is, or the empty slot where it belongs. */
-static size_t nameset_slot(const struct nameset *s, const char *name)
-{
-	uint64_t h = hash_str(name, 0);
-	size_t i;
-
-	for (i = (size_t)h & s->mask; s->slot[i]; i = (i + 1) & s->mask)
-		if (!strcmp(s->slot[i], name))
-			break;
-	return i;
-}
-
-/* A name not in s, added to it (at most the n of nameset_init() names):
- * base itself, else "stem (k).ext".  malloc'd, or NULL on -ENOMEM; the
- * caller keeps it alive while s is used. */
-static char *uniq_name(struct nameset *s, const char *base)
-{
-	const char *dot = strrchr(base, '.');
-	struct sbuf sb;
-	char *name = NULL;
-	size_t stem;
-	int k;
-
-	if (!s->slot[nameset_slot(s, base)]) {
-		name = strdup(base);
-	} else {
-		stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-		sbuf_init(&sb);
-		for (k = 2; !name; k++) {
-			sbuf_setlen(&sb, 0);
-			if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem))
-				break;
-			if (!s->slot[nameset_slot(s, sb.buf)])
-				name = sbuf_detach(&sb, NULL);
-		}
-		sbuf_release(&sb);
-	}
-	if (name)
-		s->slot[nameset_slot(s, name)] = name;
-	return name;
-}
-
 /* The folder title of a group (simlist_group_title()), cut to fit a name. */
 static int group_title(struct views *v, const struct group *gr, struct sbuf *out)
 {
@@ -655,7 +677,6 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 {
 	struct idx_groups ig = { 0 };
 	struct groups *gs = NULL;
-	struct nameset gset = { NULL, 0 };
 	struct idx_file *files = NULL;
 	struct sbuf sb;
 	size_t g, j, total = 0;
@@ -673,7 +694,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
 	total = ig.ngroups ? ig.start[ig.ngroups] : 0;
 	files = calloc(total ? total : 1, sizeof(*files));
-	if (!gs->g || !files || nameset_init(&gset, ig.ngroups)) {
+	if (!gs->g || !files || nameset_init(&gs->names, ig.ngroups)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -684,7 +705,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	for (g = 0; g < ig.ngroups; g++) {
 		struct group *gr = &gs->g[gs->n];
 		size_t cnt = ig.start[g + 1] - ig.start[g];
-		struct nameset mset = { NULL, 0 };
+		struct nameset mset = { NULL, NULL, 0 };
 
 		gr->m = calloc(cnt, sizeof(*gr->m));
 		if (!gr->m || nameset_init(&mset, cnt)) {
@@ -699,7 +720,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 				continue;
 			base = strrchr(f->path, '/');
 			base = base ? base + 1 : f->path;
-			gr->m[gr->n].name = uniq_name(&mset, base);
+			gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
 			gr->m[gr->n].path = f->path;
 			gr->m[gr->n].id = f->id;
 			f->path = NULL;
@@ -729,7 +750,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 			goto out;
 		}
 		clean_name(sb.buf);
-		gr->name = uniq_name(&gset, sb.buf);
+		gr->name = uniq_name(&gs->names, sb.buf, gs->n);
 		if (!gr->name) {
 			ret = -ENOMEM;
 			goto out;
@@ -741,7 +762,6 @@ out:
 		idx_file_release(&files[j]);
 	free(files);
 	idx_groups_release(&ig);
-	nameset_release(&gset);
 	sbuf_release(&sb);
 	if (ret) {
 		groups_free(gs);
@@ -808,23 +828,24 @@ static int groups_find(const struct groups *gs, const char *rel, size_t *g, size
 {
 	size_t glen = strcspn(rel, "/"), i, j;
 	const char *mem = rel[glen] ? rel + glen + 1 : NULL;
+	char name[NAME_MAX + 1];
 
-	if (mem && strchr(mem, '/'))
+	if ((mem && strchr(mem, '/')) || glen > NAME_MAX)
 		return -ENOENT;
-	for (i = 0; i < gs->n; i++) {
-		if (strlen(gs->g[i].name) != glen || strncmp(gs->g[i].name, rel, glen))
-			continue;
-		*g = i;
-		*m = SIZE_MAX;
-		if (!mem)
+	memcpy(name, rel, glen);
+	name[glen] = '\0';
+	i = nameset_get(&gs->names, name);
+	if (i >= gs->n)
+		return -ENOENT;
+	*g = i;
+	*m = SIZE_MAX;
+	if (!mem)
+		return 0;
+	for (j = 0; j < gs->g[i].n; j++)
+		if (!strcmp(gs->g[i].m[j].name, mem)) {
+			*m = j;
 			return 0;
-		for (j = 0; j < gs->g[i].n; j++)
-			if (!strcmp(gs->g[i].m[j].name, mem)) {
-				*m = j;
-				return 0;
-			}
-		return -ENOENT;
-	}
+		}
 	return -ENOENT;
 }
 
