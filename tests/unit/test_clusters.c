@@ -399,6 +399,30 @@ static void test_links_table(void)
 	CHECK_EQ_INT(n, 0);
 	free(v);
 	CHECK_EQ_INT(idx_links_add(ix, NULL, 1), -EINVAL);
+	/* the batch lookup the group views use; a record's head */
+	{
+		uint64_t want[3] = { ids[0], 999999, ids[2] };
+		struct idx_file got[3];
+		uint32_t ver = 0;
+		void *rec = NULL;
+		size_t len = 0;
+
+		REQUIRE(idx_get_ids(ix, want, 3, got) == 0);
+		CHECK(got[0].id == ids[0] && got[0].path && !strcmp(got[0].path, "a"));
+		CHECK(got[1].path == NULL);
+		CHECK(got[2].id == ids[2] && got[2].has_fp);
+		for (int i = 0; i < 3; i++)
+			idx_file_release(&got[i]);
+		fp.rec = "0123456789";
+		fp.rec_len = 10;
+		REQUIRE(idx_put(ix, ids[2], &st, &fp) == 0);
+		REQUIRE(idx_record_head(ix, ids[2], 4, &ver, &rec, &len) == 0);
+		CHECK(len == 4 && ver == 1 && !memcmp(rec, "0123", 4));
+		free(rec);
+		REQUIRE(idx_record_head(ix, ids[2], 100, &ver, &rec, &len) == 0);
+		CHECK_EQ_INT(len, 10);
+		free(rec);
+	}
 	idx_file_release(&fa);
 	idx_file_release(&fb);
 	idx_file_release(&fc);
