@@ -258,8 +258,9 @@ int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **i
 /* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by
  * (a, b); exempted pairs are included (filter with idx_exempt_ids()). */
 int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n);
-/* Groups of near duplicates: connected components (size >= 2) of the pairs
- * within d bits, minus exempted pairs.  Computed on demand from the band
+/* Groups of simhash neighbours: connected components (size >= 2) of the
+ * pairs within d bits, minus exempted pairs; unverified (the clusters/ view
+ * reads idx_link_groups()).  Computed on demand from the band
  * index (measured: see docs/BENCHMARKS.md); cache under idx_generation().
  * Groups are sorted by size (descending) then smallest id; ids ascending
  * within a group.  Free with idx_groups_release(). */
