@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t5030-clusters: clusters/ holds the near duplicates that similar/ shows,
+# t5040-clusters: clusters/ holds the near duplicates that similar/ shows,
 # including a pair too far apart in simhash for the simhash bands (found by
 # min-hash); containment does not join a cluster; `simbook clusters` agrees
 # with the view; "not a duplicate" and its undo, renames and deletes are
