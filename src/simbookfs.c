@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 struct sbfs_opts {
@@ -256,31 +255,82 @@ struct sbfs_ra {
  * arrive in 128 KiB requests; root may raise the mount's read-ahead in
  * sysfs to get larger ones.  256 KiB measured best here: from 1 MiB on,
  * the reply no longer fits libfuse's pipe (pipe-max-size is 1 MiB) and
- * falls back from splice to copying.  It must happen after the
- * INIT exchange (which caps the value), so this thread stats the mount,
- * which waits for the loop to answer, then writes the setting.  Best
- * effort: failure only costs speed. */
-static void *sbfs_readahead_thread(void *arg)
-{
-	struct sbfs_ra *ra = arg;
-	char sys[128];
-	struct stat st;
-	FILE *fp;
+ * falls back from splice to copying.  The INIT exchange caps the value, so
+ * it is written again until it holds for a second.  The mount's device
+ * comes from mountinfo: a stat of MNT would hold the mount busy, and a
+ * umount right after mounting would fail.  Best effort: failure only
+ * costs speed. */
 
-	if (stat(ra->mnt, &st) == 0) {
-		snprintf(sys, sizeof(sys), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
-			 minor(st.st_dev));
-		fp = fopen(sys, "w");
-		if (fp) {
-			fprintf(fp, "%u\n", ra->kb);
-			fclose(fp);
+/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
+static void sbfs_unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
 		}
 	}
+	*d = '\0';
+}
+
+/* The "major:minor" of the last mount at mnt into dev; 0 or -ENOENT. */
+static int sbfs_mount_dev(const char *mnt, char *dev, size_t size)
+{
+	char line[PATH_MAX * 2], id[32], point[PATH_MAX * 2];
+	int ret = -ENOENT;
+	FILE *fp;
+
+	fp = fopen("/proc/self/mountinfo", "r");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", id, point) != 2)
+			continue;
+		sbfs_unescape(point);
+		if (strcmp(point, mnt) == 0) {
+			snprintf(dev, size, "%s", id);
+			ret = 0;
+		}
+	}
+	fclose(fp);
+	return ret;
+}
+
+static void *sbfs_readahead_thread(void *arg)
+{
+	const struct timespec tick = { 0, 25 * 1000 * 1000 };
+	struct sbfs_ra *ra = arg;
+	char sys[128], dev[32], cur[32];
+	unsigned int held = 0, i;
+	FILE *fp;
+
+	if (sbfs_mount_dev(ra->mnt, dev, sizeof(dev)) != 0)
+		goto out;
+	snprintf(sys, sizeof(sys), "/sys/class/bdi/%s/read_ahead_kb", dev);
+	for (i = 0; i < 200 && held < 40; i++) {
+		fp = fopen(sys, "r+");
+		if (!fp)
+			break;
+		if (fgets(cur, sizeof(cur), fp) && strtoul(cur, NULL, 10) == ra->kb) {
+			held++;
+		} else {
+			held = 0;
+			rewind(fp);
+			fprintf(fp, "%u\n", ra->kb);
+		}
+		fclose(fp);
+		nanosleep(&tick, NULL);
+	}
+out:
 	free(ra);
 	return NULL;
 }
 
-/* mnt must be absolute: the daemon has left its working directory. */
 static void sbfs_set_readahead(const char *mnt, unsigned int kb)
 {
 	struct sbfs_ra *ra;
@@ -329,7 +379,8 @@ int main(int argc, char **argv)
 	struct fs *fs = NULL;
 	struct fuse *f = NULL;
 	char timeouts[128];
-	int rootfd = -1, mounted = 0, handlers = 0, status = 1, ret;
+	int rootfd = -1, mounted = 0, handlers = 0, blocked = 0, status = 1, ret;
+	sigset_t stopsigs;
 	struct stat st;
 	char mnt_real[PATH_MAX] = "";
 
@@ -425,6 +476,16 @@ int main(int argc, char **argv)
 	/* From here on stderr is /dev/null unless -f: log to syslog. */
 	slog_open("simbookfs", !o.foreground);
 	fuse_set_log_func(slog_fuse);
+	/* Our threads (and theirs) start with the stop signals blocked, like
+	 * libfuse's workers: the kernel may hand a process signal to any
+	 * thread that takes it, and only the main thread's wait in the loop
+	 * is woken by it.  One that comes meanwhile waits until the loop. */
+	sigemptyset(&stopsigs);
+	sigaddset(&stopsigs, SIGINT);
+	sigaddset(&stopsigs, SIGTERM);
+	sigaddset(&stopsigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stopsigs, NULL);
+	blocked = 1;
 	if (views) {
 		/* After daemonizing: LMDB and threads do not survive fork(). */
 		io.index_dir = index_dir;
@@ -454,11 +515,15 @@ int main(int argc, char **argv)
 	}
 	if (*mnt_real)
 		sbfs_set_readahead(mnt_real, o.readahead_kb);
+	pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
+	blocked = 0;
 	slog(LOG_INFO, "serving %s at %s%s", o.src, o.mnt, views ? "" : " (noindex)");
 	ret = sbfs_serve(f, &o);
 	/* libfuse reports the signal that ended the loop: a clean exit. */
 	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
 out:
+	if (blocked)
+		pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
 	/* Threads that call into FUSE or the index stop first. */
 	views_stop(views);
 	indexer_free(glue.ixr);
