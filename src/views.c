@@ -78,12 +78,20 @@ struct views {
 	struct indexer *ixr;
 	struct idx *ix;
 	struct simcache *pairs;
-	pthread_mutex_t lock;		/* lists, groups, served */
+	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
 	struct groups *groups[2];	/* clusters, duplicates */
 	char **served;			/* FUSE paths handed to the kernel */
 	size_t nserved;
 	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
+	/* mtimes of generated files (file_time()) */
+	uint64_t gen_seen;
+	struct timespec gen_time;
+	struct {
+		uint64_t hash;
+		size_t len;
+		struct timespec t;
+	} meta_stamp[2];		/* .simbookfs/status, errors */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
@@ -173,7 +181,7 @@ static int copy_source(char *buf, size_t size, const char *path)
 	return 0;
 }
 
-static void fill_file(struct stat *st, ino_t ino, size_t size)
+static void fill_file(struct stat *st, ino_t ino, size_t size, struct timespec mtime)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFREG | 0444;
@@ -182,9 +190,41 @@ static void fill_file(struct stat *st, ino_t ino, size_t size)
 	st->st_size = (off_t)size;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
-	st->st_ctim = st->st_mtim;
-	st->st_atim = st->st_mtim;
+	st->st_mtim = mtime;
+	st->st_ctim = mtime;
+	st->st_atim = mtime;
+}
+
+/* The mtime of a generated file: it holds still while the content does, as
+ * clients that check a file did not change while they read it need
+ * (Syncthing, tar).  A listing derives from the index generation: the time
+ * the views first saw it.  A .simbookfs/ file (slot 0 or 1, content) moves
+ * when its content changes. */
+static struct timespec file_time(struct views *v, int slot, const struct sbuf *content)
+{
+	uint64_t gen = idx_generation(v->ix), h;
+	struct timespec now, t;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&v->lock);
+	if (slot < 0) {
+		if (gen != v->gen_seen || !v->gen_time.tv_sec) {
+			v->gen_seen = gen;
+			v->gen_time = now;
+		}
+		t = v->gen_time;
+	} else {
+		h = hash_str(content->buf, 8);
+		if (h != v->meta_stamp[slot].hash || content->len != v->meta_stamp[slot].len ||
+		    !v->meta_stamp[slot].t.tv_sec) {
+			v->meta_stamp[slot].hash = h;
+			v->meta_stamp[slot].len = content->len;
+			v->meta_stamp[slot].t = now;
+		}
+		t = v->meta_stamp[slot].t;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return t;
 }
 
 /* The target exists as a regular file in SRC (*st filled). */
@@ -443,7 +483,8 @@ static int sim_getattr(struct views *v, const char *rel, struct stat *st)
 		sbuf_init(&sb);
 		ret = sim_listing(v, r.list->l, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len);
+			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len,
+				  file_time(v, -1, NULL));
 		sbuf_release(&sb);
 		break;
 	}
@@ -1225,7 +1266,8 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		sbuf_init(&sb);
 		ret = meta_content(v, rel, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len);
+			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len,
+				  file_time(v, !strcmp(rel, "errors"), &sb));
 		sbuf_release(&sb);
 		return ret;
 	}
