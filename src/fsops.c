@@ -1113,6 +1113,21 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 	return r < 0 ? -errno : r;
 }
 
+/* Files are always ready, which the kernel says by itself once poll answers
+ * ENOSYS (the first poll of any file, e.g. a Go program's epoll
+ * registration).  Without this handler libfuse answers ENOSYS too but
+ * leaks the poll handle it made; with it, the handle is ours to free. */
+static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
+		   unsigned *reventsp)
+{
+	(void)path;
+	(void)fi;
+	(void)reventsp;
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	return -ENOSYS;
+}
+
 /* The xattr family has no *at() form in glibc: go through the fd of the
  * walked parent in /proc, never following a final symlink. */
 static int fs_xattr_path(const struct fs *fs, const char *path, struct fspath *fp,
@@ -1246,6 +1261,7 @@ void fs_get_operations(const struct fs *fs, struct fuse_operations *ops)
 	ops->fallocate = fs_fallocate;
 	ops->copy_file_range = fs_copy_file_range;
 	ops->lseek = fs_lseek;
+	ops->poll = fs_poll;
 	/* Without handlers the kernel gets ENOSYS once and then answers every
 	 * xattr request (security.* on each ls -l and write) by itself. */
 	if (fs->opt.xattr) {
