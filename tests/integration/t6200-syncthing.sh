@@ -38,7 +38,7 @@ st_stop() {
 	kill -9 $pids 2>/dev/null || true
 	ST_PID=
 }
-trap 'rc=$?; st_stop; (exit $rc); lib_cleanup' EXIT
+trap 'rc=$?; set +e; st_stop; (exit $rc); lib_cleanup' EXIT
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
