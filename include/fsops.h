@@ -82,6 +82,19 @@ struct fs_view_ops {
 	 * an entry means something (e.g. "not a duplicate"); it never touches
 	 * SRC. */
 	int (*unlink)(void *arg, const char *rel);
+	/* For a view entry that stands for a file of SRC (a real-file view
+	 * entry; NULL: the view has none): writes that file's path relative
+	 * to SRC ("dir/book.epub") into buf (size bytes, NUL-terminated) and
+	 * returns 0; -EINVAL when rel is no such entry; else -errno (-ENOENT:
+	 * the file is gone).  The entry's getattr should describe the file as
+	 * a read-only regular file (its size and times).  open() of such an
+	 * entry opens the SRC file read-only through the passthrough instead
+	 * of calling open/read/release: reads are served from its fd at native
+	 * speed, fstat() of the open file answers from that fd with the
+	 * entry's st_ino and mode (even once the entry is gone), and the
+	 * caller must be able to search every folder above the file in SRC
+	 * (EACCES otherwise), as through the passthrough. */
+	int (*source)(void *arg, const char *rel, char *buf, size_t size);
 };
 
 /* Creates the filesystem for SRC's directory fd rootfd (kept open by the

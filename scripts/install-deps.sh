@@ -8,6 +8,8 @@ rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
 # man and groff render the man pages in the install test; libclang-rt has
 # the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.
 pkgs="$pkgs man-db groff-base libclang-rt-14-dev jq"
+# syncthing: t6200 runs it on the mount (localhost only, networking off).
+pkgs="$pkgs syncthing"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -36,6 +36,7 @@ struct sbfs_opts {
 	int clone_fd;
 	char *index;		/* -o index=DIR */
 	char *viewprefix;	/* -o viewprefix=STR */
+	char *viewmode;		/* -o viewmode=links|files */
 	int noindex;		/* -o noindex: passthrough only */
 	int nowatch;		/* -o nowatch: no inotify on SRC */
 	unsigned int rescan;	/* -o rescan=SECS */
@@ -56,6 +57,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("noclone_fd", clone_fd, 0),
 	SBFS_OPT("index=%s", index, 0),
 	SBFS_OPT("viewprefix=%s", viewprefix, 0),
+	SBFS_OPT("viewmode=%s", viewmode, 0),
 	SBFS_OPT("noindex", noindex, 1),
 	SBFS_OPT("nowatch", nowatch, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
@@ -140,6 +142,10 @@ static void sbfs_usage(FILE *out)
 		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
 		"                         clusters, duplicates, lookup, .simbookfs); use it\n"
 		"                         when SRC has a top-level entry of one of those names\n"
+		"  -o viewmode=MODE       view entries are 'links' (default: relative symlinks\n"
+		"                         to the books) or 'files' (read-only files with the\n"
+		"                         books' content, for clients that never follow\n"
+		"                         symlinks: Syncthing, Samba, backup tools)\n"
 		"  -o rescan=SECS         rescan SRC for changes made behind the mount's back\n"
 		"                         every SECS seconds (default 300, 0 = only at mount)\n"
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
@@ -403,6 +409,12 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	if (o.viewmode && strcmp(o.viewmode, "links") && strcmp(o.viewmode, "files")) {
+		fprintf(stderr, "simbookfs: viewmode must be 'links' or 'files', not '%s'\n",
+			o.viewmode);
+		status = 2;
+		goto out;
+	}
 	/* Ours go first so that explicit libfuse options later on win. */
 	snprintf(timeouts, sizeof(timeouts),
 		 "-oentry_timeout=%u,attr_timeout=%u,negative_timeout=1,default_permissions,"
@@ -442,6 +454,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ret = views_new(&views, rootfd, o.viewprefix ? o.viewprefix : "", hidden);
+		if (!ret)
+			views_set_files(views, o.viewmode && !strcmp(o.viewmode, "files"));
 		if (!ret && hidden)
 			ret = fs_hide_name(fs, hidden);
 		if (!ret)
@@ -549,5 +563,6 @@ out:
 	free(o.mnt);
 	free(o.index);
 	free(o.viewprefix);
+	free(o.viewmode);
 	return status;
 }

@@ -70,6 +70,7 @@ struct groups {
 
 struct views {
 	int rootfd;
+	int files;			/* entries are read-only files, not links */
 	char *prefix;
 	const char *hidden;
 	char *names[VK_N];
@@ -77,12 +78,20 @@ struct views {
 	struct indexer *ixr;
 	struct idx *ix;
 	struct simcache *pairs;
-	pthread_mutex_t lock;		/* lists, groups, served */
+	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
 	struct groups *groups[2];	/* clusters, duplicates */
 	char **served;			/* FUSE paths handed to the kernel */
 	size_t nserved;
 	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
+	/* mtimes of generated files (file_time()) */
+	uint64_t gen_seen;
+	struct timespec gen_time;
+	struct {
+		uint64_t hash;
+		size_t len;
+		struct timespec t;
+	} meta_stamp[2];		/* .simbookfs/status, errors */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
@@ -140,7 +149,39 @@ static void fill_link(struct stat *st, ino_t ino, size_t len, const struct stat 
 	st->st_atim = target->st_atim;
 }
 
-static void fill_file(struct stat *st, ino_t ino, size_t size)
+/* The attributes of an entry for the book target: a relative link of
+ * linklen bytes, or in real-file mode the book itself, read-only (its
+ * read bits, so the kernel grants the same readers). */
+static void fill_entry(const struct views *v, struct stat *st, ino_t ino, size_t linklen,
+		       const struct stat *target)
+{
+	fill_link(st, ino, linklen, target);
+	if (v->files) {
+		st->st_mode = S_IFREG | (target->st_mode & 0444);
+		st->st_size = target->st_size;
+		st->st_blocks = target->st_blocks;
+		st->st_blksize = target->st_blksize;
+	}
+}
+
+/* The file type of entries in listings. */
+static mode_t entry_type(const struct views *v)
+{
+	return v->files ? S_IFREG : S_IFLNK;
+}
+
+/* Copies an entry's target path (relative to SRC) for fsops's source op. */
+static int copy_source(char *buf, size_t size, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	return 0;
+}
+
+static void fill_file(struct stat *st, ino_t ino, size_t size, struct timespec mtime)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFREG | 0444;
@@ -149,9 +190,41 @@ static void fill_file(struct stat *st, ino_t ino, size_t size)
 	st->st_size = (off_t)size;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
-	st->st_ctim = st->st_mtim;
-	st->st_atim = st->st_mtim;
+	st->st_mtim = mtime;
+	st->st_ctim = mtime;
+	st->st_atim = mtime;
+}
+
+/* The mtime of a generated file: it holds still while the content does, as
+ * clients that check a file did not change while they read it need
+ * (Syncthing, tar).  A listing derives from the index generation: the time
+ * the views first saw it.  A .simbookfs/ file (slot 0 or 1, content) moves
+ * when its content changes. */
+static struct timespec file_time(struct views *v, int slot, const struct sbuf *content)
+{
+	uint64_t gen = idx_generation(v->ix), h;
+	struct timespec now, t;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&v->lock);
+	if (slot < 0) {
+		if (gen != v->gen_seen || !v->gen_time.tv_sec) {
+			v->gen_seen = gen;
+			v->gen_time = now;
+		}
+		t = v->gen_time;
+	} else {
+		h = hash_str(content->buf, 8);
+		if (h != v->meta_stamp[slot].hash || content->len != v->meta_stamp[slot].len ||
+		    !v->meta_stamp[slot].t.tv_sec) {
+			v->meta_stamp[slot].hash = h;
+			v->meta_stamp[slot].len = content->len;
+			v->meta_stamp[slot].t = now;
+		}
+		t = v->meta_stamp[slot].t;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return t;
 }
 
 /* The target exists as a regular file in SRC (*st filled). */
@@ -403,14 +476,15 @@ static int sim_getattr(struct views *v, const char *rel, struct stat *st)
 	case SN_ENTRY:
 		ret = sim_target(&r, buf, sizeof(buf));
 		if (!ret)
-			fill_link(st, view_ino(VK_SIMILAR, hash_str(r.list->l->v[r.entry].path, r.id)),
-				  strlen(buf), &r.tst);
+			fill_entry(v, st, view_ino(VK_SIMILAR, hash_str(r.list->l->v[r.entry].path, r.id)),
+				   strlen(buf), &r.tst);
 		break;
 	case SN_LISTING:
 		sbuf_init(&sb);
 		ret = sim_listing(v, r.list->l, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len);
+			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len,
+				  file_time(v, -1, NULL));
 		sbuf_release(&sb);
 		break;
 	}
@@ -468,7 +542,7 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 			st.st_mode = S_IFREG;
 			st.st_ino = view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
-			st.st_mode = S_IFLNK;
+			st.st_mode = entry_type(v);
 			for (i = 0; i < lr->l->n; i++) {
 				if (!target_ok(v, lr->l->v[i].path, NULL))
 					continue;
@@ -492,6 +566,18 @@ static int sim_readlink(struct views *v, const char *rel, char *buf, size_t size
 	if (ret)
 		return ret;
 	ret = r.node == SN_ENTRY ? sim_target(&r, buf, size) : -EINVAL;
+	sim_release(v, &r);
+	return ret;
+}
+
+static int sim_source(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct sim_res r;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	ret = r.node == SN_ENTRY ? copy_source(buf, size, r.list->l->v[r.entry].path) : -EINVAL;
 	sim_release(v, &r);
 	return ret;
 }
@@ -797,7 +883,7 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		else
 			ret = simlist_link(buf, sizeof(buf), 2, gs->g[g].m[m].path);
 		if (!ret)
-			fill_link(st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
+			fill_entry(v, st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
 	}
 	groups_put(v, gs);
 	return ret;
@@ -827,7 +913,7 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 		ret = groups_find(gs, rel, &g, &m);
 		if (!ret && m != SIZE_MAX)
 			ret = -ENOTDIR;
-		st.st_mode = S_IFLNK;
+		st.st_mode = entry_type(v);
 		for (i = 0; !ret && i < gs->g[g].n; i++) {
 			if (!target_ok(v, gs->g[g].m[i].path, NULL))
 				continue;
@@ -858,6 +944,29 @@ static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char
 		ret = -ENOENT;
 	else if (!ret)
 		ret = simlist_link(buf, size, 2, gs->g[g].m[m].path);
+	groups_put(v, gs);
+	return ret;
+}
+
+static int grp_source(struct views *v, enum view_kind k, const char *rel, char *buf,
+		      size_t size)
+{
+	struct groups *gs = NULL;
+	size_t g, m;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = groups_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX)
+		ret = -EINVAL;
+	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
+		ret = -ENOENT;
+	else if (!ret)
+		ret = copy_source(buf, size, gs->g[g].m[m].path);
 	groups_put(v, gs);
 	return ret;
 }
@@ -1007,7 +1116,7 @@ static int lk_getattr(struct views *v, const char *rel, struct stat *st)
 		if (!ret && !target_ok(v, e[w].path, &tst))
 			ret = -ENOENT;
 		if (!ret)
-			fill_link(st, view_ino(VK_LOOKUP, hash_str(rel, 5)), strlen(buf), &tst);
+			fill_entry(v, st, view_ino(VK_LOOKUP, hash_str(rel, 5)), strlen(buf), &tst);
 	}
 	lk_free(e, n);
 	return ret;
@@ -1030,7 +1139,7 @@ static int lk_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir
 	if (w != SIZE_MAX)
 		ret = -ENOTDIR;
 	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFLNK;
+	st.st_mode = entry_type(v);
 	for (i = 0; !ret && i < n; i++) {
 		char key[NAME_MAX + 40];
 
@@ -1056,6 +1165,22 @@ static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
 	if (ret)
 		return ret;
 	ret = w == SIZE_MAX ? -EINVAL : simlist_link(buf, size, 2, e[w].path);
+	lk_free(e, n);
+	return ret;
+}
+
+static int lk_source(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct lk_entry *e = NULL;
+	size_t n = 0, w;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = lk_resolve(v, rel, &e, &n, &w);
+	if (ret)
+		return ret;
+	ret = w == SIZE_MAX ? -EINVAL : copy_source(buf, size, e[w].path);
 	lk_free(e, n);
 	return ret;
 }
@@ -1141,7 +1266,8 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		sbuf_init(&sb);
 		ret = meta_content(v, rel, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len);
+			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len,
+				  file_time(v, !strcmp(rel, "errors"), &sb));
 		sbuf_release(&sb);
 		return ret;
 	}
@@ -1177,6 +1303,8 @@ static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
 {
 	struct view_node *nd = arg;
 
+	if (nd->v->files)
+		return -EINVAL;
 	switch (nd->kind) {
 	case VK_SIMILAR:
 		return sim_readlink(nd->v, rel, buf, size);
@@ -1185,6 +1313,26 @@ static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
 		return grp_readlink(nd->v, nd->kind, rel, buf, size);
 	case VK_LOOKUP:
 		return lk_readlink(nd->v, rel, buf, size);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Real-file mode: the book an entry stands for (fsops opens it). */
+static int v_source(void *arg, const char *rel, char *buf, size_t size)
+{
+	struct view_node *nd = arg;
+
+	if (!nd->v->files)
+		return -EINVAL;
+	switch (nd->kind) {
+	case VK_SIMILAR:
+		return sim_source(nd->v, rel, buf, size);
+	case VK_CLUSTERS:
+	case VK_DUPLICATES:
+		return grp_source(nd->v, nd->kind, rel, buf, size);
+	case VK_LOOKUP:
+		return lk_source(nd->v, rel, buf, size);
 	default:
 		return -EINVAL;
 	}
@@ -1285,6 +1433,7 @@ static const struct fs_view_ops view_ops = {
 	.read = v_read,
 	.release = v_release,
 	.unlink = v_unlink,
+	.source = v_source,
 };
 
 /* ---- xattr ---- */
@@ -1470,6 +1619,11 @@ nomem:
 	free(v->prefix);
 	free(v);
 	return -ENOMEM;
+}
+
+void views_set_files(struct views *v, int on)
+{
+	v->files = on;
 }
 
 void views_attach(struct views *v, struct indexer *ixr)
