@@ -56,7 +56,12 @@ lib_cleanup() {
 }
 trap lib_cleanup EXIT
 trap 'echo "FAIL: interrupted or timed out" >&2; exit 124' TERM INT
-(sleep "${SIMBOOK_CASE_TIMEOUT:-120}"; kill -TERM $$ 2>/dev/null) >/dev/null 2>&1 &
+# The watchdog takes its sleep with it when cleanup stops it.
+(
+	sleep "${SIMBOOK_CASE_TIMEOUT:-120}" &
+	trap 'kill $! 2>/dev/null; exit 0' TERM
+	wait $! && kill -TERM $$ 2>/dev/null
+) >/dev/null 2>&1 &
 WATCHDOG=$!
 
 wait_mounted() { # dir pid
