@@ -8,6 +8,10 @@ rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
 # man and groff render the man pages in the install test; libclang-rt has
 # the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.
 pkgs="$pkgs man-db groff-base libclang-rt-14-dev jq"
+# The file-manager test (t6300) runs pcmanfm on an Xvfb display; xwininfo
+# (x11-utils) finds its window.  About 12 s to install here with GTK 2
+# already present; the whole GTK 2 closure is ~140 MB to download.
+pkgs="$pkgs xvfb pcmanfm x11-utils"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
