@@ -107,12 +107,17 @@ static int64_t now_ns(void)
 
 /* ---- helpers ---- */
 
-static uint64_t hash_str(const char *s, uint64_t seed)
+static uint64_t hash_more(uint64_t h, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325u ^ seed;
-
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	return h;
+}
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = hash_more(0xcbf29ce484222325u ^ seed, s);
+
 	return h ^ h >> 31;
 }
 
@@ -199,18 +204,31 @@ static int components(const char *rel)
  * is not NULL), for the next invalidation. */
 static void served_add(struct views *v, enum view_kind k, const char *rel, const char *name)
 {
+	const char *part[6] = { "/", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",
+				name ? name : "" };
+	uint64_t h = 0xcbf29ce484222325u ^ 7;
 	struct sbuf p;
-	uint64_t h;
 	size_t i;
 	char *s;
+	int known;
 
 	if (!v->has_thread)
 		return;
+	/* hash_str() of the path, without building it: every listing of a
+	 * folder hands out the same entries again. */
+	for (i = 0; i < 6; i++)
+		h = hash_more(h, part[i]);
+	h = (h ^ h >> 31) | 1;
+	pthread_mutex_lock(&v->lock);
+	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
+		;
+	known = v->seen[i] == h;
+	pthread_mutex_unlock(&v->lock);
+	if (known)
+		return;
 	sbuf_init(&p);
-	if (sbuf_addf(&p, "/%s%s%s%s%s", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",
-		      name ? name : ""))
+	if (sbuf_addf(&p, "%s%s%s%s%s%s", part[0], part[1], part[2], part[3], part[4], part[5]))
 		goto out;
-	h = hash_str(p.buf, 7) | 1;
 	pthread_mutex_lock(&v->lock);
 	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
 		;

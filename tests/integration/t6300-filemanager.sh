@@ -7,7 +7,8 @@
 # under strace that pcmanfm looked at every entry of the folder and read
 # its link.  Skips when Xvfb, pcmanfm, xwininfo or strace is missing.
 # SIMBOOK_SCREENSHOT=FILE keeps the PNG (docs/similar-pcmanfm.png is made
-# so).
+# so); SIMBOOK_FM_VARIANTS=N lists N + 2 entries (default 8) to count the
+# calls per entry on a larger folder.
 SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-60}
 . "$(dirname "$0")/lib.sh"
 for c in python3 Xvfb pcmanfm xwininfo strace setsid; do
@@ -36,7 +37,7 @@ fm_cleanup() {
 }
 trap fm_cleanup EXIT
 
-python3 "$(dirname "$0")/genlib.py" "$SRC" --variants 8
+python3 "$(dirname "$0")/genlib.py" "$SRC" --variants "${SIMBOOK_FM_VARIANTS:-8}"
 mount_fs -o rescan=0
 for i in $(seq 1 300); do
 	grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null && break
@@ -45,7 +46,13 @@ done
 grep -q '"state":"idle"' "$MNT/.simbookfs/status" || fail "not idle: $(cat "$MNT/.simbookfs/status")"
 mapfile -t names < <(ls "$DIR")
 [ "${#names[@]}" -ge 9 ] || fail "similar/$BOOK has ${#names[@]} entries: ${names[*]}"
-case ${names[0]} in "01 "*"near duplicate - 000-base1.txt") ;; *) fail "best match not first: ${names[0]}" ;; esac
+# Name order is rank order: best match first.
+i=0
+for n in "${names[@]}"; do
+	i=$((i + 1))
+	[ "$((10#${n%% *}))" -eq "$i" ] || fail "entry $i in name order has rank ${n%% *}: $n"
+done
+case ${names[0]} in *"near duplicate - "*) ;; *) fail "best match is not a near duplicate: ${names[0]}" ;; esac
 say "${#names[@]} entries in similar/$BOOK"
 
 say "Xvfb on a free display"
@@ -107,7 +114,7 @@ done
 [ "${#missing[@]}" -eq 0 ] || fail "pcmanfm did not list: ${missing[*]}"
 grep -q 'getdents64(' "$T/strace.txt" || fail "no directory read in the trace"
 calls=$(grep -F "$DIR/" "$T/strace.txt" | grep -c -E '(stat|statx|readlink|access)\(')
-say "pcmanfm: $calls calls on ${#names[@]} entries"
+say "pcmanfm: $calls calls on ${#names[@]} entries ($(awk -v c="$calls" -v n="${#names[@]}" 'BEGIN { printf "%.2f", c / n }') per entry)"
 
 say "screenshot"
 sleep 1	# let the list finish drawing
