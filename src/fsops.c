@@ -77,6 +77,7 @@ struct fs_vlist {
 	struct fs_ventry *e;
 	size_t n, cap;
 	int err;
+	bool filled;	/* taken (a first read may come at an offset: seekdir) */
 };
 
 /* An open directory: the stream and where the kernel last stopped, so a
@@ -862,7 +863,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 		if (!v->ops->readdir)
 			return -ENOENT;
-		if (off == 0) {
+		if (off == 0 || !d->vl.filled) {
 			fs_vlist_clear(&d->vl);
 			ret = v->ops->readdir(v->arg, rel, &d->vl, fs_vlist_add);
 			if (!ret)
@@ -871,6 +872,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 				fs_vlist_clear(&d->vl);
 				return ret;
 			}
+			d->vl.filled = true;
 		}
 		for (i = (size_t)off; i < d->vl.n; i++) {
 			const struct fs_ventry *e = &d->vl.e[i];

@@ -21,9 +21,11 @@ done
 grep -q '"state":"idle"' "$MNT/.simbookfs/status" || fail "not idle: $(cat "$MNT/.simbookfs/status")"
 
 mark() { stat "$MNT/.mark-$1" >/dev/null 2>&1 || true; }
-# The daemon's requests between two marks: lines of its -d output.
+# The daemon's requests between two marks (lines of its -d output), into
+# a file: grep -q on a pipe would end the writer early (pipefail).
 between() { # from to
-	sed -n "/LOOKUP \/\.mark-$1\$/,/LOOKUP \/\.mark-$2\$/p" "$FS_LOG"
+	sed -n "/LOOKUP \/\.mark-$1\$/,/LOOKUP \/\.mark-$2\$/p" "$FS_LOG" >"$T/req-$1"
+	echo "$T/req-$1"
 }
 # listdir, then lstat (and readlink with "r") of each entry; checks the
 # attributes against the link and the target.
@@ -52,28 +54,31 @@ mark a
 n=$(client r)
 mark b
 [ "$n" -ge 9 ] || fail "$n entries"
-lookups=$(between a b | grep -c "LOOKUP /similar/$BOOK/" || true)
-[ "$lookups" -eq 0 ] || fail "$lookups entry lookups for $n entries: $(between a b | grep "LOOKUP /similar/$BOOK/" | head -3)"
-between a b | grep -q "opcode: READDIRPLUS" || skip "the kernel did not use readdirplus"
+req=$(between a b)
+grep -q "opcode: READDIRPLUS" "$req" || skip "the kernel did not use readdirplus"
+lookups=$(grep -c "LOOKUP /similar/$BOOK/" "$req" || true)
+[ "$lookups" -eq 0 ] || fail "$lookups entry lookups for $n entries: $(grep "LOOKUP /similar/$BOOK/" "$req" | head -3)"
 
 say "warm listing: nothing asked per entry"
 mark c
 client r >/dev/null
 mark d
-per=$(between c d | grep -c -E "opcode: (LOOKUP|GETATTR|READLINK)" || true)
+req=$(between c d)
+per=$(grep -c -E "opcode: (LOOKUP|GETATTR|READLINK)" "$req" || true)
 # the mark's own LOOKUP and the folder's GETATTR at opendir
-[ "$per" -le 2 ] || fail "warm listing asked $per times: $(between c d | grep opcode | head -8)"
+[ "$per" -le 2 ] || fail "warm listing asked $per times: $(grep opcode "$req" | head -8)"
 
 say "an entry only listed (never looked up) goes when its target goes"
 mark e
 client l >/dev/null
-victim=$(ls "$DIR" | grep -- '- 003-base1.txt$') || fail "no entry for 003-base1.txt"
+listed() { ls "$DIR" >"$T/ls" && grep -- '- 003-base1.txt$' "$T/ls"; }
+victim=$(listed) || fail "no entry for 003-base1.txt"
 rm "$MNT/near/003-base1.txt"
 for i in $(seq 1 50); do
-	ls "$DIR" | grep -q -- '- 003-base1.txt$' || break
+	listed >/dev/null || break
 	sleep 0.1
 done
-! ls "$DIR" | grep -q -- '- 003-base1.txt$' || fail "entry still listed"
+! listed >/dev/null || fail "entry still listed"
 for i in $(seq 1 50); do
 	[ -L "$DIR/$victim" ] || break
 	sleep 0.1
