@@ -11,9 +11,7 @@
 #                  change: the first listing after an unrelated book was
 #                  added (index generation moved, the views invalidated
 #                  what the kernel cached), ROUNDS times, median; warm:
-#                  ROUNDS more listings, median; and the daemon's CPU time
-#                  (all threads' schedstat) during each kind of listing,
-#                  which the load of a shared machine disturbs less.
+#                  ROUNDS more listings, median.
 #                  Baseline: the same client on a native directory of as
 #                  many relative symlinks, same run.
 #   FUSE requests  per entry, by opcode, for the same three listings, from
@@ -91,8 +89,8 @@ done
 nat=$(client "$W/native/$BOOKDIR" $((ROUNDS + 1)) | tail -n "$ROUNDS" | median)
 
 say_ms() { printf '%-48s %8s ms  (%s entries)\n' "$1" "$2" "$3"; }
-# CPU time of all the daemon's threads, ns (scheduler statistics).
-cpu_ns() { cat /proc/"$PID"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
+# CPU time of the daemon's live threads, ns.
+cpu_ns() { cat /proc/"$PID"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%d", s}'; }
 # Waits until the daemon is quiet (under 1 ms of CPU in 0.2 s, at most
 # 20 s): the views' thread builds the group views after each change, which
 # is not the listing's work.
@@ -103,35 +101,20 @@ settle() {
 		[ $((b - a)) -lt 1000000 ] && return
 	done
 }
-cpu_ms() { awk -v t="$1" -v r="$2" 'BEGIN { printf "%.3f", t / 1e6 / r }'; }
 mount_it "$@"
 wait_idle
 settle
-c0=$(cpu_ns)
 read -r cold n < <(client "$MNT/$BOOKDIR" 1)
-c1=$(cpu_ns)
-cold_cpu=$(cpu_ms $((c1 - c0)) 1)
-chg_cpu=0
 for r in $(seq 1 "$ROUNDS"); do
 	change "$r"
 	wait_idle
 	settle	# and the views' thread invalidates ~5 ms after the change
-	c0=$(cpu_ns)
 	client "$MNT/$BOOKDIR" 1 >>"$W/chg"
-	c1=$(cpu_ns)
-	chg_cpu=$((chg_cpu + c1 - c0))
 done
-chg_cpu=$(cpu_ms "$chg_cpu" "$ROUNDS")
-c0=$(cpu_ns)
 warm=$(client "$MNT/$BOOKDIR" "$ROUNDS" | median)
-c1=$(cpu_ns)
-warm_cpu=$(cpu_ms $((c1 - c0)) "$ROUNDS")
 say_ms "listing, cold (first after mount)" "$cold" "$n"
 say_ms "listing, first after an index change (median)" "$(median <"$W/chg")" "$n"
 say_ms "listing, warm (median of $ROUNDS)" "$warm" "$n"
-say_ms "daemon CPU: cold listing" "$cold_cpu" "$n"
-say_ms "daemon CPU: listing after a change (mean)" "$chg_cpu" "$n"
-say_ms "daemon CPU: warm listing (mean)" "$warm_cpu" "$n"
 say_ms "baseline: native folder of symlinks, warm" "$nat" "$n"
 unmount_it
 rm -f "$SRC"/other-*.txt
