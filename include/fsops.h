@@ -69,8 +69,12 @@ typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 #define FS_VIEW_INO ((ino_t)0x7fffffffffffffffULL)
 struct fs_view_ops {
 	int (*getattr)(void *arg, const char *rel, struct stat *st);
-	/* Fill with filler(buf, name, st_or_NULL, 0, 0) for every entry,
-	 * "." and ".." included. */
+	/* Fill with filler(buf, name, st_or_NULL, 0, flags) for every entry,
+	 * "." and ".." included.  flags FUSE_FILL_DIR_PLUS with the complete
+	 * attributes getattr would give hands the entry to the kernel with
+	 * them (readdirplus: no lookup follows); the view must then count the
+	 * entry as cached by the kernel, like a looked-up one.  The listing
+	 * is taken whole at each read from offset 0. */
 	int (*readdir)(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler);
 	/* Like readlink(2) but NUL-terminates within size. */
 	int (*readlink)(void *arg, const char *rel, char *buf, size_t size);

@@ -61,9 +61,30 @@ struct fs {
 	void *xops_arg;
 };
 
+/* A view directory's listing, taken whole when the kernel reads from
+ * offset 0 (one consistent snapshot) and handed out in pieces with offsets:
+ * libfuse turns entries the view gives with attributes (FUSE_FILL_DIR_PLUS)
+ * into readdirplus entries only for fillers called with offsets, and each
+ * one the kernel gets so saves it a lookup. */
+struct fs_ventry {
+	char *name;
+	struct stat st;
+	bool has_st;
+	enum fuse_fill_dir_flags flags;
+};
+
+struct fs_vlist {
+	struct fs_ventry *e;
+	size_t n, cap;
+	int err;
+	bool filled;	/* taken (a first read may come at an offset: seekdir) */
+};
+
 /* An open directory: the stream and where the kernel last stopped, so a
- * huge directory is listed in pieces at stable telldir() offsets. */
+ * huge directory is listed in pieces at stable telldir() offsets; for a
+ * view directory (dp NULL) the snapshot of its listing. */
 struct fs_dir {
+	struct fs_vlist vl;
 	DIR *dp;
 	struct dirent *entry;	/* read but not yet handed to the kernel */
 	off_t off;
@@ -836,6 +857,49 @@ static void fs_listed_record(struct fs *fs, const struct fs_dir *d)
 	pthread_mutex_unlock(&fs->listed_lock);
 }
 
+static void fs_vlist_clear(struct fs_vlist *vl)
+{
+	size_t i;
+
+	for (i = 0; i < vl->n; i++)
+		free(vl->e[i].name);
+	free(vl->e);
+	*vl = (struct fs_vlist){ 0 };
+}
+
+/* The filler a view's readdir gets: keeps every entry. */
+static int fs_vlist_add(void *buf, const char *name, const struct stat *st, off_t off,
+			enum fuse_fill_dir_flags flags)
+{
+	struct fs_vlist *vl = buf;
+	struct fs_ventry *e;
+
+	(void)off;
+	if (vl->n == vl->cap) {
+		size_t cap = vl->cap ? 2 * vl->cap : 64;
+
+		e = realloc(vl->e, cap * sizeof(*e));
+		if (!e) {
+			vl->err = -ENOMEM;
+			return 1;
+		}
+		vl->e = e;
+		vl->cap = cap;
+	}
+	e = &vl->e[vl->n];
+	e->name = strdup(name);
+	if (!e->name) {
+		vl->err = -ENOMEM;
+		return 1;
+	}
+	e->has_st = st != NULL;
+	if (st)
+		e->st = *st;
+	e->flags = flags;
+	vl->n++;
+	return 0;
+}
+
 static int fs_opendir(const char *path, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -844,8 +908,13 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	int fd = -1, ret;
 
 	fi->fh = 0;
-	if (fs_view_of(fs, path, NULL))
+	if (fs_view_of(fs, path, NULL)) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		fi->fh = (uintptr_t)d;
 		return 0;
+	}
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
@@ -926,8 +995,32 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	const char *rel;
 	bool plus = flags & FUSE_READDIR_PLUS;
 
-	if ((v = fs_view_of(fs, path, &rel)))
-		return v->ops->readdir ? v->ops->readdir(v->arg, rel, buf, filler) : -ENOENT;
+	if ((v = fs_view_of(fs, path, &rel))) {
+		size_t i;
+		int ret;
+
+		if (!v->ops->readdir)
+			return -ENOENT;
+		if (off == 0 || !d->vl.filled) {
+			fs_vlist_clear(&d->vl);
+			ret = v->ops->readdir(v->arg, rel, &d->vl, fs_vlist_add);
+			if (!ret)
+				ret = d->vl.err;
+			if (ret) {
+				fs_vlist_clear(&d->vl);
+				return ret;
+			}
+			d->vl.filled = true;
+		}
+		for (i = (size_t)off; i < d->vl.n; i++) {
+			const struct fs_ventry *e = &d->vl.e[i];
+
+			if (filler(buf, e->name, e->has_st ? &e->st : NULL, (off_t)i + 1,
+				   plus ? e->flags & FUSE_FILL_DIR_PLUS : 0))
+				break;
+		}
+		return 0;
+	}
 	if (fs->nviews && path && !strcmp(path, "/"))
 		return fs_readdir_root_views(fs, d, buf, filler);
 	if (off != d->off) {
@@ -988,7 +1081,9 @@ static int fs_releasedir(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	if (d) {
-		closedir(d->dp);
+		if (d->dp)
+			closedir(d->dp);
+		fs_vlist_clear(&d->vl);
 		free(d);
 	}
 	return 0;
@@ -1000,7 +1095,7 @@ static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
 	int ret;
 
 	(void)path;
-	if (!d)
+	if (!d || !d->dp)
 		return 0;
 	ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
 	return ret < 0 ? -errno : 0;

@@ -1,10 +1,13 @@
 /* views.c - similar/, clusters/, duplicates/, lookup/ and .simbookfs/ (see
  * views.h).
  *
- * Per-entry cost: getattr and readlink of an entry are answered from a
- * cached list (one index read to find the book, one fstatat() to check the
- * target exists); lists are recomputed only when the index generation moved
- * (and then mostly from the pair cache of simlist.h).  Group views are
+ * Per-entry cost: a similar/<book>/ listing hands each entry to the kernel
+ * with its attributes (readdirplus), so a file manager's lstat() of an
+ * entry needs no lookup; lookup, getattr and readlink of an entry are
+ * answered from memory (the book of the folder remembered per thread under
+ * the index generation, the cached list) plus one fstatat() that checks
+ * the target exists; lists are recomputed only when the index generation
+ * moved (and then mostly from the pair cache of simlist.h).  Group views are
  * recomputed at most once a second while the index keeps changing; they
  * check each target's existence like the rest, so a stale group never
  * dangles.
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +73,7 @@ struct groups {
 };
 
 struct views {
+	uint64_t serial;		/* tells instances apart in thread caches */
 	int rootfd;
 	int files;			/* entries are read-only files, not links */
 	char *prefix;
@@ -99,6 +104,8 @@ struct views {
 	pthread_cond_t cond;
 };
 
+static _Atomic uint64_t views_serials;	/* instances made so far */
+
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -109,12 +116,17 @@ static int64_t now_ns(void)
 
 /* ---- helpers ---- */
 
-static uint64_t hash_str(const char *s, uint64_t seed)
+static uint64_t hash_more(uint64_t h, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325u ^ seed;
-
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	return h;
+}
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = hash_more(0xcbf29ce484222325u ^ seed, s);
+
 	return h ^ h >> 31;
 }
 
@@ -261,20 +273,35 @@ static int components(const char *rel)
 	return n;
 }
 
-/* Remembers a view path the kernel now caches, for the next invalidation. */
-static void served_add(struct views *v, enum view_kind k, const char *rel)
+/* Remembers a view path the kernel now caches (rel, or rel/name when name
+ * is not NULL), for the next invalidation. */
+static void served_add(struct views *v, enum view_kind k, const char *rel, const char *name)
 {
+	const char *part[6] = { "/", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",
+				name ? name : "" };
+	uint64_t h = 0xcbf29ce484222325u ^ 7;
 	struct sbuf p;
-	uint64_t h;
 	size_t i;
 	char *s;
+	int known;
 
 	if (!v->has_thread)
 		return;
+	/* hash_str() of the path, without building it: every listing of a
+	 * folder hands out the same entries again. */
+	for (i = 0; i < 6; i++)
+		h = hash_more(h, part[i]);
+	h = (h ^ h >> 31) | 1;
+	pthread_mutex_lock(&v->lock);
+	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
+		;
+	known = v->seen[i] == h;
+	pthread_mutex_unlock(&v->lock);
+	if (known)
+		return;
 	sbuf_init(&p);
-	if (sbuf_addf(&p, "/%s%s%s", v->names[k], *rel ? "/" : "", rel))
+	if (sbuf_addf(&p, "%s%s%s%s%s%s", part[0], part[1], part[2], part[3], part[4], part[5]))
 		goto out;
-	h = hash_str(p.buf, 7) | 1;
 	pthread_mutex_lock(&v->lock);
 	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
 		;
@@ -366,6 +393,30 @@ static int is_book(struct views *v, const char *path, uint64_t *id)
 	return ok;
 }
 
+/* is_book() of the folder holding the entries a caller looks up, kept per
+ * thread while the index generation stays: a file manager looks up every
+ * entry of one folder in turn, and then none of them reads the index. */
+static int folder_book(struct views *v, const char *path, uint64_t *id)
+{
+	static _Thread_local struct {
+		uint64_t serial, gen, id;
+		int ok;
+		char path[IDX_PATH_MAX + 1];
+	} c;
+	uint64_t gen = idx_generation(v->ix);
+
+	if (c.serial == v->serial && c.gen == gen && !strcmp(c.path, path)) {
+		*id = c.id;
+		return c.ok;
+	}
+	c.ok = is_book(v, path, &c.id);
+	c.serial = v->serial;
+	c.gen = gen;
+	strcpy(c.path, path);	/* callers check the length */
+	*id = c.id;
+	return c.ok;
+}
+
 static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 {
 	char parent[IDX_PATH_MAX + 1];
@@ -381,19 +432,14 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 	}
 	if (strlen(rel) > IDX_PATH_MAX)
 		return -ENAMETOOLONG;
-	if (is_book(v, rel, &r->id)) {
-		if (!target_ok(v, rel, &r->tst))
-			return -ENOENT;
-		r->node = SN_BOOK;
-		return 0;
-	}
+	/* The folder first: when it is a book (a file), rel cannot be one. */
 	name = strrchr(rel, '/');
 	if (name) {
 		plen = (size_t)(name - rel);
 		memcpy(parent, rel, plen);
 		parent[plen] = '\0';
 		name++;
-		if (is_book(v, parent, &r->id)) {
+		if (folder_book(v, parent, &r->id)) {
 			r->book_depth = components(parent);
 			ret = list_get(v, r->id, &r->list);
 			if (ret)
@@ -415,6 +461,12 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 			r->entry = i;
 			return 0;
 		}
+	}
+	if (is_book(v, rel, &r->id)) {
+		if (!target_ok(v, rel, &r->tst))
+			return -ENOENT;
+		r->node = SN_BOOK;
+		return 0;
 	}
 	/* A folder of SRC (books below it are listed from the index). */
 	if (views_skip(v, rel) || fstatat(v->rootfd, rel, &r->tst, AT_SYMLINK_NOFOLLOW) ||
@@ -536,18 +588,27 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 		idx_entries_free(ents, n);
 	} else if (r.node == SN_BOOK) {
 		struct listref *lr = NULL;
+		char link[PATH_MAX];
+		struct stat tst;
 
 		ret = list_get(v, r.id, &lr);
 		if (!ret) {
 			st.st_mode = S_IFREG;
 			st.st_ino = view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
-			st.st_mode = entry_type(v);
+			/* With attributes (as sim_getattr() gives them), so the
+			 * kernel needs no lookup per entry; remembered for the
+			 * invalidation like looked-up entries. */
 			for (i = 0; i < lr->l->n; i++) {
-				if (!target_ok(v, lr->l->v[i].path, NULL))
+				const struct simlist_entry *e = &lr->l->v[i];
+
+				if (!target_ok(v, e->path, &tst) ||
+				    simlist_link(link, sizeof(link), 1 + components(rel), e->path))
 					continue;
-				st.st_ino = view_ino(VK_SIMILAR, hash_str(lr->l->v[i].path, r.id));
-				filler(buf, lr->l->v[i].name, &st, 0, 0);
+				fill_entry(v, &st, view_ino(VK_SIMILAR, hash_str(e->path, r.id)),
+					   strlen(link), &tst);
+				filler(buf, e->name, &st, 0, FUSE_FILL_DIR_PLUS);
+				served_add(v, VK_SIMILAR, rel, e->name);
 			}
 			listref_put(v, lr);
 		}
@@ -1272,7 +1333,7 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		return ret;
 	}
 	if (!ret && *rel)
-		served_add(v, nd->kind, rel);
+		served_add(v, nd->kind, rel, NULL);
 	return ret;
 }
 
@@ -1586,6 +1647,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	v->serial = atomic_fetch_add(&views_serials, 1) + 1;	/* 0: the empty cache */
 	v->rootfd = rootfd;
 	v->hidden = hidden;
 	v->prefix = strdup(prefix);
