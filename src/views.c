@@ -137,16 +137,6 @@ static ino_t view_ino(enum view_kind k, uint64_t h)
 	return (ino_t)(UINT64_C(1) << 63 | (uint64_t)(k + 1) << 56 | (h & UINT64_C(0x00ffffffffffffff)));
 }
 
-static void fill_dir(struct stat *st, ino_t ino)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_mode = S_IFDIR | 0555;
-	st->st_nlink = 2;
-	st->st_ino = ino;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
-}
-
 static void fill_link(struct stat *st, ino_t ino, size_t len, const struct stat *target)
 {
 	memset(st, 0, sizeof(*st));
@@ -237,6 +227,22 @@ static struct timespec file_time(struct views *v, int slot, const struct sbuf *c
 	}
 	pthread_mutex_unlock(&v->lock);
 	return t;
+}
+
+/* A view folder: its times are those of the index generation it shows
+ * (file managers and rsync see a folder change when its content may have;
+ * sim_getattr() gives mirrored folders their SRC folder's mtime). */
+static void fill_dir(struct views *v, struct stat *st, ino_t ino)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR | 0555;
+	st->st_nlink = 2;
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_mtim = file_time(v, -1, NULL);
+	st->st_ctim = st->st_mtim;
+	st->st_atim = st->st_mtim;
 }
 
 /* The target exists as a regular file in SRC (*st filled). */
@@ -517,12 +523,12 @@ static int sim_getattr(struct views *v, const char *rel, struct stat *st)
 		return ret;
 	switch (r.node) {
 	case SN_DIR:
-		fill_dir(st, view_ino(VK_SIMILAR, hash_str(rel, 1)));
+		fill_dir(v, st, view_ino(VK_SIMILAR, hash_str(rel, 1)));
 		if (*rel)
 			st->st_mtim = r.tst.st_mtim;
 		break;
 	case SN_BOOK:
-		fill_dir(st, view_ino(VK_SIMILAR, r.id));
+		fill_dir(v, st, view_ino(VK_SIMILAR, r.id));
 		st->st_mtim = r.tst.st_mtim;
 		break;
 	case SN_ENTRY:
@@ -929,7 +935,7 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 	int ret;
 
 	if (!*rel) {
-		fill_dir(st, view_ino(k, 0));
+		fill_dir(v, st, view_ino(k, 0));
 		return 0;
 	}
 	ret = groups_get(v, k == VK_DUPLICATES, &gs);
@@ -937,7 +943,7 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		return ret;
 	ret = groups_find(gs, rel, &g, &m);
 	if (!ret && m == SIZE_MAX) {
-		fill_dir(st, view_ino(k, hash_str(gs->g[g].name, 2)));
+		fill_dir(v, st, view_ino(k, hash_str(gs->g[g].name, 2)));
 	} else if (!ret) {
 		if (!target_ok(v, gs->g[g].m[m].path, &tst))
 			ret = -ENOENT;
@@ -1164,14 +1170,14 @@ static int lk_getattr(struct views *v, const char *rel, struct stat *st)
 	int ret;
 
 	if (!*rel) {
-		fill_dir(st, view_ino(VK_LOOKUP, 0));
+		fill_dir(v, st, view_ino(VK_LOOKUP, 0));
 		return 0;
 	}
 	ret = lk_resolve(v, rel, &e, &n, &w);
 	if (ret)
 		return ret;
 	if (w == SIZE_MAX) {
-		fill_dir(st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
+		fill_dir(v, st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
 	} else {
 		ret = simlist_link(buf, sizeof(buf), 2, e[w].path);
 		if (!ret && !target_ok(v, e[w].path, &tst))
@@ -1321,7 +1327,7 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		break;
 	default:
 		if (!*rel) {
-			fill_dir(st, view_ino(VK_META, 0));
+			fill_dir(v, st, view_ino(VK_META, 0));
 			return 0;
 		}
 		sbuf_init(&sb);

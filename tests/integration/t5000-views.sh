@@ -137,9 +137,13 @@ ls -R "$MNT/duplicates" | grep -qx base2.epub || fail "group split too early"
 until_ok 3 sh -c "! ls -R '$MNT/duplicates' | grep -qx base2.epub" || fail "exemption not applied to duplicates/"
 
 say "writes through the mount: overwrite, rename, delete"
+t0=$(stat -c %Y "$MNT/clusters")
+[ "$t0" -ge "$(($(date +%s) - 600))" ] || fail "clusters/ mtime $t0 is not the index's last change"
+sleep 1.1
 start=$(date +%s%N)
 cat "$LIB/a/base1.txt" >"$MNT/base3.txt"
 until_ok 3 has_entry base3.txt a/base1.txt || fail "overwritten book not re-indexed"
+[ "$(stat -c %Y "$MNT/clusters")" -gt "$t0" ] || fail "clusters/ mtime did not move with the index"
 echo "# overwrite visible after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 mv "$MNT/b/base1-near.txt" "$MNT/b/renamed.txt"
 until_ok 2 has_entry a/base1.txt b/renamed.txt || fail "rename not followed"
