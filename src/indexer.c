@@ -97,10 +97,13 @@ static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
 	       a->ino == b->ino && a->dev == b->dev;
 }
 
-/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd). */
-static int read_all(int fd, uint64_t max, char **buf, size_t *len)
+/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd).  The
+ * buffer starts at the size the file had (hint) plus one byte, so a file
+ * that did not change is read without a realloc copy. */
+static int read_all(int fd, uint64_t max, uint64_t hint, char **buf, size_t *len)
 {
-	size_t cap = (size_t)(max < 65536 ? max + 1 : 65536), n = 0;
+	uint64_t want = hint < 65536 ? 65536 : hint;
+	size_t cap = (size_t)(want < max ? want : max) + 1, n = 0;
 	char *p = malloc(cap), *np;
 	ssize_t r;
 
@@ -206,7 +209,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
 		goto out;
 	}
-	ret = read_all(fd, max, &data, &len);
+	ret = read_all(fd, max, st->size, &data, &len);
 	if (ret) {
 		sbuf_addf(&err, "%s: %s", path, strerror(-ret));
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
