@@ -24,6 +24,7 @@
 
 #define SNIFF_BYTES 4096
 #define OPS_BATCH 4096		/* path changes per index transaction at most */
+#define OPS_GATHER_NS 2000000L	/* a burst of path changes gathers this long */
 
 /* A path change waiting for the index (see indexer_flush()). */
 enum ixop_kind {
@@ -275,10 +276,16 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		 * are handled on their own. */
 		if (!ret && S_ISDIR(sb.st_mode))
 			return 0;
-		/* Gone, or not a regular file (any more): not a book. */
 		if (ret == -EACCES || ret == -EPERM || ret == -EMFILE || ret == -ENFILE ||
 		    ret == -ENOMEM)
 			goto unreadable;
+		/* Gone: the unlink or the rename that took it is reported on
+		 * its own (by the mount, the watch or the scan), maybe a moment
+		 * after this job started.  Removing the entry here would lose
+		 * a book that was only renamed (its id, its exemptions). */
+		if (ret == -ENOENT || ret == -ENOTDIR)
+			return 0;
+		/* Not a regular file any more: not a book. */
 		ret = idx_unlink(ixr->ix, path);
 		if (ret > 0)
 			indexer_notify(ixr);
@@ -709,8 +716,11 @@ static void indexer_flush(struct indexer *ixr)
 		indexer_notify(ixr);
 }
 
-/* The index writer for path changes: applies them as they come, in
- * batches (what piled up while the last batch was committed). */
+/* The index writer for path changes: applies them in batches.  After the
+ * first change of a burst it lets the burst gather for OPS_GATHER_NS (an
+ * `rm -r` reports one unlink every few tens of microseconds), so a burst
+ * costs a few commits instead of one per file, on a thread that competes
+ * with the filesystem's for the same cores. */
 static void *indexer_writer(void *arg)
 {
 	struct indexer *ixr = arg;
@@ -722,6 +732,7 @@ static void *indexer_writer(void *arg)
 		if (ixr->ops_stop)
 			break;
 		pthread_mutex_unlock(&ixr->ops_lock);
+		nanosleep(&(struct timespec){ 0, OPS_GATHER_NS }, NULL);
 		indexer_flush(ixr);
 		pthread_mutex_lock(&ixr->ops_lock);
 	}
