@@ -48,7 +48,7 @@ entry_for() { # book target
 has_entry() { entry_for "$1" "$2" >/dev/null; }
 no_entry() { ! entry_for "$1" "$2" >/dev/null; }
 
-mount_fs -o rescan=0
+mount_fs -o rescan=0,idxattr
 say "copy in with cp and rsync"
 cp -r "$LIB/a" "$LIB/b" "$MNT/"
 rsync -a "$LIB/" "$MNT/"
@@ -167,6 +167,9 @@ mount_fs -o rescan=0
 wait_idle 60
 grep -q '"indexed_since_mount":0' "$MNT/.simbookfs/status" || fail "remount re-indexed: $(cat "$MNT/.simbookfs/status")"
 [ "$(ls -R "$MNT/similar" | md5sum)" = "$before" ] || fail "views differ after remount"
+# without idxattr (the default) the daemon has no xattr handlers at all
+! python3 -c 'import os,sys; os.getxattr(sys.argv[1], "user.simbookfs.id")' "$MNT/a/base1.txt" \
+	2>/dev/null || fail "id xattr served without -o idxattr"
 no_entry b/renamed.txt c/base1-vol1.txt || true
 umount_fs
 
