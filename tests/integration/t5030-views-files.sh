@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
-FS_ARGS=(-o viewmode=files,rescan=0)
+FS_ARGS=(-o viewmode=files,rescan=0,idxattr)
 export LC_ALL=C
 
 python3 "$(dirname "$0")/genlib.py" "$SRC"
