@@ -6,7 +6,11 @@
 #                ../shared/books, with deterministic word mutations so many
 #                are near duplicates) copied into the mount with cp; time
 #                until .simbookfs/status says idle: books/s and MB/s of book
-#                text; the same cp to a plain directory as the baseline
+#                text, and the daemon's CPU seconds (MB per CPU second: what
+#                the machine's load does not change); baselines in the same
+#                run: the same cp to a plain directory, `simbook fingerprint`
+#                of the files (one process, one thread) and `simbook index`
+#                of them (no mount, as many threads as the daemon)
 #   ls similar   listing similar/<book>/ (readdir + lstat + readlink of
 #                every entry, like ls -l) for every book, 5 rounds, first pass (cold) and
 #                warm: p50/p99 per listing, against the same work on a native
@@ -68,15 +72,32 @@ mount_it() {
 	for _ in $(seq 100); do grep -q " $MNT fuse" /proc/mounts && return; sleep 0.05; done
 	echo "mount failed: $(cat "$W/fs.log")" >&2; exit 1
 }
-t0=$(now); find "$LIB" -type f -print0 | xargs -0 "${SIMBOOK_BUILD:-$top/build}/simbook" fingerprint >/dev/null; t1=$(now)
-fp_direct=$(echo "$t1 - $t0" | bc)
+SB=${SIMBOOK_BUILD:-$top/build}/simbook
+# timed CMD...: "wall_s cpu_s" of the command and its children
+timed() {
+	python3 -c 'import resource, subprocess, sys, time
+t = time.monotonic(); subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.3f" % (time.monotonic() - t, r.ru_utime + r.ru_stime))' "$@"
+}
+rate() { # label wall cpu
+	awk -v l="$1" -v w="$2" -v c="$3" -v n="$N" -v mb="$MB" 'BEGIN {
+		printf "%-40s %7.2f s  %6.1f books/s  %6.1f MB/s   CPU %6.2f s: %5.1f MB per CPU s\n",
+			l, w, n / w, mb / w, c, mb / c }'
+}
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+read -r w c < <(find "$LIB" -type f -print0 | timed xargs -0 "$SB" fingerprint)
+rate "baseline: simbook fingerprint, 1 thread" "$w" "$c"
+read -r w c < <(timed "$SB" index "$W/native" --quiet --index "$W/native.idx")
+rate "baseline: simbook index, no mount" "$w" "$c"
 mount_it "$@"
 wait_idle
+c0=$(cputicks "$PID")
 t0=$(now); cp -r "$LIB"/. "$MNT/"; t1=$(now); wait_idle; t2=$(now)
+c1=$(cputicks "$PID")
 cp_mnt=$(echo "$t1 - $t0" | bc); idx=$(echo "$t2 - $t0" | bc)
 echo "copy into the mount      $cp_mnt s   (native cp: $native_cp s)"
-echo "copy+index until idle    $idx s   $(echo "scale=1; $N / $idx" | bc) books/s   $(echo "scale=1; $MB / $idx" | bc) MB/s"
-echo "baseline: simbook fingerprint of the same files, one process: $fp_direct s   $(echo "scale=1; $MB / $fp_direct" | bc) MB/s"
+rate "cp -r into the mount + index until idle" "$idx" "$(echo "scale=3; ($c1 - $c0) / $(getconf CLK_TCK)" | bc)"
 grep -o '"books":[0-9]*' "$MNT/.simbookfs/status"
 
 python3 - "$MNT" "$W/native" <<'PY'

@@ -69,8 +69,12 @@ typedef void (*fs_change_fn)(void *arg, enum fs_change what, const char *path,
 #define FS_VIEW_INO ((ino_t)0x7fffffffffffffffULL)
 struct fs_view_ops {
 	int (*getattr)(void *arg, const char *rel, struct stat *st);
-	/* Fill with filler(buf, name, st_or_NULL, 0, 0) for every entry,
-	 * "." and ".." included. */
+	/* Fill with filler(buf, name, st_or_NULL, 0, flags) for every entry,
+	 * "." and ".." included.  flags FUSE_FILL_DIR_PLUS with the complete
+	 * attributes getattr would give hands the entry to the kernel with
+	 * them (readdirplus: no lookup follows); the view must then count the
+	 * entry as cached by the kernel, like a looked-up one.  The listing
+	 * is taken whole at each read from offset 0. */
 	int (*readdir)(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler);
 	/* Like readlink(2) but NUL-terminates within size. */
 	int (*readlink)(void *arg, const char *rel, char *buf, size_t size);
@@ -82,6 +86,19 @@ struct fs_view_ops {
 	 * an entry means something (e.g. "not a duplicate"); it never touches
 	 * SRC. */
 	int (*unlink)(void *arg, const char *rel);
+	/* For a view entry that stands for a file of SRC (a real-file view
+	 * entry; NULL: the view has none): writes that file's path relative
+	 * to SRC ("dir/book.epub") into buf (size bytes, NUL-terminated) and
+	 * returns 0; -EINVAL when rel is no such entry; else -errno (-ENOENT:
+	 * the file is gone).  The entry's getattr should describe the file as
+	 * a read-only regular file (its size and times).  open() of such an
+	 * entry opens the SRC file read-only through the passthrough instead
+	 * of calling open/read/release: reads are served from its fd at native
+	 * speed, fstat() of the open file answers from that fd with the
+	 * entry's st_ino and mode (even once the entry is gone), and the
+	 * caller must be able to search every folder above the file in SRC
+	 * (EACCES otherwise), as through the passthrough. */
+	int (*source)(void *arg, const char *rel, char *buf, size_t size);
 };
 
 /* Creates the filesystem for SRC's directory fd rootfd (kept open by the

@@ -206,6 +206,9 @@ int idx_unlink(struct idx *ix, const char *path);
 int idx_drop(struct idx *ix, uint64_t id);
 
 #define IDX_RENAME_EXCHANGE 1u	/* swap the two (RENAME_EXCHANGE) */
+#define IDX_RENAME_KNOWN 2u	/* do nothing (keep to) unless from, or something
+				 * under from + "/", is in the index: for renames
+				 * reported twice (the mount and the inotify watch) */
 /* Renames from to to: the file at from (and everything under from + "/")
  * moves to the new path, keeping ids, fingerprints and exemptions.  Entries
  * that were at to (or under to + "/") are unlinked first, unless flags has
@@ -214,6 +217,24 @@ int idx_drop(struct idx *ix, uint64_t id);
  * -EINVAL.  Returns the number of entries moved from from (0 when from is
  * unknown: nothing to do) or -errno. */
 int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags);
+/* A path change for idx_apply(). */
+enum idx_op_kind {
+	IDX_OP_UNLINK = 1,	/* as idx_unlink(path) */
+	IDX_OP_RENAME = 2,	/* as idx_rename(path, to, flags) */
+};
+struct idx_op {
+	enum idx_op_kind kind;
+	const char *path;
+	const char *to;		/* IDX_OP_RENAME only */
+	unsigned flags;		/* IDX_OP_RENAME only */
+	int result;		/* out: what the single call would have returned */
+};
+/* Applies the n ops in order in one write transaction, so a burst of
+ * unlinks or renames (rm -r, rsync) costs one commit.  An op with bad
+ * arguments gets its -errno in result and the others still apply; when the
+ * transaction itself fails, nothing is applied, every result is that error
+ * and it is returned (callers may retry op by op).  Returns 0 or -errno. */
+int idx_apply(struct idx *ix, struct idx_op *ops, size_t n);
 /* Marks (on != 0) or unmarks the pair of files as "not a duplicate".  Stored
  * by id, so it survives renames; removed with either file.  -ENOENT when a
  * path is unknown, -EINVAL when both are the same file. */

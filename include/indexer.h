@@ -3,9 +3,15 @@
  * One struct indexer per mounted library owns the index (idx.h), the work
  * queue (queue.h) and the scanner (scan.h):
  *  - indexer_written() and friends are called by the filesystem right after
- *    a change to SRC.  A write only queues the path (the writer never waits;
- *    repeated writes coalesce); unlink and rename update the index at once
- *    (a rename keeps the fingerprint, id and exemptions).
+ *    a change to SRC and never wait for the index: a write only queues the
+ *    path (repeated writes coalesce); unlinks and renames (a rename keeps
+ *    the fingerprint, id and exemptions) are appended to a list that the
+ *    index writer thread applies in order, many per transaction, usually
+ *    within a millisecond.  Workers and the watch apply that list before
+ *    they look a path up, so queued work always sees the changes made
+ *    before it (a write, then a rename, then an unlink of one path ends with
+ *    neither name indexed).  Until then the views may briefly show a book
+ *    under its old name; they check that a link's target exists.
  *  - worker threads read each queued file through the SRC directory fd,
  *    extract and fingerprint it (book.h) and store the record (bookrec.h),
  *    or record why it is not indexed (IDX_FAILED with the reason, or
@@ -46,7 +52,8 @@ struct indexer_status {
 	uint64_t books;		/* files with a fingerprint */
 	uint64_t failed;	/* IDX_FAILED */
 	uint64_t not_books;	/* IDX_NOT_BOOK */
-	uint64_t queued;	/* jobs waiting or running in the queue */
+	uint64_t queued;	/* jobs waiting or running in the queue, plus
+				 * unlinks and renames not yet in the index */
 	uint64_t indexed;	/* files fingerprinted since the mount */
 	uint64_t generation;	/* idx_generation() */
 	int watching;		/* the inotify watch runs */
@@ -64,7 +71,8 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 /* Starts the background scan (and the periodic rescans).  0 or -errno. */
 int indexer_start(struct indexer *ixr);
 /* Stops the scan and the workers (pending work is dropped: the next scan
- * finds it), flushes and closes the index.  NULL is allowed. */
+ * finds it), applies the unlinks and renames still waiting, flushes and
+ * closes the index.  NULL is allowed. */
 void indexer_free(struct indexer *ixr);
 
 /* The index (owned by ixr, valid until indexer_free()). */
@@ -84,7 +92,8 @@ void indexer_linked(struct indexer *ixr, const char *from, const char *to);
 int indexer_index_file(struct indexer *ixr, const char *path);
 
 void indexer_status(struct indexer *ixr, struct indexer_status *st);
-/* Waits until no scan runs and nothing is queued, at most timeout_ms
+/* Waits until no scan runs, nothing is queued and every unlink and rename
+ * reported so far is in the index, at most timeout_ms
  * (< 0: forever).  0 or -ETIMEDOUT. */
 int indexer_wait_idle(struct indexer *ixr, int timeout_ms);
 

@@ -4,8 +4,10 @@
  * configurable prefix, "" by default):
  *   similar/<path of a book>/   one directory per indexed book, mirroring
  *                               SRC's folders; entries are relative symlinks
- *                               to the similar books (simlist.h names), plus
- *                               the listing file .similar.tsv
+ *                               to the similar books (simlist.h names), or in
+ *                               real-file mode read-only regular files with
+ *                               the books' content, plus the listing file
+ *                               .similar.tsv
  *   clusters/<Title (N)>/       groups of near duplicates (simhash within the
  *                               index threshold, exemptions applied)
  *   duplicates/<Title (N)>/     groups with the same normalised text
@@ -15,7 +17,9 @@
  *
  * Every symlink points at a regular file of the mount (never at a
  * directory: no cycles), and an entry whose target is gone is not listed
- * and answers ENOENT.  Unlinking an entry of similar/<book>/ records "not a
+ * and answers ENOENT.  In real-file mode an entry shows the target's size,
+ * times, owner and read bits, and fsops serves its reads from the target
+ * opened read-only (fs_view_ops.source).  Unlinking an entry of similar/<book>/ records "not a
  * duplicate" for the pair in the index.  After the index changes, a thread
  * of the views invalidates the kernel's cached entries of the view paths it
  * handed out (never from inside an operation).
@@ -36,6 +40,11 @@ struct views;
  * hides (the index folder).  Returns 0 and *out, -EINVAL (prefix with '/'),
  * -ENOMEM. */
 int views_new(struct views **out, int rootfd, const char *prefix, const char *hidden);
+/* Real-file mode (on != 0): book entries of similar/, clusters/,
+ * duplicates/ and lookup/ are read-only regular files with the content of
+ * their target instead of relative symlinks (the default).  Call before
+ * mounting. */
+void views_set_files(struct views *v, int on);
 /* The indexer's notify callback (arg: the struct views). */
 void views_changed(void *arg);
 /* Connects the index (before mounting). */

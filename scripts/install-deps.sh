@@ -8,6 +8,13 @@ rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
 # man and groff render the man pages in the install test; libclang-rt has
 # the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.
 pkgs="$pkgs man-db groff-base libclang-rt-14-dev jq"
+# syncthing: t6200 runs it on the mount (localhost only, networking off).
+pkgs="$pkgs syncthing"
+# The file-manager test (t6300) runs pcmanfm on an Xvfb display; xwininfo
+# (x11-utils) finds its window.  Measured: 12 s to install here (15
+# packages; GTK 2 was already present).  From a bare Debian the closure
+# with GTK 2 and the X libraries is at most ~140 MB to download.
+pkgs="$pkgs xvfb pcmanfm x11-utils"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -10,6 +10,7 @@
  * XML_PARSE_NOENT/DTDLOAD/HUGE (no entity substitution, no DTD, default depth
  * and size limits), and any of them declaring entities is refused outright.
  */
+#include "hex.h"
 #include "extract_i.h"
 
 #include <errno.h>
@@ -191,17 +192,6 @@ out:
 	return ret;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Resolves href against the directory base (ending in '/' or empty) into an
  * archive path: fragment dropped, %XX decoded, "." and ".." applied.  NULL
  * when it leaves the archive (URL, ".." above the root) or on -ENOMEM. */
@@ -222,9 +212,9 @@ static char *resolve(const char *base, const char *href)
 		goto fail;
 	memcpy(tmp, base, bl);
 	for (i = 0; i < hl; i++) {
-		if (href[i] == '%' && i + 2 < hl && hexval(href[i + 1]) >= 0 &&
-		    hexval(href[i + 2]) >= 0) {
-			tmp[bl++] = (char)(hexval(href[i + 1]) * 16 + hexval(href[i + 2]));
+		if (href[i] == '%' && i + 2 < hl && hex_digit(href[i + 1]) >= 0 &&
+		    hex_digit(href[i + 2]) >= 0) {
+			tmp[bl++] = (char)(hex_digit(href[i + 1]) * 16 + hex_digit(href[i + 2]));
 			i += 2;
 		} else {
 			tmp[bl++] = href[i];

@@ -61,9 +61,30 @@ struct fs {
 	void *xops_arg;
 };
 
+/* A view directory's listing, taken whole when the kernel reads from
+ * offset 0 (one consistent snapshot) and handed out in pieces with offsets:
+ * libfuse turns entries the view gives with attributes (FUSE_FILL_DIR_PLUS)
+ * into readdirplus entries only for fillers called with offsets, and each
+ * one the kernel gets so saves it a lookup. */
+struct fs_ventry {
+	char *name;
+	struct stat st;
+	bool has_st;
+	enum fuse_fill_dir_flags flags;
+};
+
+struct fs_vlist {
+	struct fs_ventry *e;
+	size_t n, cap;
+	int err;
+	bool filled;	/* taken (a first read may come at an offset: seekdir) */
+};
+
 /* An open directory: the stream and where the kernel last stopped, so a
- * huge directory is listed in pieces at stable telldir() offsets. */
+ * huge directory is listed in pieces at stable telldir() offsets; for a
+ * view directory (dp NULL) the snapshot of its listing. */
 struct fs_dir {
+	struct fs_vlist vl;
 	DIR *dp;
 	struct dirent *entry;	/* read but not yet handed to the kernel */
 	off_t off;
@@ -72,6 +93,20 @@ struct fs_dir {
 	bool plus_whole;	/* this listing sent every entry with attributes */
 	struct timespec started;
 };
+
+/* An open view file: the view's own handle (fd -1), or a file of SRC
+ * opened for a real-file entry (fs_view_ops.source) with the entry's
+ * attributes at open. */
+struct fs_vfile {
+	int fd;
+	uint64_t fh;
+	struct stat st;
+};
+
+static struct fs_vfile *fs_vfile_of(const struct fuse_file_info *fi)
+{
+	return (struct fs_vfile *)(uintptr_t)fi->fh;
+}
 
 static struct fs *fs_cur(void)
 {
@@ -226,10 +261,24 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	const struct fs_view *v;
 	struct fspath fp = FSPATH_INIT;
 	const char *rel;
+	struct stat cur;
 	int ret;
 
-	if ((v = fs_view_of(fs, path, &rel)))
+	if ((v = fs_view_of(fs, path, &rel))) {
+		/* An open real-file entry stays what it was, even once gone. */
+		if (fi && fs_vfile_of(fi)->fd >= 0) {
+			if (fstat(fs_vfile_of(fi)->fd, &cur) < 0)
+				return -errno;
+			*st = fs_vfile_of(fi)->st;
+			st->st_size = cur.st_size;
+			st->st_blocks = cur.st_blocks;
+			st->st_mtim = cur.st_mtim;
+			st->st_ctim = cur.st_ctim;
+			st->st_atim = cur.st_atim;
+			return 0;
+		}
 		return v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
+	}
 	if (fi)
 		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
 	ret = fspath_resolve(&fp, fs->rootfd, path);
@@ -511,6 +560,106 @@ static void fs_open_flags(struct fuse_file_info *fi)
 		fi->direct_io = 1;
 }
 
+/* Whether the caller may search every folder above path (relative to
+ * SRC): a real-file view entry reaches a file whose folders the kernel did
+ * not check.  A caller with the daemon's uid is checked by the open itself. */
+static int fs_may_reach(const struct fs *fs, const char *path)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	gid_t groups[64];
+	char dir[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	int ng = -1, i, ok;
+
+	if (ctx->uid == 0 || ctx->uid == geteuid())
+		return 0;
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if ((size_t)(slash - path) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		if (fstatat(fs->rootfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (st.st_uid == ctx->uid) {
+			ok = st.st_mode & S_IXUSR;
+		} else {
+			ok = st.st_gid == ctx->gid;
+			if (!ok && ng < 0)
+				ng = fuse_getgroups((int)(sizeof(groups) / sizeof(groups[0])), groups);
+			for (i = 0; !ok && i < ng && i < (int)(sizeof(groups) / sizeof(groups[0])); i++)
+				ok = groups[i] == st.st_gid;
+			ok = ok ? st.st_mode & S_IXGRP : st.st_mode & S_IXOTH;
+		}
+		if (!ok)
+			return -EACCES;
+	}
+	return 0;
+}
+
+/* Opens path, the file of SRC behind the real-file view entry rel ("/" and
+ * the path relative to SRC), read-only. */
+static int fs_open_source(struct fs *fs, const struct fs_view *v, const char *rel,
+			  const char *path, struct fs_vfile *vf)
+{
+	struct fspath fp = FSPATH_INIT;
+	struct stat st;
+	int fd = -1, ret;
+
+	ret = fs_may_reach(fs, path + 1);
+	if (!ret)
+		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, &vf->st) : -ENOENT;
+	if (!ret)
+		ret = fspath_resolve(&fp, fs->rootfd, path);
+	if (ret)
+		return ret;
+	/* Non-blocking: a FIFO swapped in since must not hang the open. */
+	fd = openat(fp.dirfd, fp.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		ret = -errno;
+	else if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -ENOENT;
+	if (ret && fd >= 0)
+		close(fd);
+	else if (!ret)
+		vf->fd = fd;
+	fspath_release(&fp);
+	return ret;
+}
+
+static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *rel,
+			struct fuse_file_info *fi)
+{
+	struct fs_vfile *vf;
+	char path[PATH_MAX];
+	int ret;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		return -EROFS;
+	vf = calloc(1, sizeof(*vf));
+	if (!vf)
+		return -ENOMEM;
+	vf->fd = -1;
+	path[0] = '/';
+	ret = v->ops->source ? v->ops->source(v->arg, rel, path + 1, sizeof(path) - 1) : -EINVAL;
+	if (!ret) {
+		ret = fs_open_source(fs, v, rel, path, vf);
+		if (!ret)
+			fs_open_flags(fi);
+	} else if (ret == -EINVAL) {
+		ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
+		vf->fh = fi->fh;
+	}
+	if (ret) {
+		free(vf);
+		return ret;
+	}
+	fi->fh = (uintptr_t)vf;
+	return 0;
+}
+
 static int fs_open(const char *path, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -519,11 +668,8 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	const char *rel;
 	int fd, ret;
 
-	if ((v = fs_view_of(fs, path, &rel))) {
-		if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
-			return -EROFS;
-		return v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
-	}
+	if ((v = fs_view_of(fs, path, &rel)))
+		return fs_view_open(fs, v, rel, fi);
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
@@ -584,21 +730,27 @@ static int fs_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size,
 {
 	struct fs *fs = fs_cur();
 	const struct fs_view *v;
+	struct fuse_file_info own;
 	struct fuse_bufvec *bv;
-	const char *rel;
-	int n;
+	const char *rel = NULL;
+	int n, fd;
 
 	bv = malloc(sizeof(*bv));
 	if (!bv)
 		return -ENOMEM;
 	*bv = FUSE_BUFVEC_INIT(size);
-	if ((v = fs_view_of(fs, path, &rel))) {
+	fd = (int)fi->fh;
+	if ((v = fs_view_of(fs, path, &rel)))
+		fd = fs_vfile_of(fi)->fd;
+	if (fd < 0) {
+		own = *fi;
+		own.fh = fs_vfile_of(fi)->fh;
 		bv->buf[0].mem = malloc(size ? size : 1);
 		if (!bv->buf[0].mem) {
 			free(bv);
 			return -ENOMEM;
 		}
-		n = v->ops->read ? v->ops->read(v->arg, rel, bv->buf[0].mem, size, off, fi) : -EIO;
+		n = v->ops->read ? v->ops->read(v->arg, rel, bv->buf[0].mem, size, off, &own) : -EIO;
 		if (n < 0) {
 			free(bv->buf[0].mem);
 			free(bv);
@@ -608,7 +760,7 @@ static int fs_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size,
 	} else {
 		/* Hand the kernel the fd: libfuse splices file -> pipe -> device. */
 		bv->buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-		bv->buf[0].fd = (int)fi->fh;
+		bv->buf[0].fd = fd;
 		bv->buf[0].pos = off;
 	}
 	*bufp = bv;
@@ -640,8 +792,15 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 	const char *rel;
 
 	if ((v = fs_view_of(fs, path, &rel))) {
-		if (v->ops->release)
-			v->ops->release(v->arg, rel, fi);
+		struct fs_vfile *vf = fs_vfile_of(fi);
+		struct fuse_file_info own = *fi;
+
+		own.fh = vf->fh;
+		if (vf->fd >= 0)
+			close(vf->fd);
+		else if (v->ops->release)
+			v->ops->release(v->arg, rel, &own);
+		free(vf);
 		return 0;
 	}
 	close((int)fi->fh);
@@ -698,6 +857,49 @@ static void fs_listed_record(struct fs *fs, const struct fs_dir *d)
 	pthread_mutex_unlock(&fs->listed_lock);
 }
 
+static void fs_vlist_clear(struct fs_vlist *vl)
+{
+	size_t i;
+
+	for (i = 0; i < vl->n; i++)
+		free(vl->e[i].name);
+	free(vl->e);
+	*vl = (struct fs_vlist){ 0 };
+}
+
+/* The filler a view's readdir gets: keeps every entry. */
+static int fs_vlist_add(void *buf, const char *name, const struct stat *st, off_t off,
+			enum fuse_fill_dir_flags flags)
+{
+	struct fs_vlist *vl = buf;
+	struct fs_ventry *e;
+
+	(void)off;
+	if (vl->n == vl->cap) {
+		size_t cap = vl->cap ? 2 * vl->cap : 64;
+
+		e = realloc(vl->e, cap * sizeof(*e));
+		if (!e) {
+			vl->err = -ENOMEM;
+			return 1;
+		}
+		vl->e = e;
+		vl->cap = cap;
+	}
+	e = &vl->e[vl->n];
+	e->name = strdup(name);
+	if (!e->name) {
+		vl->err = -ENOMEM;
+		return 1;
+	}
+	e->has_st = st != NULL;
+	if (st)
+		e->st = *st;
+	e->flags = flags;
+	vl->n++;
+	return 0;
+}
+
 static int fs_opendir(const char *path, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -706,8 +908,13 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	int fd = -1, ret;
 
 	fi->fh = 0;
-	if (fs_view_of(fs, path, NULL))
+	if (fs_view_of(fs, path, NULL)) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		fi->fh = (uintptr_t)d;
 		return 0;
+	}
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
@@ -788,8 +995,32 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	const char *rel;
 	bool plus = flags & FUSE_READDIR_PLUS;
 
-	if ((v = fs_view_of(fs, path, &rel)))
-		return v->ops->readdir ? v->ops->readdir(v->arg, rel, buf, filler) : -ENOENT;
+	if ((v = fs_view_of(fs, path, &rel))) {
+		size_t i;
+		int ret;
+
+		if (!v->ops->readdir)
+			return -ENOENT;
+		if (off == 0 || !d->vl.filled) {
+			fs_vlist_clear(&d->vl);
+			ret = v->ops->readdir(v->arg, rel, &d->vl, fs_vlist_add);
+			if (!ret)
+				ret = d->vl.err;
+			if (ret) {
+				fs_vlist_clear(&d->vl);
+				return ret;
+			}
+			d->vl.filled = true;
+		}
+		for (i = (size_t)off; i < d->vl.n; i++) {
+			const struct fs_ventry *e = &d->vl.e[i];
+
+			if (filler(buf, e->name, e->has_st ? &e->st : NULL, (off_t)i + 1,
+				   plus ? e->flags & FUSE_FILL_DIR_PLUS : 0))
+				break;
+		}
+		return 0;
+	}
 	if (fs->nviews && path && !strcmp(path, "/"))
 		return fs_readdir_root_views(fs, d, buf, filler);
 	if (off != d->off) {
@@ -850,7 +1081,9 @@ static int fs_releasedir(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	if (d) {
-		closedir(d->dp);
+		if (d->dp)
+			closedir(d->dp);
+		fs_vlist_clear(&d->vl);
 		free(d);
 	}
 	return 0;
@@ -862,7 +1095,7 @@ static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
 	int ret;
 
 	(void)path;
-	if (!d)
+	if (!d || !d->dp)
 		return 0;
 	ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
 	return ret < 0 ? -errno : 0;
@@ -957,7 +1190,12 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 	off_t r;
 	int ret;
 
-	/* View files have no holes: data up to the size, a hole at the end. */
+	if (fs_view_of(fs_cur(), path, NULL) && fs_vfile_of(fi)->fd >= 0) {
+		r = lseek(fs_vfile_of(fi)->fd, off, whence);
+		return r < 0 ? -errno : r;
+	}
+	/* The views' own files have no holes: data up to the size, a hole at
+	 * the end. */
 	if (fs_view_of(fs_cur(), path, NULL)) {
 		ret = fs_getattr(path, &st, NULL);
 		if (ret)
@@ -968,6 +1206,21 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 	}
 	r = lseek((int)fi->fh, off, whence);
 	return r < 0 ? -errno : r;
+}
+
+/* Files are always ready, which the kernel says by itself once poll answers
+ * ENOSYS (the first poll of any file, e.g. a Go program's epoll
+ * registration).  Without this handler libfuse answers ENOSYS too but
+ * leaks the poll handle it made; with it, the handle is ours to free. */
+static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
+		   unsigned *reventsp)
+{
+	(void)path;
+	(void)fi;
+	(void)reventsp;
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	return -ENOSYS;
 }
 
 /* The xattr family has no *at() form in glibc: go through the fd of the
@@ -1103,6 +1356,7 @@ void fs_get_operations(const struct fs *fs, struct fuse_operations *ops)
 	ops->fallocate = fs_fallocate;
 	ops->copy_file_range = fs_copy_file_range;
 	ops->lseek = fs_lseek;
+	ops->poll = fs_poll;
 	/* Without handlers the kernel gets ENOSYS once and then answers every
 	 * xattr request (security.* on each ls -l and write) by itself. */
 	if (fs->opt.xattr) {

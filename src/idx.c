@@ -1535,8 +1535,9 @@ static int rename_fn(struct wtx *w, void *arg)
 	int ret;
 
 	ret = collect_tree(w, a->from, &from);
-	if (ret == 0)
-		ret = collect_tree(w, a->to, &to);
+	if (ret || (!from.n && (a->flags & IDX_RENAME_KNOWN) && !(a->flags & IDX_RENAME_EXCHANGE)))
+		goto out;
+	ret = collect_tree(w, a->to, &to);
 	if (ret)
 		goto out;
 	if (a->flags & IDX_RENAME_EXCHANGE) {
@@ -1571,22 +1572,86 @@ static int path_within(const char *a, const char *b)
 	return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '/');
 }
 
-int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags)
+/* 0 when the rename has work to do, 1 when it is a no-op (onto itself),
+ * or -errno for bad arguments. */
+static int rename_check(const char *from, const char *to, unsigned flags)
 {
-	struct rename_arg a = { from, to, flags };
 	int ret = idx_path_check(from);
 
 	if (ret == 0)
 		ret = idx_path_check(to);
 	if (ret)
 		return ret;
-	if (flags & ~IDX_RENAME_EXCHANGE)
+	if (flags & ~(IDX_RENAME_EXCHANGE | IDX_RENAME_KNOWN))
 		return -EINVAL;
 	if (strcmp(from, to) == 0)
-		return 0;
+		return 1;
 	if (path_within(from, to) || path_within(to, from))
 		return -EINVAL;
+	return 0;
+}
+
+int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags)
+{
+	struct rename_arg a = { from, to, flags };
+	int ret = rename_check(from, to, flags);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
 	return idx_write(ix, rename_fn, &a);
+}
+
+struct apply_arg {
+	struct idx_op *ops;
+	size_t n;
+};
+
+static int apply_fn(struct wtx *w, void *arg)
+{
+	struct apply_arg *a = arg;
+	struct rename_arg ra;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < a->n; i++) {
+		struct idx_op *op = &a->ops[i];
+
+		if (op->result < 0)	/* refused before the transaction */
+			continue;
+		if (op->kind == IDX_OP_UNLINK) {
+			ret = unlink_fn(w, (void *)(uintptr_t)op->path);
+		} else if (strcmp(op->path, op->to) == 0) {
+			ret = 0;	/* onto itself: nothing moves */
+		} else {
+			ra = (struct rename_arg){ op->path, op->to, op->flags };
+			ret = rename_fn(w, &ra);
+		}
+		if (ret < 0)
+			return ret;
+		op->result = ret;
+	}
+	return 0;
+}
+
+int idx_apply(struct idx *ix, struct idx_op *ops, size_t n)
+{
+	struct apply_arg a = { ops, n };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (ops[i].kind == IDX_OP_UNLINK)
+			ret = idx_path_check(ops[i].path);
+		else if (ops[i].kind == IDX_OP_RENAME)
+			ret = rename_check(ops[i].path, ops[i].to, ops[i].flags);
+		else
+			ret = -EINVAL;
+		ops[i].result = ret < 0 ? ret : 0;
+	}
+	ret = idx_write(ix, apply_fn, &a);
+	for (i = 0; ret < 0 && i < n; i++)
+		ops[i].result = ret;
+	return ret < 0 ? ret : 0;
 }
 
 struct exempt_arg {

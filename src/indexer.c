@@ -24,6 +24,23 @@
 #include "watch.h"
 
 #define SNIFF_BYTES 4096
+#define OPS_BATCH 4096		/* path changes per index transaction at most */
+#define OPS_GATHER_NS 2000000L	/* a burst of path changes gathers this long */
+
+/* A path change waiting for the index (see indexer_flush()). */
+enum ixop_kind {
+	IXOP_UNLINK,
+	IXOP_RENAME,		/* from -> to, flags as idx_rename() */
+	IXOP_RESTAT,		/* from's ctime changed (a hard link) */
+};
+
+struct ixop {
+	struct ixop *next;
+	enum ixop_kind kind;
+	unsigned flags;
+	char *to;		/* IXOP_RENAME: points into from's allocation */
+	char from[];
+};
 
 struct indexer {
 	int rootfd;
@@ -44,7 +61,18 @@ struct indexer {
 	pthread_cond_t cond;
 	int stopping;
 	char *skip_dir;
-	pthread_mutex_t rename_lock;	/* check and rename as one step */
+	/* Unlinks and renames wait here for the writer thread, so the
+	 * filesystem's threads never wait for an index transaction.  Anyone
+	 * about to read or write a path's entry (a worker, the watch) applies
+	 * them first, under flush_lock, so the index sees them in order. */
+	pthread_mutex_t ops_lock;
+	pthread_cond_t ops_cond;
+	struct ixop *ops_head, **ops_tail;
+	uint64_t ops_pending;		/* appended and not yet applied */
+	int ops_stop;
+	pthread_t writer;
+	int has_writer;
+	pthread_mutex_t flush_lock;	/* one batch applied at a time, in order */
 };
 
 static void indexer_notify(struct indexer *ixr)
@@ -52,6 +80,9 @@ static void indexer_notify(struct indexer *ixr)
 	if (ixr->notify)
 		ixr->notify(ixr->notify_arg);
 }
+
+static void indexer_flush(struct indexer *ixr);
+static void *indexer_writer(void *arg);
 
 static void stat_to_idx(const struct stat *s, struct idx_stat *o)
 {
@@ -68,10 +99,13 @@ static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
 	       a->ino == b->ino && a->dev == b->dev;
 }
 
-/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd). */
-static int read_all(int fd, uint64_t max, char **buf, size_t *len)
+/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd).  The
+ * buffer starts at the size the file had (hint) plus one byte, so a file
+ * that did not change is read without a realloc copy. */
+static int read_all(int fd, uint64_t max, uint64_t hint, char **buf, size_t *len)
 {
-	size_t cap = (size_t)(max < 65536 ? max + 1 : 65536), n = 0;
+	uint64_t want = hint < 65536 ? 65536 : hint;
+	size_t cap = (size_t)(want < max ? want : max) + 1, n = 0;
 	char *p = malloc(cap), *np;
 	ssize_t r;
 
@@ -177,7 +211,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
 		goto out;
 	}
-	ret = read_all(fd, max, &data, &len);
+	ret = read_all(fd, max, st->size, &data, &len);
 	if (ret) {
 		sbuf_addf(&err, "%s: %s", path, strerror(-ret));
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
@@ -238,6 +272,7 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
+	indexer_flush(ixr);
 	fd = openat(ixr->rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		ret = fd < 0 ? -errno : 0;
@@ -247,10 +282,16 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		 * are handled on their own. */
 		if (!ret && S_ISDIR(sb.st_mode))
 			return 0;
-		/* Gone, or not a regular file (any more): not a book. */
 		if (ret == -EACCES || ret == -EPERM || ret == -EMFILE || ret == -ENFILE ||
 		    ret == -ENOMEM)
 			goto unreadable;
+		/* Gone: the unlink or the rename that took it is reported on
+		 * its own (by the mount, the watch or the scan), maybe a moment
+		 * after this job started.  Removing the entry here would lose
+		 * a book that was only renamed (its id, its exemptions). */
+		if (ret == -ENOENT || ret == -ENOTDIR)
+			return 0;
+		/* Not a regular file any more: not a book. */
 		ret = idx_unlink(ixr->ix, path);
 		if (ret > 0)
 			indexer_notify(ixr);
@@ -318,6 +359,7 @@ static void indexer_watch_renamed(struct indexer *ixr, const char *from, const c
 
 	if (fstatat(ixr->rootfd, to, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
+	indexer_flush(ixr);
 	if (S_ISDIR(st.st_mode)) {
 		/* A folder: its files move with it, ids kept. */
 		if (faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
@@ -422,7 +464,10 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ixr->notify_arg = opts->notify_arg;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
-	pthread_mutex_init(&ixr->rename_lock, NULL);
+	pthread_mutex_init(&ixr->ops_lock, NULL);
+	pthread_cond_init(&ixr->ops_cond, NULL);
+	pthread_mutex_init(&ixr->flush_lock, NULL);
+	ixr->ops_tail = &ixr->ops_head;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ixr->cond, &ca);
@@ -445,6 +490,10 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ret = scan_new(&ixr->scan, &so);
 	if (ret)
 		goto fail;
+	ret = -pthread_create(&ixr->writer, NULL, indexer_writer, ixr);
+	if (ret)
+		goto fail;
+	ixr->has_writer = 1;
 	*out = ixr;
 	return 0;
 fail:
@@ -482,11 +531,24 @@ void indexer_free(struct indexer *ixr)
 	scan_free(ixr->scan);
 	if (ixr->q)
 		queue_stop(ixr->q, QUEUE_CANCEL);
+	if (ixr->has_writer) {
+		pthread_mutex_lock(&ixr->ops_lock);
+		ixr->ops_stop = 1;
+		pthread_cond_signal(&ixr->ops_cond);
+		pthread_mutex_unlock(&ixr->ops_lock);
+		pthread_join(ixr->writer, NULL);
+	}
+	/* The last path changes reach the index (their follow-up pushes fail
+	 * quietly: the queue is stopped, the next scan does that work). */
+	if (ixr->ix)
+		indexer_flush(ixr);
 	queue_free(ixr->q);
 	idx_close(ixr->ix);
 	pthread_cond_destroy(&ixr->cond);
 	pthread_mutex_destroy(&ixr->lock);
-	pthread_mutex_destroy(&ixr->rename_lock);
+	pthread_cond_destroy(&ixr->ops_cond);
+	pthread_mutex_destroy(&ixr->ops_lock);
+	pthread_mutex_destroy(&ixr->flush_lock);
 	free(ixr->skip_dir);
 	free(ixr);
 }
@@ -502,22 +564,53 @@ void indexer_written(struct indexer *ixr, const char *path)
 	queue_push(ixr->q, path, QUEUE_HIGH);
 }
 
-void indexer_unlinked(struct indexer *ixr, const char *path)
+/* Appends a path change for the writer thread.  Only a short lock: the
+ * caller may be a filesystem thread.  A change lost for want of memory is
+ * found by the next scan. */
+static void indexer_push_op(struct indexer *ixr, enum ixop_kind kind, const char *from,
+			    const char *to, unsigned flags)
 {
-	if (idx_unlink(ixr->ix, path) > 0)
-		indexer_notify(ixr);
+	size_t lf = strlen(from) + 1, lt = to ? strlen(to) + 1 : 0;
+	struct ixop *op = malloc(sizeof(*op) + lf + lt);
+
+	if (!op)
+		return;
+	op->next = NULL;
+	op->kind = kind;
+	op->flags = flags;
+	memcpy(op->from, from, lf);
+	op->to = NULL;
+	if (to) {
+		op->to = op->from + lf;
+		memcpy(op->to, to, lt);
+	}
+	pthread_mutex_lock(&ixr->ops_lock);
+	*ixr->ops_tail = op;
+	ixr->ops_tail = &op->next;
+	if (ixr->ops_pending++ == 0)
+		pthread_cond_signal(&ixr->ops_cond);
+	pthread_mutex_unlock(&ixr->ops_lock);
 }
 
-/* The new stat of a renamed file, so the scan and the worker see no change. */
+/* The new stat of a renamed or linked file, so the scan and the worker see
+ * no change.  Only when the content is the one the index knows (same inode,
+ * size and mtime: a rename or a link changes the ctime alone); a file
+ * written and then renamed before its worker ran keeps the old stat, so the
+ * worker fingerprints the new content. */
 static void indexer_restat(struct indexer *ixr, const char *path)
 {
+	struct idx_file f = { 0 };
 	struct idx_stat st;
 	struct stat sb;
 
-	if (fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+	if (fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+	    idx_get(ixr->ix, path, &f) == 0) {
 		stat_to_idx(&sb, &st);
-		idx_set_stat(ixr->ix, path, &st);
+		if (st.ino == f.st.ino && st.dev == f.st.dev && st.size == f.st.size &&
+		    st.mtime_ns == f.st.mtime_ns && st.ctime_ns != f.st.ctime_ns)
+			idx_set_stat(ixr->ix, path, &st);
 	}
+	idx_file_release(&f);
 }
 
 /* After a rename: a file the old name's extension made "not a book" (or
@@ -531,11 +624,135 @@ static void indexer_rejudge(struct indexer *ixr, const char *path)
 	idx_file_release(&f);
 }
 
+/* What a rename leaves to do once the index has it. */
+static void indexer_renamed_after(struct indexer *ixr, const struct ixop *op)
+{
+	indexer_restat(ixr, op->to);
+	indexer_rejudge(ixr, op->to);
+	/* A file written under a temporary name and renamed into place (rsync,
+	 * editors) may not be indexed yet: the worker checks, cheaply. */
+	queue_push(ixr->q, op->to, QUEUE_HIGH);
+	if (op->flags & IDX_RENAME_EXCHANGE) {
+		indexer_restat(ixr, op->from);
+		indexer_rejudge(ixr, op->from);
+		queue_push(ixr->q, op->from, QUEUE_HIGH);
+	}
+}
+
+/* Applies the batch (n ops, in order) in one transaction when possible. */
+static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
+{
+	struct idx_op *ops = calloc(n, sizeof(*ops));
+	size_t i, m = 0;
+	int changed = 0, ret = 0;
+
+	if (!ops)
+		ret = -ENOMEM;
+	for (i = 0; ops && i < n; i++) {
+		if (batch[i]->kind == IXOP_RESTAT)
+			continue;
+		ops[m].kind = batch[i]->kind == IXOP_UNLINK ? IDX_OP_UNLINK : IDX_OP_RENAME;
+		ops[m].path = batch[i]->from;
+		ops[m].to = batch[i]->to;
+		ops[m].flags = batch[i]->flags;
+		m++;
+	}
+	if (ops && m)
+		ret = idx_apply(ixr->ix, ops, m);
+	for (i = 0, m = 0; i < n; i++) {
+		struct ixop *op = batch[i];
+		int r;
+
+		if (op->kind == IXOP_RESTAT) {
+			indexer_restat(ixr, op->from);
+			continue;
+		}
+		/* The batch failed as a whole (no memory, a full disk): one
+		 * by one, so one bad change does not hold back the others. */
+		if (!ops || ret < 0)
+			r = op->kind == IXOP_UNLINK ? idx_unlink(ixr->ix, op->from) :
+			    idx_rename(ixr->ix, op->from, op->to, op->flags);
+		else
+			r = ops[m++].result;
+		if (op->kind == IXOP_RENAME) {
+			indexer_renamed_after(ixr, op);
+			changed |= r != 0;
+		} else {
+			changed |= r > 0;
+		}
+	}
+	free(ops);
+	return changed;
+}
+
+/* Applies every path change appended so far, in order; returns when the
+ * index has them.  Cheap when there are none. */
+static void indexer_flush(struct indexer *ixr)
+{
+	struct ixop *batch[OPS_BATCH];
+	size_t n;
+	int changed = 0;
+
+	pthread_mutex_lock(&ixr->ops_lock);
+	n = (size_t)ixr->ops_pending;
+	pthread_mutex_unlock(&ixr->ops_lock);
+	if (!n)
+		return;
+	pthread_mutex_lock(&ixr->flush_lock);
+	for (;;) {
+		pthread_mutex_lock(&ixr->ops_lock);
+		for (n = 0; n < OPS_BATCH && ixr->ops_head; n++) {
+			batch[n] = ixr->ops_head;
+			ixr->ops_head = batch[n]->next;
+		}
+		if (!ixr->ops_head)
+			ixr->ops_tail = &ixr->ops_head;
+		pthread_mutex_unlock(&ixr->ops_lock);
+		if (!n)
+			break;
+		changed |= indexer_apply(ixr, batch, n);
+		pthread_mutex_lock(&ixr->ops_lock);
+		ixr->ops_pending -= n;
+		pthread_mutex_unlock(&ixr->ops_lock);
+		while (n)
+			free(batch[--n]);
+	}
+	pthread_mutex_unlock(&ixr->flush_lock);
+	if (changed)
+		indexer_notify(ixr);
+}
+
+/* The index writer for path changes: applies them in batches.  After the
+ * first change of a burst it lets the burst gather for OPS_GATHER_NS (an
+ * `rm -r` reports one unlink every few tens of microseconds), so a burst
+ * costs a few commits instead of one per file, on a thread that competes
+ * with the filesystem's for the same cores. */
+static void *indexer_writer(void *arg)
+{
+	struct indexer *ixr = arg;
+
+	pthread_mutex_lock(&ixr->ops_lock);
+	for (;;) {
+		while (!ixr->ops_stop && !ixr->ops_pending)
+			pthread_cond_wait(&ixr->ops_cond, &ixr->ops_lock);
+		if (ixr->ops_stop)
+			break;
+		pthread_mutex_unlock(&ixr->ops_lock);
+		nanosleep(&(struct timespec){ 0, OPS_GATHER_NS }, NULL);
+		indexer_flush(ixr);
+		pthread_mutex_lock(&ixr->ops_lock);
+	}
+	pthread_mutex_unlock(&ixr->ops_lock);
+	return NULL;
+}
+
+void indexer_unlinked(struct indexer *ixr, const char *path)
+{
+	indexer_push_op(ixr, IXOP_UNLINK, path, NULL, 0);
+}
+
 void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange)
 {
-	struct idx_file f = { 0 };
-	int n = 0;
-
 	/* Nothing moves to or from a .fuse_hidden name (the mount's unlink of
 	 * an open file, seen by the watch): the library names lose their
 	 * entries, and those still there are fingerprinted again. */
@@ -553,34 +770,18 @@ void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int 
 	}
 	/* The watch reports our own renames too, before or after the hook:
 	 * whichever comes second finds from gone from the index and must not
-	 * replace to (a file renamed over another that was never indexed only
-	 * needs to be fingerprinted, below). */
-	pthread_mutex_lock(&ixr->rename_lock);
-	if (exchange || idx_get(ixr->ix, from, &f) == 0 || indexer_has_under(ixr, from))
-		n = idx_rename(ixr->ix, from, to, exchange ? IDX_RENAME_EXCHANGE : 0);
-	pthread_mutex_unlock(&ixr->rename_lock);
-	idx_file_release(&f);
-
-	indexer_restat(ixr, to);
-	indexer_rejudge(ixr, to);
-	if (exchange) {
-		indexer_restat(ixr, from);
-		indexer_rejudge(ixr, from);
-	}
-	/* A file written under a temporary name and renamed into place (rsync,
-	 * editors) may not be indexed yet: the worker checks, cheaply. */
-	queue_push(ixr->q, to, QUEUE_HIGH);
-	if (exchange)
-		queue_push(ixr->q, from, QUEUE_HIGH);
-	if (n != 0)
-		indexer_notify(ixr);
+	 * replace to (IDX_RENAME_KNOWN; a file renamed over another that was
+	 * never indexed only needs to be fingerprinted, which the rename's
+	 * follow-up queues). */
+	indexer_push_op(ixr, IXOP_RENAME, from, to,
+			exchange ? IDX_RENAME_EXCHANGE : IDX_RENAME_KNOWN);
 }
 
 void indexer_linked(struct indexer *ixr, const char *from, const char *to)
 {
 	queue_push(ixr->q, to, QUEUE_HIGH);
 	/* The old name's ctime changed with its link count. */
-	indexer_restat(ixr, from);
+	indexer_push_op(ixr, IXOP_RESTAT, from, NULL, 0);
 }
 
 void indexer_status(struct indexer *ixr, struct indexer_status *st)
@@ -598,7 +799,9 @@ void indexer_status(struct indexer *ixr, struct indexer_status *st)
 		st->failed = c.state[IDX_FAILED];
 		st->not_books = c.state[IDX_NOT_BOOK];
 	}
-	st->queued = (uint64_t)qs.pending + qs.running;
+	pthread_mutex_lock(&ixr->ops_lock);
+	st->queued = (uint64_t)qs.pending + qs.running + ixr->ops_pending;
+	pthread_mutex_unlock(&ixr->ops_lock);
 	st->indexed = atomic_load(&ixr->indexed);
 	st->generation = idx_generation(ixr->ix);
 	pthread_mutex_lock(&ixr->lock);
@@ -622,6 +825,16 @@ void indexer_status(struct indexer *ixr, struct indexer_status *st)
 					     sp.finished_ns : 0) - sp.started_ns) / 1e9;
 }
 
+static uint64_t indexer_ops_pending(struct indexer *ixr)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ixr->ops_lock);
+	n = ixr->ops_pending;
+	pthread_mutex_unlock(&ixr->ops_lock);
+	return n;
+}
+
 int indexer_wait_idle(struct indexer *ixr, int timeout_ms)
 {
 	struct timespec t0, t1;
@@ -631,9 +844,11 @@ int indexer_wait_idle(struct indexer *ixr, int timeout_ms)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		scan_progress(ixr->scan, &sp);
-		if (!sp.running && queue_wait_idle(ixr->q, 0) == 0) {
+		/* the path changes first: their follow-ups queue work */
+		if (!sp.running && indexer_ops_pending(ixr) == 0 &&
+		    queue_wait_idle(ixr->q, 0) == 0) {
 			scan_progress(ixr->scan, &sp);
-			if (!sp.running)
+			if (!sp.running && indexer_ops_pending(ixr) == 0)
 				return 0;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 struct sbfs_opts {
@@ -30,6 +29,7 @@ struct sbfs_opts {
 	int help;
 	int version;
 	int xattr;
+	int idxattr;		/* -o idxattr: serve user.simbookfs.id */
 	unsigned int cache_timeout;
 	unsigned int readahead_kb;
 	unsigned int max_threads;
@@ -37,6 +37,7 @@ struct sbfs_opts {
 	int clone_fd;
 	char *index;		/* -o index=DIR */
 	char *viewprefix;	/* -o viewprefix=STR */
+	char *viewmode;		/* -o viewmode=links|files */
 	int noindex;		/* -o noindex: passthrough only */
 	int nowatch;		/* -o nowatch: no inotify on SRC */
 	unsigned int rescan;	/* -o rescan=SECS */
@@ -49,6 +50,8 @@ enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
 static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("xattr", xattr, 1),
 	SBFS_OPT("noxattr", xattr, 0),
+	SBFS_OPT("idxattr", idxattr, 1),
+	SBFS_OPT("noidxattr", idxattr, 0),
 	SBFS_OPT("cache_timeout=%u", cache_timeout, 0),
 	SBFS_OPT("readahead_kb=%u", readahead_kb, 0),
 	SBFS_OPT("max_threads=%u", max_threads, 0),
@@ -57,6 +60,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("noclone_fd", clone_fd, 0),
 	SBFS_OPT("index=%s", index, 0),
 	SBFS_OPT("viewprefix=%s", viewprefix, 0),
+	SBFS_OPT("viewmode=%s", viewmode, 0),
 	SBFS_OPT("noindex", noindex, 1),
 	SBFS_OPT("nowatch", nowatch, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
@@ -128,6 +132,10 @@ static void sbfs_usage(FILE *out)
 		"  -o xattr               pass extended attributes through (default\n"
 		"                         off: getxattr/setxattr fail with ENOTSUP and\n"
 		"                         'ls -l' stays fast; see README)\n"
+		"  -o idxattr             serve each book's id as the xattr user.simbookfs.id\n"
+		"                         (default off, on with -o xattr: every getxattr\n"
+		"                         then goes to the daemon, which makes 'ls -l'\n"
+		"                         about 10 times slower)\n"
 		"  -o readahead_kb=N      kernel read-ahead for the mount when run as\n"
 		"                         root (default 256: 256 KiB reads instead of\n"
 		"                         128 KiB; 0 keeps the kernel's default)\n"
@@ -141,6 +149,10 @@ static void sbfs_usage(FILE *out)
 		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
 		"                         clusters, duplicates, lookup, .simbookfs); use it\n"
 		"                         when SRC has a top-level entry of one of those names\n"
+		"  -o viewmode=MODE       view entries are 'links' (default: relative symlinks\n"
+		"                         to the books) or 'files' (read-only files with the\n"
+		"                         books' content, for clients that never follow\n"
+		"                         symlinks: Syncthing, Samba, backup tools)\n"
 		"  -o rescan=SECS         rescan SRC for changes made behind the mount's back\n"
 		"                         every SECS seconds (default 300, 0 = only at mount)\n"
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
@@ -256,31 +268,82 @@ struct sbfs_ra {
  * arrive in 128 KiB requests; root may raise the mount's read-ahead in
  * sysfs to get larger ones.  256 KiB measured best here: from 1 MiB on,
  * the reply no longer fits libfuse's pipe (pipe-max-size is 1 MiB) and
- * falls back from splice to copying.  It must happen after the
- * INIT exchange (which caps the value), so this thread stats the mount,
- * which waits for the loop to answer, then writes the setting.  Best
- * effort: failure only costs speed. */
-static void *sbfs_readahead_thread(void *arg)
-{
-	struct sbfs_ra *ra = arg;
-	char sys[128];
-	struct stat st;
-	FILE *fp;
+ * falls back from splice to copying.  The INIT exchange caps the value, so
+ * it is written again until it holds for a second.  The mount's device
+ * comes from mountinfo: a stat of MNT would hold the mount busy, and a
+ * umount right after mounting would fail.  Best effort: failure only
+ * costs speed. */
 
-	if (stat(ra->mnt, &st) == 0) {
-		snprintf(sys, sizeof(sys), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
-			 minor(st.st_dev));
-		fp = fopen(sys, "w");
-		if (fp) {
-			fprintf(fp, "%u\n", ra->kb);
-			fclose(fp);
+/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
+static void sbfs_unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
 		}
 	}
+	*d = '\0';
+}
+
+/* The "major:minor" of the last mount at mnt into dev; 0 or -ENOENT. */
+static int sbfs_mount_dev(const char *mnt, char *dev, size_t size)
+{
+	char line[PATH_MAX * 2], id[32], point[PATH_MAX * 2];
+	int ret = -ENOENT;
+	FILE *fp;
+
+	fp = fopen("/proc/self/mountinfo", "r");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", id, point) != 2)
+			continue;
+		sbfs_unescape(point);
+		if (strcmp(point, mnt) == 0) {
+			snprintf(dev, size, "%s", id);
+			ret = 0;
+		}
+	}
+	fclose(fp);
+	return ret;
+}
+
+static void *sbfs_readahead_thread(void *arg)
+{
+	const struct timespec tick = { 0, 25 * 1000 * 1000 };
+	struct sbfs_ra *ra = arg;
+	char sys[128], dev[32], cur[32];
+	unsigned int held = 0, i;
+	FILE *fp;
+
+	if (sbfs_mount_dev(ra->mnt, dev, sizeof(dev)) != 0)
+		goto out;
+	snprintf(sys, sizeof(sys), "/sys/class/bdi/%s/read_ahead_kb", dev);
+	for (i = 0; i < 200 && held < 40; i++) {
+		fp = fopen(sys, "r+");
+		if (!fp)
+			break;
+		if (fgets(cur, sizeof(cur), fp) && strtoul(cur, NULL, 10) == ra->kb) {
+			held++;
+		} else {
+			held = 0;
+			rewind(fp);
+			fprintf(fp, "%u\n", ra->kb);
+		}
+		fclose(fp);
+		nanosleep(&tick, NULL);
+	}
+out:
 	free(ra);
 	return NULL;
 }
 
-/* mnt must be absolute: the daemon has left its working directory. */
 static void sbfs_set_readahead(const char *mnt, unsigned int kb)
 {
 	struct sbfs_ra *ra;
@@ -329,7 +392,8 @@ int main(int argc, char **argv)
 	struct fs *fs = NULL;
 	struct fuse *f = NULL;
 	char timeouts[128];
-	int rootfd = -1, mounted = 0, handlers = 0, status = 1, ret;
+	int rootfd = -1, mounted = 0, handlers = 0, blocked = 0, status = 1, ret;
+	sigset_t stopsigs;
 	struct stat st;
 	char mnt_real[PATH_MAX] = "";
 
@@ -349,6 +413,12 @@ int main(int argc, char **argv)
 	}
 	if (!o.src || !o.mnt) {
 		sbfs_usage(stderr);
+		status = 2;
+		goto out;
+	}
+	if (o.viewmode && strcmp(o.viewmode, "links") && strcmp(o.viewmode, "files")) {
+		fprintf(stderr, "simbookfs: viewmode must be 'links' or 'files', not '%s'\n",
+			o.viewmode);
 		status = 2;
 		goto out;
 	}
@@ -391,10 +461,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ret = views_new(&views, rootfd, o.viewprefix ? o.viewprefix : "", hidden);
+		if (!ret)
+			views_set_files(views, o.viewmode && !strcmp(o.viewmode, "files"));
 		if (!ret && hidden)
 			ret = fs_hide_name(fs, hidden);
 		if (!ret)
 			ret = views_register(views, fs);
+		/* Any xattr handler makes the kernel ask the daemon for every
+		 * getxattr (ls -l asks two per file: 10k files 0.08 -> 1 s). */
+		if (!ret && !o.idxattr && !o.xattr)
+			fs_set_xattr_hook(fs, NULL, NULL);
 		if (ret) {
 			fprintf(stderr, "simbookfs: views: %s\n", ret == -EINVAL ?
 				"bad viewprefix (no '/' allowed, names must differ)" : strerror(-ret));
@@ -425,6 +501,16 @@ int main(int argc, char **argv)
 	/* From here on stderr is /dev/null unless -f: log to syslog. */
 	slog_open("simbookfs", !o.foreground);
 	fuse_set_log_func(slog_fuse);
+	/* Our threads (and theirs) start with the stop signals blocked, like
+	 * libfuse's workers: the kernel may hand a process signal to any
+	 * thread that takes it, and only the main thread's wait in the loop
+	 * is woken by it.  One that comes meanwhile waits until the loop. */
+	sigemptyset(&stopsigs);
+	sigaddset(&stopsigs, SIGINT);
+	sigaddset(&stopsigs, SIGTERM);
+	sigaddset(&stopsigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stopsigs, NULL);
+	blocked = 1;
 	if (views) {
 		/* After daemonizing: LMDB and threads do not survive fork(). */
 		io.index_dir = index_dir;
@@ -454,11 +540,15 @@ int main(int argc, char **argv)
 	}
 	if (*mnt_real)
 		sbfs_set_readahead(mnt_real, o.readahead_kb);
+	pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
+	blocked = 0;
 	slog(LOG_INFO, "serving %s at %s%s", o.src, o.mnt, views ? "" : " (noindex)");
 	ret = sbfs_serve(f, &o);
 	/* libfuse reports the signal that ended the loop: a clean exit. */
 	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
 out:
+	if (blocked)
+		pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
 	/* Threads that call into FUSE or the index stop first. */
 	views_stop(views);
 	indexer_free(glue.ixr);
@@ -484,5 +574,6 @@ out:
 	free(o.mnt);
 	free(o.index);
 	free(o.viewprefix);
+	free(o.viewmode);
 	return status;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hex.h"
 #include "simfeat_i.h"
 
 struct simhash *simhash_new(void)
@@ -83,24 +84,13 @@ void simhash_hex(const struct simhash_value *v, char out[33])
 		 (unsigned long long)v->lo);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int simhash_parse_hex(const char *s, struct simhash_value *v)
 {
 	uint64_t hi = 0, lo = 0;
 	int i, d;
 
 	for (i = 0; i < 32; i++) {
-		d = hexval(s[i]);
+		d = hex_digit(s[i]);
 		if (d < 0)
 			return -EINVAL;
 		if (i < 16)

@@ -1,10 +1,13 @@
 /* views.c - similar/, clusters/, duplicates/, lookup/ and .simbookfs/ (see
  * views.h).
  *
- * Per-entry cost: getattr and readlink of an entry are answered from a
- * cached list (one index read to find the book, one fstatat() to check the
- * target exists); lists are recomputed only when the index generation moved
- * (and then mostly from the pair cache of simlist.h).  Group views are
+ * Per-entry cost: a similar/<book>/ listing hands each entry to the kernel
+ * with its attributes (readdirplus), so a file manager's lstat() of an
+ * entry needs no lookup; lookup, getattr and readlink of an entry are
+ * answered from memory (the book of the folder remembered per thread under
+ * the index generation, the cached list) plus one fstatat() that checks
+ * the target exists; lists are recomputed only when the index generation
+ * moved (and then mostly from the pair cache of simlist.h).  Group views are
  * recomputed at most once a second while the index keeps changing; they
  * check each target's existence like the rest, so a stale group never
  * dangles.
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +84,9 @@ struct groups {
 };
 
 struct views {
+	uint64_t serial;		/* tells instances apart in thread caches */
 	int rootfd;
+	int files;			/* entries are read-only files, not links */
 	char *prefix;
 	const char *hidden;
 	char *names[VK_N];
@@ -88,7 +94,7 @@ struct views {
 	struct indexer *ixr;
 	struct idx *ix;
 	struct simcache *pairs;
-	pthread_mutex_t lock;		/* lists, groups, served */
+	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
 	struct groups *groups[2];	/* clusters, duplicates */
 	int building[2];		/* a build of groups[k] is under way */
@@ -96,12 +102,22 @@ struct views {
 	char **served;			/* FUSE paths handed to the kernel */
 	size_t nserved;
 	uint64_t *seen;			/* hashes of served, SEEN_SLOTS, 0 = free */
+	/* mtimes of generated files (file_time()) */
+	uint64_t gen_seen;
+	struct timespec gen_time;
+	struct {
+		uint64_t hash;
+		size_t len;
+		struct timespec t;
+	} meta_stamp[2];		/* .simbookfs/status, errors */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
 	int has_thread, stop, dirty;
 	pthread_cond_t cond;
 };
+
+static _Atomic uint64_t views_serials;	/* instances made so far */
 
 static int64_t now_ns(void)
 {
@@ -113,12 +129,17 @@ static int64_t now_ns(void)
 
 /* ---- helpers ---- */
 
-static uint64_t hash_str(const char *s, uint64_t seed)
+static uint64_t hash_more(uint64_t h, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325u ^ seed;
-
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	return h;
+}
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = hash_more(0xcbf29ce484222325u ^ seed, s);
+
 	return h ^ h >> 31;
 }
 
@@ -127,16 +148,6 @@ static uint64_t hash_str(const char *s, uint64_t seed)
 static ino_t view_ino(enum view_kind k, uint64_t h)
 {
 	return (ino_t)(UINT64_C(1) << 63 | (uint64_t)(k + 1) << 56 | (h & UINT64_C(0x00ffffffffffffff)));
-}
-
-static void fill_dir(struct stat *st, ino_t ino)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_mode = S_IFDIR | 0555;
-	st->st_nlink = 2;
-	st->st_ino = ino;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
 }
 
 static void fill_link(struct stat *st, ino_t ino, size_t len, const struct stat *target)
@@ -153,7 +164,39 @@ static void fill_link(struct stat *st, ino_t ino, size_t len, const struct stat 
 	st->st_atim = target->st_atim;
 }
 
-static void fill_file(struct stat *st, ino_t ino, size_t size)
+/* The attributes of an entry for the book target: a relative link of
+ * linklen bytes, or in real-file mode the book itself, read-only (its
+ * read bits, so the kernel grants the same readers). */
+static void fill_entry(const struct views *v, struct stat *st, ino_t ino, size_t linklen,
+		       const struct stat *target)
+{
+	fill_link(st, ino, linklen, target);
+	if (v->files) {
+		st->st_mode = S_IFREG | (target->st_mode & 0444);
+		st->st_size = target->st_size;
+		st->st_blocks = target->st_blocks;
+		st->st_blksize = target->st_blksize;
+	}
+}
+
+/* The file type of entries in listings. */
+static mode_t entry_type(const struct views *v)
+{
+	return v->files ? S_IFREG : S_IFLNK;
+}
+
+/* Copies an entry's target path (relative to SRC) for fsops's source op. */
+static int copy_source(char *buf, size_t size, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	return 0;
+}
+
+static void fill_file(struct stat *st, ino_t ino, size_t size, struct timespec mtime)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFREG | 0444;
@@ -162,7 +205,55 @@ static void fill_file(struct stat *st, ino_t ino, size_t size)
 	st->st_size = (off_t)size;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+	st->st_mtim = mtime;
+	st->st_ctim = mtime;
+	st->st_atim = mtime;
+}
+
+/* The mtime of a generated file: it holds still while the content does, as
+ * clients that check a file did not change while they read it need
+ * (Syncthing, tar).  A listing derives from the index generation: the time
+ * the views first saw it.  A .simbookfs/ file (slot 0 or 1, content) moves
+ * when its content changes. */
+static struct timespec file_time(struct views *v, int slot, const struct sbuf *content)
+{
+	uint64_t gen = idx_generation(v->ix), h;
+	struct timespec now, t;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&v->lock);
+	if (slot < 0) {
+		if (gen != v->gen_seen || !v->gen_time.tv_sec) {
+			v->gen_seen = gen;
+			v->gen_time = now;
+		}
+		t = v->gen_time;
+	} else {
+		h = hash_str(content->buf, 8);
+		if (h != v->meta_stamp[slot].hash || content->len != v->meta_stamp[slot].len ||
+		    !v->meta_stamp[slot].t.tv_sec) {
+			v->meta_stamp[slot].hash = h;
+			v->meta_stamp[slot].len = content->len;
+			v->meta_stamp[slot].t = now;
+		}
+		t = v->meta_stamp[slot].t;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return t;
+}
+
+/* A view folder: its times are those of the index generation it shows
+ * (file managers and rsync see a folder change when its content may have;
+ * sim_getattr() gives mirrored folders their SRC folder's mtime). */
+static void fill_dir(struct views *v, struct stat *st, ino_t ino)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR | 0555;
+	st->st_nlink = 2;
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_mtim = file_time(v, -1, NULL);
 	st->st_ctim = st->st_mtim;
 	st->st_atim = st->st_mtim;
 }
@@ -201,20 +292,35 @@ static int components(const char *rel)
 	return n;
 }
 
-/* Remembers a view path the kernel now caches, for the next invalidation. */
-static void served_add(struct views *v, enum view_kind k, const char *rel)
+/* Remembers a view path the kernel now caches (rel, or rel/name when name
+ * is not NULL), for the next invalidation. */
+static void served_add(struct views *v, enum view_kind k, const char *rel, const char *name)
 {
+	const char *part[6] = { "/", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",
+				name ? name : "" };
+	uint64_t h = 0xcbf29ce484222325u ^ 7;
 	struct sbuf p;
-	uint64_t h;
 	size_t i;
 	char *s;
+	int known;
 
 	if (!v->has_thread)
 		return;
+	/* hash_str() of the path, without building it: every listing of a
+	 * folder hands out the same entries again. */
+	for (i = 0; i < 6; i++)
+		h = hash_more(h, part[i]);
+	h = (h ^ h >> 31) | 1;
+	pthread_mutex_lock(&v->lock);
+	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
+		;
+	known = v->seen[i] == h;
+	pthread_mutex_unlock(&v->lock);
+	if (known)
+		return;
 	sbuf_init(&p);
-	if (sbuf_addf(&p, "/%s%s%s", v->names[k], *rel ? "/" : "", rel))
+	if (sbuf_addf(&p, "%s%s%s%s%s%s", part[0], part[1], part[2], part[3], part[4], part[5]))
 		goto out;
-	h = hash_str(p.buf, 7) | 1;
 	pthread_mutex_lock(&v->lock);
 	for (i = (size_t)h % SEEN_SLOTS; v->seen[i] && v->seen[i] != h; i = (i + 1) % SEEN_SLOTS)
 		;
@@ -306,6 +412,30 @@ static int is_book(struct views *v, const char *path, uint64_t *id)
 	return ok;
 }
 
+/* is_book() of the folder holding the entries a caller looks up, kept per
+ * thread while the index generation stays: a file manager looks up every
+ * entry of one folder in turn, and then none of them reads the index. */
+static int folder_book(struct views *v, const char *path, uint64_t *id)
+{
+	static _Thread_local struct {
+		uint64_t serial, gen, id;
+		int ok;
+		char path[IDX_PATH_MAX + 1];
+	} c;
+	uint64_t gen = idx_generation(v->ix);
+
+	if (c.serial == v->serial && c.gen == gen && !strcmp(c.path, path)) {
+		*id = c.id;
+		return c.ok;
+	}
+	c.ok = is_book(v, path, &c.id);
+	c.serial = v->serial;
+	c.gen = gen;
+	strcpy(c.path, path);	/* callers check the length */
+	*id = c.id;
+	return c.ok;
+}
+
 static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 {
 	char parent[IDX_PATH_MAX + 1];
@@ -321,19 +451,14 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 	}
 	if (strlen(rel) > IDX_PATH_MAX)
 		return -ENAMETOOLONG;
-	if (is_book(v, rel, &r->id)) {
-		if (!target_ok(v, rel, &r->tst))
-			return -ENOENT;
-		r->node = SN_BOOK;
-		return 0;
-	}
+	/* The folder first: when it is a book (a file), rel cannot be one. */
 	name = strrchr(rel, '/');
 	if (name) {
 		plen = (size_t)(name - rel);
 		memcpy(parent, rel, plen);
 		parent[plen] = '\0';
 		name++;
-		if (is_book(v, parent, &r->id)) {
+		if (folder_book(v, parent, &r->id)) {
 			r->book_depth = components(parent);
 			ret = list_get(v, r->id, &r->list);
 			if (ret)
@@ -355,6 +480,12 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 			r->entry = i;
 			return 0;
 		}
+	}
+	if (is_book(v, rel, &r->id)) {
+		if (!target_ok(v, rel, &r->tst))
+			return -ENOENT;
+		r->node = SN_BOOK;
+		return 0;
 	}
 	/* A folder of SRC (books below it are listed from the index). */
 	if (views_skip(v, rel) || fstatat(v->rootfd, rel, &r->tst, AT_SYMLINK_NOFOLLOW) ||
@@ -405,25 +536,26 @@ static int sim_getattr(struct views *v, const char *rel, struct stat *st)
 		return ret;
 	switch (r.node) {
 	case SN_DIR:
-		fill_dir(st, view_ino(VK_SIMILAR, hash_str(rel, 1)));
+		fill_dir(v, st, view_ino(VK_SIMILAR, hash_str(rel, 1)));
 		if (*rel)
 			st->st_mtim = r.tst.st_mtim;
 		break;
 	case SN_BOOK:
-		fill_dir(st, view_ino(VK_SIMILAR, r.id));
+		fill_dir(v, st, view_ino(VK_SIMILAR, r.id));
 		st->st_mtim = r.tst.st_mtim;
 		break;
 	case SN_ENTRY:
 		ret = sim_target(&r, buf, sizeof(buf));
 		if (!ret)
-			fill_link(st, view_ino(VK_SIMILAR, hash_str(r.list->l->v[r.entry].path, r.id)),
-				  strlen(buf), &r.tst);
+			fill_entry(v, st, view_ino(VK_SIMILAR, hash_str(r.list->l->v[r.entry].path, r.id)),
+				   strlen(buf), &r.tst);
 		break;
 	case SN_LISTING:
 		sbuf_init(&sb);
 		ret = sim_listing(v, r.list->l, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len);
+			fill_file(st, view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len,
+				  file_time(v, -1, NULL));
 		sbuf_release(&sb);
 		break;
 	}
@@ -475,18 +607,27 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 		idx_entries_free(ents, n);
 	} else if (r.node == SN_BOOK) {
 		struct listref *lr = NULL;
+		char link[PATH_MAX];
+		struct stat tst;
 
 		ret = list_get(v, r.id, &lr);
 		if (!ret) {
 			st.st_mode = S_IFREG;
 			st.st_ino = view_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
-			st.st_mode = S_IFLNK;
+			/* With attributes (as sim_getattr() gives them), so the
+			 * kernel needs no lookup per entry; remembered for the
+			 * invalidation like looked-up entries. */
 			for (i = 0; i < lr->l->n; i++) {
-				if (!target_ok(v, lr->l->v[i].path, NULL))
+				const struct simlist_entry *e = &lr->l->v[i];
+
+				if (!target_ok(v, e->path, &tst) ||
+				    simlist_link(link, sizeof(link), 1 + components(rel), e->path))
 					continue;
-				st.st_ino = view_ino(VK_SIMILAR, hash_str(lr->l->v[i].path, r.id));
-				filler(buf, lr->l->v[i].name, &st, 0, 0);
+				fill_entry(v, &st, view_ino(VK_SIMILAR, hash_str(e->path, r.id)),
+					   strlen(link), &tst);
+				filler(buf, e->name, &st, 0, FUSE_FILL_DIR_PLUS);
+				served_add(v, VK_SIMILAR, rel, e->name);
 			}
 			listref_put(v, lr);
 		}
@@ -505,6 +646,18 @@ static int sim_readlink(struct views *v, const char *rel, char *buf, size_t size
 	if (ret)
 		return ret;
 	ret = r.node == SN_ENTRY ? sim_target(&r, buf, size) : -EINVAL;
+	sim_release(v, &r);
+	return ret;
+}
+
+static int sim_source(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct sim_res r;
+	int ret = sim_resolve(v, rel, &r);
+
+	if (ret)
+		return ret;
+	ret = r.node == SN_ENTRY ? copy_source(buf, size, r.list->l->v[r.entry].path) : -EINVAL;
 	sim_release(v, &r);
 	return ret;
 }
@@ -858,7 +1011,7 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 	int ret;
 
 	if (!*rel) {
-		fill_dir(st, view_ino(k, 0));
+		fill_dir(v, st, view_ino(k, 0));
 		return 0;
 	}
 	ret = groups_get(v, k == VK_DUPLICATES, &gs);
@@ -866,14 +1019,14 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		return ret;
 	ret = groups_find(gs, rel, &g, &m);
 	if (!ret && m == SIZE_MAX) {
-		fill_dir(st, view_ino(k, hash_str(gs->g[g].name, 2)));
+		fill_dir(v, st, view_ino(k, hash_str(gs->g[g].name, 2)));
 	} else if (!ret) {
 		if (!target_ok(v, gs->g[g].m[m].path, &tst))
 			ret = -ENOENT;
 		else
 			ret = simlist_link(buf, sizeof(buf), 2, gs->g[g].m[m].path);
 		if (!ret)
-			fill_link(st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
+			fill_entry(v, st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
 	}
 	groups_put(v, gs);
 	return ret;
@@ -903,7 +1056,7 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 		ret = groups_find(gs, rel, &g, &m);
 		if (!ret && m != SIZE_MAX)
 			ret = -ENOTDIR;
-		st.st_mode = S_IFLNK;
+		st.st_mode = entry_type(v);
 		for (i = 0; !ret && i < gs->g[g].n; i++) {
 			if (!target_ok(v, gs->g[g].m[i].path, NULL))
 				continue;
@@ -934,6 +1087,29 @@ static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char
 		ret = -ENOENT;
 	else if (!ret)
 		ret = simlist_link(buf, size, 2, gs->g[g].m[m].path);
+	groups_put(v, gs);
+	return ret;
+}
+
+static int grp_source(struct views *v, enum view_kind k, const char *rel, char *buf,
+		      size_t size)
+{
+	struct groups *gs = NULL;
+	size_t g, m;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = groups_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX)
+		ret = -EINVAL;
+	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
+		ret = -ENOENT;
+	else if (!ret)
+		ret = copy_source(buf, size, gs->g[g].m[m].path);
 	groups_put(v, gs);
 	return ret;
 }
@@ -1070,20 +1246,20 @@ static int lk_getattr(struct views *v, const char *rel, struct stat *st)
 	int ret;
 
 	if (!*rel) {
-		fill_dir(st, view_ino(VK_LOOKUP, 0));
+		fill_dir(v, st, view_ino(VK_LOOKUP, 0));
 		return 0;
 	}
 	ret = lk_resolve(v, rel, &e, &n, &w);
 	if (ret)
 		return ret;
 	if (w == SIZE_MAX) {
-		fill_dir(st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
+		fill_dir(v, st, view_ino(VK_LOOKUP, hash_str(rel, 4)));
 	} else {
 		ret = simlist_link(buf, sizeof(buf), 2, e[w].path);
 		if (!ret && !target_ok(v, e[w].path, &tst))
 			ret = -ENOENT;
 		if (!ret)
-			fill_link(st, view_ino(VK_LOOKUP, hash_str(rel, 5)), strlen(buf), &tst);
+			fill_entry(v, st, view_ino(VK_LOOKUP, hash_str(rel, 5)), strlen(buf), &tst);
 	}
 	lk_free(e, n);
 	return ret;
@@ -1106,7 +1282,7 @@ static int lk_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir
 	if (w != SIZE_MAX)
 		ret = -ENOTDIR;
 	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFLNK;
+	st.st_mode = entry_type(v);
 	for (i = 0; !ret && i < n; i++) {
 		char key[NAME_MAX + 40];
 
@@ -1132,6 +1308,22 @@ static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
 	if (ret)
 		return ret;
 	ret = w == SIZE_MAX ? -EINVAL : simlist_link(buf, size, 2, e[w].path);
+	lk_free(e, n);
+	return ret;
+}
+
+static int lk_source(struct views *v, const char *rel, char *buf, size_t size)
+{
+	struct lk_entry *e = NULL;
+	size_t n = 0, w;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = lk_resolve(v, rel, &e, &n, &w);
+	if (ret)
+		return ret;
+	ret = w == SIZE_MAX ? -EINVAL : copy_source(buf, size, e[w].path);
 	lk_free(e, n);
 	return ret;
 }
@@ -1211,18 +1403,19 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		break;
 	default:
 		if (!*rel) {
-			fill_dir(st, view_ino(VK_META, 0));
+			fill_dir(v, st, view_ino(VK_META, 0));
 			return 0;
 		}
 		sbuf_init(&sb);
 		ret = meta_content(v, rel, &sb);
 		if (!ret)
-			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len);
+			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len,
+				  file_time(v, !strcmp(rel, "errors"), &sb));
 		sbuf_release(&sb);
 		return ret;
 	}
 	if (!ret && *rel)
-		served_add(v, nd->kind, rel);
+		served_add(v, nd->kind, rel, NULL);
 	return ret;
 }
 
@@ -1253,6 +1446,8 @@ static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
 {
 	struct view_node *nd = arg;
 
+	if (nd->v->files)
+		return -EINVAL;
 	switch (nd->kind) {
 	case VK_SIMILAR:
 		return sim_readlink(nd->v, rel, buf, size);
@@ -1261,6 +1456,26 @@ static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
 		return grp_readlink(nd->v, nd->kind, rel, buf, size);
 	case VK_LOOKUP:
 		return lk_readlink(nd->v, rel, buf, size);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Real-file mode: the book an entry stands for (fsops opens it). */
+static int v_source(void *arg, const char *rel, char *buf, size_t size)
+{
+	struct view_node *nd = arg;
+
+	if (!nd->v->files)
+		return -EINVAL;
+	switch (nd->kind) {
+	case VK_SIMILAR:
+		return sim_source(nd->v, rel, buf, size);
+	case VK_CLUSTERS:
+	case VK_DUPLICATES:
+		return grp_source(nd->v, nd->kind, rel, buf, size);
+	case VK_LOOKUP:
+		return lk_source(nd->v, rel, buf, size);
 	default:
 		return -EINVAL;
 	}
@@ -1361,6 +1576,7 @@ static const struct fs_view_ops view_ops = {
 	.read = v_read,
 	.release = v_release,
 	.unlink = v_unlink,
+	.source = v_source,
 };
 
 /* ---- xattr ---- */
@@ -1513,6 +1729,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	v->serial = atomic_fetch_add(&views_serials, 1) + 1;	/* 0: the empty cache */
 	v->rootfd = rootfd;
 	v->hidden = hidden;
 	v->prefix = strdup(prefix);
@@ -1547,6 +1764,11 @@ nomem:
 	free(v->prefix);
 	free(v);
 	return -ENOMEM;
+}
+
+void views_set_files(struct views *v, int on)
+{
+	v->files = on;
 }
 
 void views_attach(struct views *v, struct indexer *ixr)

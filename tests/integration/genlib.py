@@ -11,6 +11,10 @@ tests (deterministic: fixed seed).
   base3.txt                a book related to nothing
   notbook.bin              random bytes                           (not a book)
   broken.epub              a zip that is not an EPUB              (fails: listed in errors)
+
+genlib.py DIR --variants N  also writes near/NNN-base1.txt: N further near
+duplicates of base1 (each with its own 0.5..2% of the words replaced), so
+similar/a/base1.txt/ has N + 2 entries with distinct scores.
 """
 import os
 import random
@@ -68,6 +72,7 @@ def epub(path, title, body_text):
 
 def main():
     d = sys.argv[1]
+    variants = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--variants" else 0
     b1 = words(12000, 1)
     near = list(b1)
     r = random.Random(7)
@@ -85,6 +90,12 @@ def main():
     write(os.path.join(d, "base3.txt"), text(b3, "The Third Book"))
     write(os.path.join(d, "notbook.bin"), bytes(random.Random(9).randrange(256) for _ in range(5000)), "wb")
     write(os.path.join(d, "broken.epub"), b"PK\x03\x04" + bytes(200), "wb")
+    for k in range(variants):
+        v = list(b1)
+        r = random.Random(100 + k)
+        for i in r.sample(range(len(v)), len(v) * (5 + k % 16) // 1000):
+            v[i] = r.choice(VOCAB)
+        write(os.path.join(d, "near/%03d-base1.txt" % k), text(v, "The First Book"))
 
 
 main()

@@ -56,7 +56,12 @@ lib_cleanup() {
 }
 trap lib_cleanup EXIT
 trap 'echo "FAIL: interrupted or timed out" >&2; exit 124' TERM INT
-(sleep "${SIMBOOK_CASE_TIMEOUT:-120}"; kill -TERM $$ 2>/dev/null) >/dev/null 2>&1 &
+# The watchdog takes its sleep with it when cleanup stops it.
+(
+	sleep "${SIMBOOK_CASE_TIMEOUT:-120}" &
+	trap 'kill $! 2>/dev/null; exit 0' TERM
+	wait $! && kill -TERM $$ 2>/dev/null
+) >/dev/null 2>&1 &
 WATCHDOG=$!
 
 wait_mounted() { # dir pid
@@ -79,6 +84,41 @@ mount_fs() {
 	FS_PID=$!
 	FS_MNT=$mnt
 	wait_mounted "$mnt" "$FS_PID" || fail "mount of $src at $mnt failed: $(tail -n 5 "$FS_LOG")"
+}
+
+# alive pid: the process exists and is not a zombie (a child that ended
+# stays visible to kill -0 until waited for).
+alive() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
+
+# dump_threads pid: where each thread of pid waits, kernel and user side,
+# so a hang found by a test says where it is.
+dump_threads() {
+	local t
+	echo "--- threads of $1"
+	for t in /proc/"$1"/task/*; do
+		echo "thread ${t##*/} $(cat "$t/comm" 2>/dev/null) wchan=$(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/    /' "$t/stack" 2>/dev/null
+	done
+	command -v gdb >/dev/null && timeout 30 gdb -p "$1" -batch -ex 'thread apply all bt' 2>/dev/null |
+		grep -E '^(Thread|#)'
+}
+
+# wait_exit pid [secs]: waits (default 10 s) for pid to end, else shows
+# its threads and fails; EXIT_RC is its status when it is our child.
+wait_exit() {
+	local i n=$((${2:-10} * 20))
+	for ((i = 0; i < n; i++)); do alive "$1" || break; sleep 0.05; done
+	if alive "$1"; then
+		dump_threads "$1"
+		fail "process $1 still running after ${2:-10} s"
+	fi
+	EXIT_RC=0
+	wait "$1" 2>/dev/null || EXIT_RC=$?
 }
 
 # umount_fs: unmounts and checks the daemon exits 0 (sanitizer reports

@@ -37,11 +37,68 @@ for sig in TERM INT; do
 	say "SIG$sig unmounts"
 	mount_fs
 	kill -"$sig" "$FS_PID"
-	rc=0; wait "$FS_PID" || rc=$?
-	[ "$rc" -eq 0 ] || fail "exit $rc after SIG$sig: $(tail -5 "$FS_LOG")"
+	wait_exit "$FS_PID"
+	[ "$EXIT_RC" -eq 0 ] || fail "exit $EXIT_RC after SIG$sig: $(tail -5 "$FS_LOG")"
 	! is_mounted "$MNT" || fail "still mounted after SIG$sig"
 	FS_PID= FS_MNT=
 done
+
+# With indexing on, the index's threads run beside libfuse's: a stop signal
+# the kernel hands to one of them must still end the loop.  Sent the moment
+# the mount appears (the index is being opened, the scan starting), and
+# while a reader walks the views.
+cp -r "$top/sample/." "$SRC/"
+saved_args=("${FS_ARGS[@]}")
+FS_ARGS=()
+say "SIGTERM/SIGINT right after the mount appears, indexing on (20 rounds)"
+for i in $(seq 20); do
+	sig=TERM; [ $((i % 2)) -eq 0 ] && sig=INT
+	mount_fs
+	[ $((i % 4)) -lt 2 ] || (ls -lR "$MNT" >/dev/null 2>&1 &)
+	kill -"$sig" "$FS_PID"
+	wait_exit "$FS_PID"
+	[ "$EXIT_RC" -eq 0 ] || fail "round $i: exit $EXIT_RC after SIG$sig: $(tail -5 "$FS_LOG")"
+	! is_mounted "$MNT" || fail "round $i: still mounted after SIG$sig"
+	FS_PID= FS_MNT=
+done
+
+say "detached daemon (no -f), relative MNT: SIGTERM unmounts (5 rounds)"
+for i in $(seq 5); do
+	(cd "$T" && "$FS_BIN" "$SRC" mnt) || fail "detached mount failed"
+	FS_MNT=$MNT
+	is_mounted "$MNT" || fail "not mounted after the daemon returned"
+	pid=$(daemon_pid mnt) || fail "detached daemon not found"
+	kill -TERM "$pid"
+	wait_exit "$pid"
+	! is_mounted "$MNT" || fail "round $i: detached daemon left its mount after SIGTERM"
+	FS_MNT=
+done
+FS_ARGS=("${saved_args[@]}")
+rm -rf "${SRC:?}"/* "$SRC"/.simbookfs-index
+echo hi >"$SRC/a"
+
+if [ "$(id -u)" -eq 0 ]; then
+	say "read-ahead raised to readahead_kb, and a umount right after mounting is not busy"
+	for i in 1 2 3; do
+		mount_fs -o readahead_kb=512
+		dev=$(awk -v m="$MNT" '$5 == m { d = $3 } END { print d }' /proc/self/mountinfo)
+		[ -n "$dev" ] || fail "no mountinfo line for $MNT"
+		if [ "$i" -lt 3 ]; then
+			umount "$MNT" || fail "round $i: umount right after mounting failed"
+		else
+			for _ in $(seq 100); do
+				[ "$(cat "/sys/class/bdi/$dev/read_ahead_kb")" = 512 ] && break
+				sleep 0.05
+			done
+			[ "$(cat "/sys/class/bdi/$dev/read_ahead_kb")" = 512 ] ||
+				fail "read_ahead_kb is $(cat "/sys/class/bdi/$dev/read_ahead_kb"), not 512"
+			fusermount3 -u "$MNT"
+		fi
+		wait_exit "$FS_PID"
+		[ "$EXIT_RC" -eq 0 ] || fail "exit $EXIT_RC after unmount"
+		FS_PID= FS_MNT=
+	done
+fi
 
 say "mount over SRC itself"
 mount_fs "$SRC" "$SRC"

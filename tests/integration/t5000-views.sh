@@ -48,7 +48,7 @@ entry_for() { # book target
 has_entry() { entry_for "$1" "$2" >/dev/null; }
 no_entry() { ! entry_for "$1" "$2" >/dev/null; }
 
-mount_fs -o rescan=0
+mount_fs -o rescan=0,idxattr
 say "copy in with cp and rsync"
 cp -r "$LIB/a" "$LIB/b" "$MNT/"
 rsync -a "$LIB/" "$MNT/"
@@ -137,9 +137,13 @@ ls -R "$MNT/duplicates" | grep -qx base2.epub || fail "group split too early"
 until_ok 3 sh -c "! ls -R '$MNT/duplicates' | grep -qx base2.epub" || fail "exemption not applied to duplicates/"
 
 say "writes through the mount: overwrite, rename, delete"
+t0=$(stat -c %Y "$MNT/clusters")
+[ "$t0" -ge "$(($(date +%s) - 600))" ] || fail "clusters/ mtime $t0 is not the index's last change"
+sleep 1.1
 start=$(date +%s%N)
 cat "$LIB/a/base1.txt" >"$MNT/base3.txt"
 until_ok 3 has_entry base3.txt a/base1.txt || fail "overwritten book not re-indexed"
+[ "$(stat -c %Y "$MNT/clusters")" -gt "$t0" ] || fail "clusters/ mtime did not move with the index"
 echo "# overwrite visible after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 mv "$MNT/b/base1-near.txt" "$MNT/b/renamed.txt"
 until_ok 2 has_entry a/base1.txt b/renamed.txt || fail "rename not followed"
@@ -163,6 +167,9 @@ mount_fs -o rescan=0
 wait_idle 60
 grep -q '"indexed_since_mount":0' "$MNT/.simbookfs/status" || fail "remount re-indexed: $(cat "$MNT/.simbookfs/status")"
 [ "$(ls -R "$MNT/similar" | md5sum)" = "$before" ] || fail "views differ after remount"
+# without idxattr (the default) the daemon has no xattr handlers at all
+! python3 -c 'import os,sys; os.getxattr(sys.argv[1], "user.simbookfs.id")' "$MNT/a/base1.txt" \
+	2>/dev/null || fail "id xattr served without -o idxattr"
 no_entry b/renamed.txt c/base1-vol1.txt || true
 umount_fs
 

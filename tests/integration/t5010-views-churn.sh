@@ -7,11 +7,14 @@
 # between rsync following it and reading it (counted and printed).  A book
 # deleted while rsync copies it stays readable and fstat()-able through
 # rsync's fd (no ESTALE: exit 11 fails).  Once the churn stops, every entry
-# resolves.
+# resolves.  SIMBOOK_VIEWMODE=files runs it all with -o viewmode=files
+# (t5011), where every entry is a read-only file and rsync -a copies books.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
-FS_ARGS=()
+MODE=${SIMBOOK_VIEWMODE:-links}
+FS_ARGS=(-o "viewmode=$MODE")
+say "view mode: $MODE"
 
 LIB=$T/lib
 python3 "$(dirname "$0")/genlib.py" "$LIB"
@@ -74,13 +77,32 @@ say "$rounds rounds over the churning views, $vanished with a file vanishing mid
 
 # After the churn settles, every listed entry resolves.
 sleep 1
+entries=0
 for e in "$MNT"/similar/*/ "$MNT"/similar/*/*/; do
 	for l in "$e"*; do
-		[ -L "$l" ] || continue
-		[ -f "$l" ] || fail "dangling after the churn: $l"
+		[ -e "$l" ] || [ -L "$l" ] || continue	# an empty folder's glob
+		if [ "$MODE" = files ]; then
+			[ -d "$l" ] && continue
+			[ -f "$l" ] && [ ! -L "$l" ] || fail "not a regular file in files mode: $l"
+		else
+			[ -L "$l" ] || continue
+			[ -f "$l" ] || fail "dangling after the churn: $l"
+		fi
+		entries=$((entries + 1))
 	done
 done
+[ "$entries" -ge 3 ] || fail "only $entries entries after the churn"
 timeout 20 rsync -aL "$MNT/similar/" "$T/dest2/" || fail "rsync -aL after the churn"
+# Without -L: links stay links in links mode; files mode copies the books.
+timeout 20 rsync -a "$MNT/similar/" "$T/dest3/" || fail "rsync -a after the churn"
+links=$(find "$T/dest3" -type l | wc -l)
+files=$(find "$T/dest3" -type f ! -name .similar.tsv | wc -l)
+say "rsync -a copied $files files and $links links"
+if [ "$MODE" = files ]; then
+	[ "$links" -eq 0 ] && [ "$files" -eq "$entries" ] || fail "rsync -a in files mode: $files files, $links links, $entries entries"
+else
+	[ "$files" -eq 0 ] && [ "$links" -eq "$entries" ] || fail "rsync -a in links mode: $files files, $links links, $entries entries"
+fi
 # Books deleted while open lived on under .fuse_hidden names: gone with the
 # last close, and never shown by a view.
 [ -z "$(find "$SRC" -name '.fuse_hidden*')" ] || fail "hidden files left: $(find "$SRC" -name '.fuse_hidden*')"

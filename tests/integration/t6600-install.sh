@@ -163,6 +163,19 @@ if [ "${1:-}" = --namespace ]; then
 		c=$(unit_line ExecStartPost)
 		timeout 40 bash -c "$c" || fail "ExecStartPost: the mount did not appear: $(cat "$T/unit.log")"
 	}
+	unit_stop() { # signal: sends it to the daemon, waits (bounded) for ExecStart to end
+		local d i t
+		d=$(daemon_pids)
+		kill -"$1" $d
+		for i in $(seq 1 400); do kill -0 "$UNIT_PID" 2>/dev/null || break; sleep 0.05; done
+		if kill -0 "$UNIT_PID" 2>/dev/null; then
+			for t in /proc/$d/task/*; do
+				echo "thread ${t##*/} $(cat "$t/comm") $(cat "$t/wchan")"; cat "$t/stack"
+			done 2>/dev/null
+			fail "daemon $d still running 20 s after SIG$1"
+		fi
+		UNIT_RC=0; wait "$UNIT_PID" 2>/dev/null || UNIT_RC=$?
+	}
 	say "unit: start (ExecStartPre, ExecStart, ExecStartPost), stop with SIGTERM"
 	strace_ok=0
 	if command -v strace >/dev/null 2>&1 && ! grep -q -a __asan_init /usr/local/bin/simbookfs; then
@@ -178,9 +191,8 @@ if [ "${1:-}" = --namespace ]; then
 	(cd "$UMNT" && mkdir d && touch d/f && ln d/f d/g && ln -s f d/s && mv d/g d/h &&
 		chmod 600 d/f && truncate -s 10 d/f && ls -lR >/dev/null && rm -r d) ||
 		fail "file operations through the unit's mount"
-	kill -TERM "$(daemon_pids)"
-	rc=0; wait "$UNIT_PID" || rc=$?
-	[ "$rc" -eq 0 ] || fail "daemon stopped by SIGTERM exited $rc: $(cat "$T/unit.log")"
+	unit_stop TERM
+	[ "$UNIT_RC" -eq 0 ] || fail "daemon stopped by SIGTERM exited $UNIT_RC: $(cat "$T/unit.log")"
 	is_mounted "$UMNT" && fail "still mounted after SIGTERM"
 	if [ "$strace_ok" -eq 1 ] && command -v systemd-analyze >/dev/null 2>&1; then
 		say "every system call the daemon made is allowed by the unit's SystemCallFilter"
@@ -200,13 +212,12 @@ if [ "${1:-}" = --namespace ]; then
 	fi
 	say "unit: restart after a crash (ExecStartPre lifts the dead mount)"
 	start_unit
-	kill -KILL "$(daemon_pids)"
-	wait "$UNIT_PID" 2>/dev/null || true
+	unit_stop KILL
 	is_mounted "$UMNT" || fail "no dead mount left by the crash (test premise)"
 	start_unit
 	check_mount "$UMNT" simbookfs
-	kill -TERM "$(daemon_pids)"
-	wait "$UNIT_PID" || fail "daemon exited non-zero after SIGTERM"
+	unit_stop TERM
+	[ "$UNIT_RC" -eq 0 ] || fail "daemon exited $UNIT_RC after SIGTERM"
 	is_mounted "$UMNT" && fail "still mounted after SIGTERM"
 	echo "namespace part done"
 	exit 0

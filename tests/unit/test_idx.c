@@ -477,6 +477,67 @@ static void test_rename_unlink(void)
 	idx_close(ix);
 }
 
+/* idx_apply(): ops in order in one transaction, bad ones refused alone;
+ * IDX_RENAME_KNOWN leaves to alone when from is unknown. */
+static void test_apply(void)
+{
+	struct idx *ix = NULL;
+	struct idx_file f = { 0 };
+	struct idx_counts cnt;
+	uint8_t sh[16], th[16];
+	uint64_t mh[4] = { 1, 2, 3, 4 }, a, b, c;
+	struct idx_op ops[7];
+
+	REQUIRE(idx_open(&ix, new_dir(), NULL) == 0);
+	rnd_sh(sh);
+	rnd_sh(th);
+	a = add_book(ix, "a.txt", sh, th, mh, 4, "ra");
+	rnd_sh(sh);
+	b = add_book(ix, "d/b.txt", sh, th, mh, 4, "rb");
+	rnd_sh(sh);
+	c = add_book(ix, "c.txt", sh, th, mh, 4, "rc");
+	REQUIRE(a && b && c);
+	memset(ops, 0, sizeof(ops));
+	/* a -> x -> y, then y unlinked: nothing is left of a */
+	ops[0] = (struct idx_op){ IDX_OP_RENAME, "a.txt", "x.txt", IDX_RENAME_KNOWN, 0 };
+	ops[1] = (struct idx_op){ IDX_OP_RENAME, "x.txt", "y.txt", IDX_RENAME_KNOWN, 0 };
+	ops[2] = (struct idx_op){ IDX_OP_UNLINK, "y.txt", NULL, 0, 0 };
+	/* refused alone */
+	ops[3] = (struct idx_op){ IDX_OP_RENAME, "d", "d/e", 0, 0 };
+	/* unknown from: c.txt stays */
+	ops[4] = (struct idx_op){ IDX_OP_RENAME, "gone.txt", "c.txt", IDX_RENAME_KNOWN, 0 };
+	/* a folder moves */
+	ops[5] = (struct idx_op){ IDX_OP_RENAME, "d", "e", 0, 0 };
+	ops[6] = (struct idx_op){ IDX_OP_UNLINK, "/bad", NULL, 0, 0 };
+	CHECK_EQ_INT(idx_apply(ix, ops, 7), 0);
+	CHECK_EQ_INT(ops[0].result, 1);
+	CHECK_EQ_INT(ops[1].result, 1);
+	CHECK_EQ_INT(ops[2].result, 1);
+	CHECK_EQ_INT(ops[3].result, -EINVAL);
+	CHECK_EQ_INT(ops[4].result, 0);
+	CHECK_EQ_INT(ops[5].result, 1);
+	CHECK_EQ_INT(ops[6].result, -EINVAL);
+	CHECK_EQ_INT(idx_get_id(ix, a, &f), -ENOENT);
+	REQUIRE(idx_get(ix, "c.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, c);
+	idx_file_release(&f);
+	REQUIRE(idx_get(ix, "e/b.txt", &f) == 0);
+	CHECK_EQ_INT(f.id, b);
+	idx_file_release(&f);
+	REQUIRE(idx_counts(ix, &cnt) == 0);
+	CHECK_EQ_INT(cnt.files, 2);
+	CHECK_EQ_INT(cnt.books, 2);
+	/* the same guard through idx_rename(); without it, to is replaced */
+	CHECK_EQ_INT(idx_rename(ix, "gone.txt", "c.txt", IDX_RENAME_KNOWN), 0);
+	CHECK_EQ_INT(idx_get(ix, "c.txt", &f), 0);
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_rename(ix, "gone.txt", "c.txt", 0), 0);
+	CHECK_EQ_INT(idx_get(ix, "c.txt", &f), -ENOENT);
+	CHECK_EQ_INT(idx_rename(ix, "e", "f", 4), -EINVAL);
+	CHECK_EQ_INT(idx_apply(ix, ops, 0), 0);
+	idx_close(ix);
+}
+
 static void test_long_paths(void)
 {
 	const char *dir = new_dir();
@@ -883,6 +944,7 @@ int main(void)
 	RUN(test_queries);
 	RUN(test_failed_and_counts);
 	RUN(test_rename_unlink);
+	RUN(test_apply);
 	RUN(test_long_paths);
 	RUN(test_bands_complete);
 	RUN(test_exemptions);

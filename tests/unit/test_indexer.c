@@ -162,6 +162,7 @@ static void test_pipeline(void)
 	snprintf(from, sizeof(from), "%s/vol1.txt", src);
 	REQUIRE(unlink(from) == 0);
 	indexer_unlinked(ixr, "vol1.txt");
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
 	CHECK_EQ_INT(id_of(ixr, "vol1.txt"), 0);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "vol1.txt"), 0);
 
@@ -184,6 +185,125 @@ static void test_pipeline(void)
 	free(near);
 	free(other);
 	free(vol);
+}
+
+static void do_rename(const char *a, const char *b)
+{
+	char from[256], to[256];
+
+	snprintf(from, sizeof(from), "%s/%s", src, a);
+	snprintf(to, sizeof(to), "%s/%s", src, b);
+	REQUIRE(rename(from, to) == 0);
+}
+
+static void do_unlink(const char *a)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", src, a);
+	REQUIRE(unlink(path) == 0);
+}
+
+/* Unlinks and renames reach the index through the writer thread, after
+ * writes queued for the workers: whatever runs first, the index ends as the
+ * disk is. */
+static void test_ordering(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct idx_file f = { 0 };
+	char *t1 = gen_text(3000, 11, 0), *t2 = gen_text(3000, 12, 0), *t3 = gen_text(3000, 13, 0);
+	uint64_t id;
+	char name[32], saved[sizeof(src)];
+	int fd, i, round;
+
+	memcpy(saved, src, sizeof(src));
+	REQUIRE(system("rm -rf /tmp/test_indexer_o.src /tmp/test_indexer_o.ix") == 0);
+	REQUIRE(mkdir("/tmp/test_indexer_o.src", 0700) == 0);
+	snprintf(src, sizeof(src), "/tmp/test_indexer_o.src");
+	o.index_dir = "/tmp/test_indexer_o.ix";
+	o.threads = 2;
+	o.no_watch = 1;
+	REQUIRE(indexer_new(&ixr, (fd = open(src, O_RDONLY | O_DIRECTORY)), &o) == 0);
+	REQUIRE(indexer_start(ixr) == 0);
+	for (round = 0; round < 20; round++) {
+		/* a write, a rename, an unlink of one path, reported at once */
+		put("a.txt", t1);
+		indexer_written(ixr, "a.txt");
+		do_rename("a.txt", "b.txt");
+		indexer_renamed(ixr, "a.txt", "b.txt", 0);
+		do_unlink("b.txt");
+		indexer_unlinked(ixr, "b.txt");
+		/* a chain of renames of a written file */
+		put("c.txt", t2);
+		indexer_written(ixr, "c.txt");
+		do_rename("c.txt", "d.txt");
+		indexer_renamed(ixr, "c.txt", "d.txt", 0);
+		do_rename("d.txt", "e.txt");
+		indexer_renamed(ixr, "d.txt", "e.txt", 0);
+		REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "a.txt", &f), -ENOENT);
+		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "b.txt", &f), -ENOENT);
+		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "c.txt", &f), -ENOENT);
+		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "d.txt", &f), -ENOENT);
+		CHECK(id_of(ixr, "e.txt") != 0);
+		/* an indexed file overwritten and renamed before its worker
+		 * runs: the new name gets the new content's fingerprint */
+		id = id_of(ixr, "e.txt");
+		put("e.txt", t3);
+		indexer_written(ixr, "e.txt");
+		do_rename("e.txt", "g.txt");
+		indexer_renamed(ixr, "e.txt", "g.txt", 0);
+		REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "e.txt", &f), -ENOENT);
+		REQUIRE(idx_get(indexer_idx(ixr), "g.txt", &f) == 0);
+		CHECK_EQ_INT(f.state, IDX_INDEXED);
+		CHECK_EQ_INT(f.id, id);
+		idx_file_release(&f);
+		{
+			struct book *b = NULL;
+			uint8_t sh[IDX_SH_BYTES];
+
+			REQUIRE(book_load_buffer(t3, strlen(t3), "g.txt", NULL, &b, NULL) == 0);
+			for (i = 0; i < 8; i++) {
+				sh[i] = (uint8_t)(b->fp.sim.hi >> (56 - 8 * i));
+				sh[8 + i] = (uint8_t)(b->fp.sim.lo >> (56 - 8 * i));
+			}
+			REQUIRE(idx_get(indexer_idx(ixr), "g.txt", &f) == 0);
+			CHECK(memcmp(f.simhash, sh, IDX_SH_BYTES) == 0);
+			idx_file_release(&f);
+			book_free(b);
+		}
+		do_unlink("g.txt");
+		indexer_unlinked(ixr, "g.txt");
+	}
+	/* a burst of unlinks, applied in few transactions */
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%03d.txt", i);
+		put(name, i % 2 ? t1 : t2);
+		indexer_written(ixr, name);
+	}
+	REQUIRE(indexer_wait_idle(ixr, 60000) == 0);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%03d.txt", i);
+		do_unlink(name);
+		indexer_unlinked(ixr, name);
+	}
+	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
+	{
+		struct indexer_status st;
+
+		indexer_status(ixr, &st);
+		CHECK_EQ_INT(st.files, 0);
+		CHECK_EQ_INT(st.queued, 0);
+	}
+	indexer_free(ixr);
+	close(fd);
+	free(t1);
+	free(t2);
+	free(t3);
+	REQUIRE(system("rm -rf /tmp/test_indexer_o.src /tmp/test_indexer_o.ix") == 0);
+	memcpy(src, saved, sizeof(src));
 }
 
 static void test_bookrec(void)
@@ -242,6 +362,7 @@ int main(void)
 	snprintf(ixdir, sizeof(ixdir), "%s.index", src);
 	RUN(test_bookrec);
 	RUN(test_pipeline);
+	RUN(test_ordering);
 	ret = CHECK_DONE();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", src, ixdir);
 	if (system(cmd) != 0)
