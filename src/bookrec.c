@@ -140,3 +140,40 @@ out:
 	*out = b;
 	return ret;
 }
+
+int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
+{
+	uint32_t nuq = 0;
+	int i, ret;
+
+	memset(out, 0, sizeof(*out));
+	sbuf_init(&out->rec);
+	ret = bookrec_encode(b, &out->rec);
+	if (!ret)
+		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, out->bands);
+	if (!ret)
+		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &out->uq, &nuq);
+	if (ret)
+		return ret;
+	for (i = 0; i < 8; i++) {
+		out->fp.simhash[i] = (uint8_t)(b->fp.sim.hi >> (56 - 8 * i));
+		out->fp.simhash[8 + i] = (uint8_t)(b->fp.sim.lo >> (56 - 8 * i));
+		out->fp.text_hash[i] = (uint8_t)(b->fp.text.hi >> (56 - 8 * i));
+		out->fp.text_hash[8 + i] = (uint8_t)(b->fp.text.lo >> (56 - 8 * i));
+	}
+	out->fp.mh_bands = out->bands;
+	out->fp.n_mh_bands = BOOKREC_MH_BANDS;
+	out->fp.rec_version = BOOKREC_IDX_VERSION;
+	out->fp.rec = out->rec.buf;
+	out->fp.rec_len = out->rec.len;
+	out->fp.uq_keys = out->uq;
+	out->fp.n_uq_keys = nuq;
+	return 0;
+}
+
+void bookrec_fp_release(struct bookrec_fp *f)
+{
+	sbuf_release(&f->rec);
+	free(f->uq);
+	memset(f, 0, sizeof(*f));
+}

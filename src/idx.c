@@ -13,6 +13,10 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
+ *   uqkey   u32 pruning key + id -> (empty): the DUPNIQ pruning keys
+ *           (sampled unique words, dupniq.h) of every book
+ *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
+ *           count the candidate score divides by)
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
  * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
  * a path) and the XXH3-64 of the whole path; so keys keep path order closely
@@ -53,10 +57,11 @@
 
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, NDB
+	DB_FAIL, DB_UQKEY, DB_UQBOOK, NDB
 };
 static const char *const db_names[NDB] = {
-	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail"
+	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
+	"uqkey", "uqbook"
 };
 
 struct idx {
@@ -594,6 +599,66 @@ static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t 
 	return 0;
 }
 
+/* ---- DUPNIQ pruning keys (uqkey, uqbook) ---- */
+
+/* Removes the pruning keys of id (none stored: nothing to do). */
+static int uq_remove(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], key[12];
+	uint32_t *keys = NULL, n, i;
+	MDB_val v;
+	int ret;
+
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	n = (uint32_t)(v.mv_size / 4);
+	if (n) {
+		/* copy out: the deletes below may move the page */
+		keys = malloc(n * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			keys[i] = (uint32_t)get_be((const uint8_t *)v.mv_data + 4 * i, 4);
+	}
+	put_be(key + 4, id, 8);
+	for (i = 0; ret == 0 && i < n; i++) {
+		put_be(key, keys[i], 4);
+		ret = w_del(w, DB_UQKEY, key, 12);
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	free(keys);
+	return ret ? ret : w_del(w, DB_UQBOOK, kb, 8);
+}
+
+static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint8_t kb[8], key[12], *buf = NULL;
+	uint32_t i;
+	int ret = 0;
+
+	if (!fp->n_uq_keys)
+		return 0;
+	buf = malloc((size_t)fp->n_uq_keys * 4);
+	if (!buf)
+		return -ENOMEM;
+	put_be(key + 4, id, 8);
+	for (i = 0; ret == 0 && i < fp->n_uq_keys; i++) {
+		put_be(buf + 4 * i, fp->uq_keys[i], 4);
+		put_be(key, fp->uq_keys[i], 4);
+		ret = w_put(w, DB_UQKEY, key, 12, NULL, 0);
+	}
+	put_be(kb, id, 8);
+	if (ret == 0)
+		ret = w_put(w, DB_UQBOOK, kb, 8, buf, (size_t)fp->n_uq_keys * 4);
+	free(buf);
+	return ret;
+}
+
 /* Removes the fingerprint of id: book, record and every band entry. */
 static int book_remove(struct wtx *w, uint64_t id)
 {
@@ -639,7 +704,8 @@ static int book_remove(struct wtx *w, uint64_t id)
 	if (ret)
 		return ret;
 rec:
-	return w_del(w, DB_REC, kb, 8);
+	ret = uq_remove(w, id);
+	return ret ? ret : w_del(w, DB_REC, kb, 8);
 }
 
 static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
@@ -684,6 +750,8 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 	memcpy(key, fp->text_hash, IDX_SH_BYTES);
 	put_be(key + IDX_SH_BYTES, id, 8);
 	ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
+	if (ret == 0)
+		ret = uq_add(w, id, fp);
 out:
 	free(buf);
 	free(rec);
@@ -1318,7 +1386,8 @@ int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct
 	int ret;
 
 	if (!fp || fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
-	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec))
+	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
+	    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
 		return -EINVAL;
 	a.f = malloc(sizeof(*a.f));
 	if (!a.f)
@@ -2682,4 +2751,147 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	}
 	rtx_end(ix, txn);
 	return ret;
+}
+
+/* ---- DUPNIQ pruning-key candidates ---- */
+
+static int uqhit_cmp(const void *pa, const void *pb)
+{
+	const struct idx_uq_hit *a = pa, *b = pb;
+
+	if (a->shared != b->shared)
+		return a->shared > b->shared ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Appends the ids holding key (prefix: 4 bytes) to *ids, unless more than
+ * max hold it (a frequent word): then nothing is appended and *stop is set.
+ * At most max + 1 entries are read. */
+static int uq_postings(MDB_cursor *cur, const uint8_t *prefix, uint32_t max, uint64_t **ids,
+		       size_t *n, size_t *cap, int *stop)
+{
+	MDB_val k = mval(prefix, 4), v;
+	size_t start = *n;
+	int rc;
+
+	*stop = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 12 || memcmp(k.mv_data, prefix, 4) != 0)
+			break;
+		if (*n - start >= max) {
+			*n = start;
+			*stop = 1;
+			return 0;
+		}
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
+			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			*ids = p;
+			*cap = nc;
+		}
+		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + 4, 8);
+	}
+	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
+}
+
+int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
+		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats)
+{
+	struct idx_uq_hit *h = NULL;
+	uint64_t *ids = NULL;
+	size_t nids = 0, cap = 0, nh = 0, s, e;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t kb[8], *own = NULL;
+	uint32_t n = 0, i;
+	MDB_val k, v;
+	int rc, ret, stop;
+
+	*hits = NULL;
+	*nhits = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (min_shared == 0)
+		min_shared = 1;
+	if (max_postings == 0 || max_postings > IDX_UQ_POSTINGS_MAX)
+		return -EINVAL;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
+	if (rc) {
+		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+		goto out;
+	}
+	n = (uint32_t)(v.mv_size / 4);
+	own = malloc(n ? (size_t)n * 4 : 1);
+	if (!own) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(own, v.mv_data, (size_t)n * 4);
+	stats->keys = n;
+	rc = mdb_cursor_open(txn, ix->db[DB_UQKEY], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = uq_postings(cur, own + 4 * (size_t)i, max_postings, &ids, &nids, &cap, &stop);
+		stats->stopped += (uint32_t)stop;
+	}
+	stats->postings = nids;
+	if (ret)
+		goto out;
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), u64_cmp);
+	for (s = 0; s < nids; s = e) {
+		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
+			;
+		nh += ids[s] != id && e - s >= min_shared;
+	}
+	h = malloc((nh ? nh : 1) * sizeof(*h));
+	if (!h) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	nh = 0;
+	for (s = 0; s < nids && ret == 0; s = e) {
+		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
+			;
+		if (ids[s] == id || e - s < min_shared)
+			continue;
+		put_be(kb, ids[s], 8);
+		k = mval(kb, 8);
+		rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
+		if (rc == MDB_NOTFOUND)
+			continue;	/* a stale posting: not a book any more */
+		if (rc) {
+			ret = idx_err(rc);
+			break;
+		}
+		h[nh++] = (struct idx_uq_hit){ ids[s], (uint32_t)(e - s), (uint32_t)(v.mv_size / 4) };
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	free(own);
+	free(ids);
+	if (ret) {
+		free(h);
+		return ret;
+	}
+	if (nh)
+		qsort(h, nh, sizeof(*h), uqhit_cmp);
+	else {
+		free(h);
+		h = NULL;
+	}
+	*hits = h;
+	*nhits = nh;
+	return 0;
 }

@@ -147,6 +147,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	struct book *b = NULL;
 	char *data = NULL;
 	uint64_t bands[BOOKREC_MH_BANDS], max;
+	uint32_t *uq = NULL, nuq = 0;
 	struct idx_fp fp;
 	size_t len = 0;
 	char head[SNIFF_BYTES];
@@ -193,6 +194,8 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	ret = bookrec_encode(b, &rec);
 	if (!ret)
 		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, bands);
+	if (!ret)
+		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &uq, &nuq);
 	if (ret)
 		goto out;
 	memset(&fp, 0, sizeof(fp));
@@ -207,6 +210,8 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	fp.rec_version = BOOKREC_IDX_VERSION;
 	fp.rec = rec.buf;
 	fp.rec_len = rec.len;
+	fp.uq_keys = uq;
+	fp.n_uq_keys = nuq;
 	ret = idx_put(ixr->ix, id, st, &fp);
 	if (ret == -ENOENT) {
 		ret = 0;
@@ -215,6 +220,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		indexer_settle(ixr, id, st);
 	}
 out:
+	free(uq);
 	book_free(b);
 	free(data);
 	sbuf_release(&err);
