@@ -56,14 +56,15 @@ int bookrec_title(const void *buf, size_t len, char **title);
 struct bookrec_fp {
 	struct sbuf rec;			/* the record */
 	uint64_t bands[BOOKREC_MH_BANDS];	/* min-hash LSH bands */
-	uint32_t *uq;				/* DUPNIQ pruning keys, malloc'd */
+	uint32_t *uq;				/* pruning keys, malloc'd */
 	struct idx_fp fp;
 };
 
 /* Fills *out (released with bookrec_fp_release(), also on error) from b:
- * simhash and text hash, record, bands and pruning keys (dupniq_keys()
- * with DUPNIQ_KEYS_MAX), as the indexer stores them.  0, -ENOMEM or
- * -EINVAL. */
+ * simhash and text hash, record, bands and pruning keys (the union of
+ * dupniq_keys() with DUPNIQ_KEYS_MAX and the shingle anchors of fp.h, at
+ * most DUPNIQ_KEYS_MAX + FP_ANCHORS_MAX <= IDX_UQ_MAX), as the indexer
+ * stores them.  0, -ENOMEM or -EINVAL. */
 int bookrec_fp_make(const struct book *b, struct bookrec_fp *out);
 void bookrec_fp_release(struct bookrec_fp *f);
 

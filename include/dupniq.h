@@ -89,9 +89,10 @@ uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double 
  * sample the same words and the keys they share estimate their common
  * unique words / DUPNIQ_KEY_SAMPLE), ascending, without repeats; at most
  * max of them (the smallest values: the same rule in every book).  Unlike
- * shingles, single words survive OCR errors around them, and unlike a
- * whole-book sketch, the keys of a short text inside a long one are among
- * the long one's keys.  *keys is malloc'd (free(); NULL when *n is 0).
+ * shingles, single words survive OCR errors around them; but a word unique
+ * in a short text is often repeated in a long book that contains it, so
+ * the index pairs these keys with shingle anchors (fp.h).  *keys is
+ * malloc'd (free(); NULL when *n is 0).
  * 0 or -ENOMEM. */
 #define DUPNIQ_KEY_SAMPLE 8u
 #define DUPNIQ_KEYS_MAX 2048u

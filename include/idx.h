@@ -14,10 +14,10 @@
  *  - band tables that answer "which books are within Hamming distance d of
  *    this simhash" exactly (band.h: pigeonhole over max_d + 1 bands), "which
  *    books share a min-hash band", "which books have this text hash", and
- *    an inverted table of DUPNIQ pruning keys (sampled unique words,
- *    dupniq.h) that answers "which books share many of this book's rare
- *    unique words" (containment of a short text in a long one and OCR-heavy
- *    copies, which whole-book sketches miss);
+ *    an inverted table of pruning keys (32-bit sampled unique words,
+ *    dupniq.h, and shingle anchors, fp.h) that answers "which books share
+ *    many of this book's keys" (a short text inside a long one, OCR-heavy
+ *    copies: what whole-book sketches miss);
  *  - "not a duplicate" exemptions between two books (kept across rename).
  *
  * Concurrency: any number of threads may call any function at once (except
@@ -58,7 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IDX_SCHEMA_VERSION 2	/* 2: the DUPNIQ pruning-key tables */
+#define IDX_SCHEMA_VERSION 2	/* 2: the pruning-key tables */
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
@@ -103,7 +103,7 @@ struct idx_fp {
 	uint32_t rec_version;		/* the record format's version */
 	const void *rec;		/* the encoded fingerprint record */
 	size_t rec_len;			/* <= 64 MiB */
-	const uint32_t *uq_keys;	/* DUPNIQ pruning keys (dupniq_keys()), ascending, unique */
+	const uint32_t *uq_keys;	/* pruning keys (bookrec_fp_make()), ascending, unique */
 	uint32_t n_uq_keys;		/* <= IDX_UQ_MAX; 0: none */
 };
 

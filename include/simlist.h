@@ -3,9 +3,9 @@
  * Candidates come from the index: every book within the simhash threshold
  * (exact, band.h), every book sharing a min-hash LSH band (containment and
  * partial overlap, which simhash cannot see), every book with the same
- * text hash, and the books sharing many rare unique words (DUPNIQ pruning
- * keys: a short text inside a long one, OCR-heavy copies, which whole-book
- * sketches miss).  Each candidate is compared with the book on the stored records
+ * text hash, and the books sharing many pruning keys (sampled unique words
+ * and shingle anchors, idx.h: a short text inside a long one, OCR-heavy
+ * copies, which whole-book sketches miss).  Each candidate is compared with the book on the stored records
  * (book_compare(): all scores, the relation class of relate.h); unrelated
  * ones and "not a duplicate" exemptions are dropped.  Comparisons are cached
  * per ordered pair in a struct simcache, valid while both books keep their
@@ -66,7 +66,7 @@ void simlist_free(struct simlist *l);
 #define SIMLIST_SRC_NEAR 1u	/* simhash within idx_max_d() (exact, band.h) */
 #define SIMLIST_SRC_MINHASH 2u	/* a shared whole-book min-hash LSH band */
 #define SIMLIST_SRC_TEXT 4u	/* the same exact-text hash */
-#define SIMLIST_SRC_UNIQUE 8u	/* many shared DUPNIQ pruning keys (rare unique words) */
+#define SIMLIST_SRC_UNIQUE 8u	/* many shared pruning keys (unique words, shingle anchors) */
 #define SIMLIST_SRC_ALL 15u
 
 /* The candidates simlist_compute() verifies for book id, from the sources

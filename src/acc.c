@@ -1254,7 +1254,7 @@ static const unsigned src_bits[4] = {
 	SIMLIST_SRC_NEAR, SIMLIST_SRC_MINHASH, SIMLIST_SRC_TEXT, SIMLIST_SRC_UNIQUE,
 };
 static const char *const src_names[4] = {
-	"simhash near", "min-hash band", "text hash", "unique-word keys",
+	"simhash near", "min-hash band", "text hash", "pruning keys",
 };
 
 static int parity_book_of(const struct parity *pa, size_t nbooks, uint64_t id, uint32_t *k)

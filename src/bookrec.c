@@ -141,9 +141,27 @@ out:
 	return ret;
 }
 
+/* Merges the sorted unique arrays a and b into out (room for na + nb):
+ * sorted, unique.  Returns the count. */
+static uint32_t merge_keys(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
+			   uint32_t *out)
+{
+	uint32_t i = 0, j = 0, n = 0, v;
+
+	while (i < na || j < nb) {
+		if (j >= nb || (i < na && a[i] <= b[j]))
+			v = a[i++];
+		else
+			v = b[j++];
+		if (!n || out[n - 1] != v)
+			out[n++] = v;
+	}
+	return n;
+}
+
 int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
 {
-	uint32_t nuq = 0;
+	uint32_t *uq = NULL, nuq = 0;
 	int i, ret;
 
 	memset(out, 0, sizeof(*out));
@@ -152,7 +170,15 @@ int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
 	if (!ret)
 		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, out->bands);
 	if (!ret)
-		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &out->uq, &nuq);
+		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &uq, &nuq);
+	if (!ret && nuq + b->fp.nanchors) {
+		out->uq = malloc(((size_t)nuq + b->fp.nanchors) * sizeof(*out->uq));
+		if (out->uq)
+			nuq = merge_keys(uq, nuq, b->fp.anchors, b->fp.nanchors, out->uq);
+		else
+			ret = -ENOMEM;
+	}
+	free(uq);
 	if (ret)
 		return ret;
 	for (i = 0; i < 8; i++) {

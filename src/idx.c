@@ -13,8 +13,8 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
- *   uqkey   u32 pruning key + id -> (empty): the DUPNIQ pruning keys
- *           (sampled unique words, dupniq.h) of every book
+ *   uqkey   u32 pruning key + id -> (empty): the pruning keys of every
+ *           book (sampled unique words, dupniq.h; shingle anchors, fp.h)
  *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
  *           count the candidate score divides by)
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
@@ -599,7 +599,7 @@ static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t 
 	return 0;
 }
 
-/* ---- DUPNIQ pruning keys (uqkey, uqbook) ---- */
+/* ---- pruning keys (uqkey, uqbook) ---- */
 
 /* Removes the pruning keys of id (none stored: nothing to do). */
 static int uq_remove(struct wtx *w, uint64_t id)
@@ -2753,7 +2753,7 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	return ret;
 }
 
-/* ---- DUPNIQ pruning-key candidates ---- */
+/* ---- pruning-key candidates ---- */
 
 static int uqhit_cmp(const void *pa, const void *pb)
 {

@@ -17,11 +17,12 @@
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
 
 /* Pruning-key candidates (SIMLIST_SRC_UNIQUE): a key held by more than
- * UQ_MAX_POSTINGS books is a frequent word and skipped; a book is a
- * candidate when it shares at least UQ_MIN_SHARED keys and at least
- * UQ_MIN_FRACTION of the smaller key set (the estimated share of the
- * smaller book's unique words found in the other); the UQ_MAX_CANDIDATES
- * best by that share are kept.  Measured in docs/ACCURACY.md. */
+ * UQ_MAX_POSTINGS books is frequent (a common word or phrase, boilerplate)
+ * and skipped; a book is a candidate when it shares at least UQ_MIN_SHARED
+ * keys and at least UQ_MIN_FRACTION of the smaller key set (about the
+ * share of the smaller book found in the other); the UQ_MAX_CANDIDATES
+ * best by that share are kept.  Measured in docs/ACCURACY.md and
+ * docs/BENCHMARKS.md (bench_excerpt). */
 #define UQ_MAX_POSTINGS 1000
 #define UQ_MIN_SHARED 3
 #define UQ_MIN_FRACTION 0.10

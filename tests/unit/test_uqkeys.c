@@ -1,5 +1,5 @@
-/* test_uqkeys.c - the DUPNIQ pruning keys as a candidate source: the key
- * sample (dupniq_keys), the index's key tables (kept on put, replace,
+/* test_uqkeys.c - the pruning keys as a candidate source: the unique-word
+ * sample (dupniq_keys) and the shingle anchors (fp.h), the index's key tables (kept on put, replace,
  * rename, unlink, drop; frequent keys skipped; counts checked against brute
  * force) and the candidates of the similar views against a brute-force
  * comparison of every pair of a small corpus with a short story inside a
@@ -15,6 +15,7 @@
 #include "bookrec.h"
 #include "check.h"
 #include "dupniq.h"
+#include "fp.h"
 #include "idx.h"
 #include "mutate.h"
 #include "simlist.h"
@@ -97,6 +98,50 @@ static void test_keys_sample(void)
 	dupniq_seq_release(&sw);
 	sbuf_release(&whole);
 	sbuf_release(&part);
+}
+
+/* Shingle anchors: about 1 in 2^FP_ANCHOR_BITS shingles, sorted, unique;
+ * the same whether the text comes in one piece or many; every anchor of a
+ * slice is an anchor of the whole (the slice's shingles are the whole's,
+ * and the whole has fewer than FP_ANCHORS_MAX anchors here). */
+static void test_anchors(void)
+{
+	struct fp_book whole, part, streamed;
+	struct sbuf t, s;
+	struct fp *f = fp_new();
+	size_t off, i;
+	uint32_t in = 0;
+
+	REQUIRE(f);
+	sbuf_init(&t);
+	sbuf_init(&s);
+	fp_book_init(&whole);
+	fp_book_init(&part);
+	fp_book_init(&streamed);
+	REQUIRE(mut_synth(5, 21, 50000, &t) == 0);
+	REQUIRE(mut_slice(t.buf, t.len, 0.31, 0.33, &s) == 0);
+	REQUIRE(fp_compute_text(t.buf, t.len, &whole) == 0);
+	REQUIRE(fp_compute_text(s.buf, s.len, &part) == 0);
+	CHECK(whole.nanchors > 50000 / 2 / (1u << FP_ANCHOR_BITS));
+	CHECK(whole.nanchors < 50000 * 2 / (1u << FP_ANCHOR_BITS));
+	CHECK(whole.nanchors < FP_ANCHORS_MAX);
+	for (i = 1; i < whole.nanchors; i++)
+		CHECK(whole.anchors[i - 1] < whole.anchors[i]);
+	for (off = 0; off < t.len; off += 777)
+		REQUIRE(fp_update(f, t.buf + off, t.len - off < 777 ? t.len - off : 777) == 0);
+	REQUIRE(fp_final(f, &streamed) == 0);
+	CHECK_EQ_INT(streamed.nanchors, whole.nanchors);
+	CHECK(!memcmp(streamed.anchors, whole.anchors, whole.nanchors * sizeof(uint32_t)));
+	REQUIRE(part.nanchors > 5);
+	for (i = 0; i < part.nanchors; i++)
+		in += (uint32_t)has_u32(whole.anchors, whole.nanchors, part.anchors[i]);
+	CHECK_EQ_INT(in, part.nanchors);
+	fp_book_release(&whole);
+	fp_book_release(&part);
+	fp_book_release(&streamed);
+	fp_free(f);
+	sbuf_release(&t);
+	sbuf_release(&s);
 }
 
 /* Puts path with the given keys (and a distinct simhash) into ix. */
@@ -381,6 +426,7 @@ static void test_views_vs_brute(void)
 int main(void)
 {
 	RUN(test_keys_sample);
+	RUN(test_anchors);
 	RUN(test_index_tables);
 	RUN(test_views_vs_brute);
 	cleanup();
