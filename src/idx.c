@@ -13,8 +13,10 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
- *   uqkey   u32 pruning key + id -> (empty): the pruning keys of every
- *           book (sampled unique words, dupniq.h; shingle anchors, fp.h)
+ *   uqkey   u32 pruning key -> ids (MDB_DUPSORT | MDB_DUPFIXED: 8 bytes a
+ *           posting, and the count of a key without reading its postings):
+ *           the pruning keys of every book (sampled unique words,
+ *           dupniq.h; shingle anchors, fp.h)
  *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
  *           count the candidate score divides by)
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
@@ -607,7 +609,7 @@ static int uq_remove(struct wtx *w, uint64_t id)
 	uint8_t kb[8], key[12];
 	uint32_t *keys = NULL, n, i;
 	MDB_val v;
-	int ret;
+	int ret, rc;
 
 	put_be(kb, id, 8);
 	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
@@ -626,10 +628,13 @@ static int uq_remove(struct wtx *w, uint64_t id)
 	}
 	put_be(key + 4, id, 8);
 	for (i = 0; ret == 0 && i < n; i++) {
+		MDB_val k = mval(key, 4), d = mval(key + 4, 8);
+
 		put_be(key, keys[i], 4);
-		ret = w_del(w, DB_UQKEY, key, 12);
-		if (ret == -ENOENT)
-			ret = 0;
+		rc = mdb_del(w->txn, w->ix->db[DB_UQKEY], &k, &d);
+		if (rc == MDB_MAP_FULL)
+			w->mapfull = 1;
+		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 	}
 	free(keys);
 	return ret ? ret : w_del(w, DB_UQBOOK, kb, 8);
@@ -650,7 +655,9 @@ static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 	for (i = 0; ret == 0 && i < fp->n_uq_keys; i++) {
 		put_be(buf + 4 * i, fp->uq_keys[i], 4);
 		put_be(key, fp->uq_keys[i], 4);
-		ret = w_put(w, DB_UQKEY, key, 12, NULL, 0);
+		ret = w_put(w, DB_UQKEY, key, 4, key + 4, 8);
+		if (ret == -EEXIST)
+			ret = 0;
 	}
 	put_be(kb, id, 8);
 	if (ret == 0)
@@ -1095,7 +1102,8 @@ static int init_fn(struct wtx *w, void *arg)
 		return -EIO;
 	}
 	for (i = DB_META + 1; i < NDB; i++) {
-		rc = mdb_dbi_open(w->txn, db_names[i], MDB_CREATE, &ix->db[i]);
+		rc = mdb_dbi_open(w->txn, db_names[i], i == DB_UQKEY ?
+				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->db[i]);
 		if (rc == MDB_INCOMPATIBLE) {
 			ia->incompatible = 1;
 			return -EIO;
@@ -2764,26 +2772,30 @@ static int uqhit_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Appends the ids holding key (prefix: 4 bytes) to *ids, unless more than
- * max hold it (a frequent word): then nothing is appended and *stop is set.
- * At most max + 1 entries are read. */
-static int uq_postings(MDB_cursor *cur, const uint8_t *prefix, uint32_t max, uint64_t **ids,
+/* Appends the ids holding key (4 bytes) to *ids, unless more than max hold
+ * it (a frequent key): then nothing is appended and *stop is set. */
+static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64_t **ids,
 		       size_t *n, size_t *cap, int *stop)
 {
-	MDB_val k = mval(prefix, 4), v;
-	size_t start = *n;
+	MDB_val k = mval(key, 4), v;
+	size_t cnt = 0;
 	int rc;
 
 	*stop = 0;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != 12 || memcmp(k.mv_data, prefix, 4) != 0)
-			break;
-		if (*n - start >= max) {
-			*n = start;
-			*stop = 1;
-			return 0;
-		}
+	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc == 0)
+		rc = mdb_cursor_count(cur, &cnt);
+	if (rc)
+		return idx_err(rc);
+	if (cnt > max) {
+		*stop = 1;
+		return 0;
+	}
+	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if (v.mv_size != 8)
+			continue;
 		if (*n == *cap) {
 			size_t nc = *cap ? *cap * 2 : 256;
 			uint64_t *p = realloc(*ids, nc * sizeof(*p));
@@ -2793,9 +2805,9 @@ static int uq_postings(MDB_cursor *cur, const uint8_t *prefix, uint32_t max, uin
 			*ids = p;
 			*cap = nc;
 		}
-		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + 4, 8);
+		(*ids)[(*n)++] = get_be(v.mv_data, 8);
 	}
-	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
 
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,

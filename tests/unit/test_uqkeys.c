@@ -274,12 +274,32 @@ static void test_index_tables(void)
 	REQUIRE(idx_uq_candidates(ix, ids[1], max_post, 1, &h, &nh, &st) == 0);
 	CHECK(nh == 0 && st.keys == 0);
 	CHECK_EQ_INT(idx_uq_candidates(ix, ids[0], 0, 1, &h, &nh, &st), -EINVAL);
-	/* hostile: a key table entry of the wrong length is ignored */
+	/* hostile: a posting of an id that is no book, a key of the wrong
+	 * length, a value of the wrong length: never a wrong hit */
 	{
-		uint8_t k[5] = { 0, 0, 0, 9, 1 };
+		uint8_t k[4], bad[5] = { 1, 2, 3, 4, 5 }, stale[8] = { 0, 0, 0, 0, 0, 0x0f, 0x42, 0x3f };
+		size_t before;
 
-		REQUIRE(idx_debug_raw_put(ix, "uqkey", k, sizeof(k), "", 0) == 0);
 		REQUIRE(idx_uq_candidates(ix, ids[3], max_post, 1, &h, &nh, &st) == 0);
+		before = nh;
+		free(h);
+		k[0] = (uint8_t)(keys[3][0] >> 24);
+		k[1] = (uint8_t)(keys[3][0] >> 16);
+		k[2] = (uint8_t)(keys[3][0] >> 8);
+		k[3] = (uint8_t)keys[3][0];
+		REQUIRE(idx_debug_raw_put(ix, "uqkey", k, 4, stale, 8) == 0);
+		REQUIRE(idx_debug_raw_put(ix, "uqkey", bad, 5, stale, 8) == 0);
+		/* LMDB may take or refuse it (DUPFIXED sizes are the
+		 * writer's promise): either way no hit is made up */
+		(void)idx_debug_raw_put(ix, "uqkey", k, 4, bad, 5);
+		REQUIRE(idx_uq_candidates(ix, ids[3], max_post, 1, &h, &nh, &st) == 0);
+		CHECK_EQ_INT(nh, before);
+		CHECK_EQ_INT(shared_of(h, nh, 0x0f423f), 0);
+		for (i = 0; i < nh; i++) {
+			for (b = 0; b < NB && ids[b] != h[i].id; b++)
+				;
+			CHECK(b < NB);
+		}
 		free(h);
 	}
 	idx_close(ix);
