@@ -94,7 +94,7 @@ uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double 
  * the index pairs these keys with shingle anchors (fp.h).  *keys is
  * malloc'd (free(); NULL when *n is 0).
  * 0 or -ENOMEM. */
-#define DUPNIQ_KEY_SAMPLE 8u
+#define DUPNIQ_KEY_SAMPLE 16u
 #define DUPNIQ_KEYS_MAX 2048u
 int dupniq_keys(const struct dupniq_seq *s, uint32_t max, uint32_t **keys, uint32_t *n);
 

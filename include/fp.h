@@ -46,7 +46,7 @@ struct fp_book {
 	uint32_t *anchors;		/* owned */
 };
 
-#define FP_ANCHOR_BITS 6
+#define FP_ANCHOR_BITS 7
 #define FP_ANCHORS_MAX 2048
 
 /* Zeroed book (not the fingerprints of the empty text: fp_compute_text()

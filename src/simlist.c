@@ -390,13 +390,18 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	return 0;
 }
 
+/* A pruning-key candidate and its share of the smaller key set. */
+struct uqsel {
+	uint64_t id;
+	double share;
+};
+
 static int uqsel_cmp(const void *pa, const void *pb)
 {
-	const struct idx_uq_hit *a = pa, *b = pb;
+	const struct uqsel *a = pa, *b = pb;
 
-	/* nkeys holds the share here (uq_candidates()) */
-	if (a->nkeys != b->nkeys)
-		return a->nkeys > b->nkeys ? -1 : 1;
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -406,28 +411,34 @@ static int uq_candidates(struct idx *ix, const struct idx_file *f, uint64_t *out
 {
 	struct idx_uq_hit *h = NULL;
 	struct idx_uq_stats st;
+	struct uqsel *sel = NULL;
 	size_t n = 0, i, k = 0;
 	uint32_t m;
 	int ret;
 
 	*nout = 0;
 	ret = idx_uq_candidates(ix, f->id, UQ_MAX_POSTINGS, UQ_MIN_SHARED, &h, &n, &st);
-	if (ret)
-		return ret;
+	if (ret || !n)
+		goto out;
+	sel = malloc(n * sizeof(*sel));
+	if (!sel) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		m = h[i].nkeys < st.keys ? h[i].nkeys : st.keys;
-		if (!m || h[i].shared < UQ_MIN_FRACTION * m)
-			continue;
-		/* reuse nkeys as the sort key: the share in 1/65536ths */
-		h[k] = h[i];
-		h[k++].nkeys = (uint32_t)((uint64_t)h[i].shared * 65536 / m);
+		if (m && h[i].shared >= UQ_MIN_FRACTION * m)
+			sel[k++] = (struct uqsel){ h[i].id, (double)h[i].shared / m };
 	}
-	qsort(h, k, sizeof(*h), uqsel_cmp);
+	if (k)
+		qsort(sel, k, sizeof(*sel), uqsel_cmp);
 	for (i = 0; i < k && i < UQ_MAX_CANDIDATES; i++)
-		out[i] = h[i].id;
+		out[i] = sel[i].id;
 	*nout = i;
+out:
+	free(sel);
 	free(h);
-	return 0;
+	return ret;
 }
 
 /* Gathers candidate ids from the sources (SIMLIST_SRC_*): sorted, unique,
