@@ -61,10 +61,11 @@ struct bookrec_fp {
 };
 
 /* Fills *out (released with bookrec_fp_release(), also on error) from b:
- * simhash and text hash, record, bands and pruning keys (the union of
- * dupniq_keys() with DUPNIQ_KEYS_MAX and the shingle anchors of fp.h, at
- * most DUPNIQ_KEYS_MAX + FP_ANCHORS_MAX <= IDX_UQ_MAX), as the indexer
- * stores them.  0, -ENOMEM or -EINVAL. */
+ * simhash and text hash, record, bands and pruning keys (dupniq_keys()
+ * with DUPNIQ_KEYS_MAX, top bit cleared, and the shingle anchors of fp.h
+ * with the top bit set (IDX_UQ_HI), so the index counts the two kinds
+ * apart; at most DUPNIQ_KEYS_MAX + FP_ANCHORS_MAX <= IDX_UQ_MAX), as the
+ * indexer stores them.  0, -ENOMEM or -EINVAL. */
 int bookrec_fp_make(const struct book *b, struct bookrec_fp *out);
 void bookrec_fp_release(struct bookrec_fp *f);
 

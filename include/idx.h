@@ -137,10 +137,16 @@ struct idx_uq_hit {
 	uint64_t id;
 	uint32_t shared;	/* keys the two books share (frequent ones left out) */
 	uint32_t nkeys;		/* keys the candidate has */
+	/* The same for the keys with the top bit set (IDX_UQ_HI: a second
+	 * kind of key, counted apart; included in shared and nkeys too). */
+	uint32_t shared_hi, nkeys_hi;
 };
+
+#define IDX_UQ_HI 0x80000000u
 
 struct idx_uq_stats {
 	uint32_t keys;		/* keys of the queried book */
+	uint32_t keys_hi;	/* of them, with the top bit set */
 	uint32_t stopped;	/* of them, held by more than max_postings books: skipped */
 	uint64_t postings;	/* entries read for the others */
 };
@@ -265,7 +271,9 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
  * keys, each key held by at most max_postings books counted (a key held by
  * more is a frequent word, like a stop word: skipped, so the cost of one
  * query is at most keys * (max_postings + 1) entries read); book id itself
- * left out.  *hits malloc'd, sorted by shared keys (descending) then id;
+ * left out; keys with IDX_UQ_HI set are also counted apart (the caller's
+ * second kind of key).  *hits malloc'd, sorted by shared keys
+ * (descending) then id;
  * *stats says how many keys were skipped.  A book without keys has no
  * hits.  0, -EINVAL (max_postings 0 or > IDX_UQ_POSTINGS_MAX), -ENOMEM,
  * -EIO. */

@@ -141,22 +141,11 @@ out:
 	return ret;
 }
 
-/* Merges the sorted unique arrays a and b into out (room for na + nb):
- * sorted, unique.  Returns the count. */
-static uint32_t merge_keys(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
-			   uint32_t *out)
+static int key_cmp(const void *x, const void *y)
 {
-	uint32_t i = 0, j = 0, n = 0, v;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 
-	while (i < na || j < nb) {
-		if (j >= nb || (i < na && a[i] <= b[j]))
-			v = a[i++];
-		else
-			v = b[j++];
-		if (!n || out[n - 1] != v)
-			out[n++] = v;
-	}
-	return n;
+	return a < b ? -1 : a > b;
 }
 
 int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
@@ -172,11 +161,23 @@ int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
 	if (!ret)
 		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &uq, &nuq);
 	if (!ret && nuq + b->fp.nanchors) {
+		/* words without IDX_UQ_HI, anchors with it: counted apart */
+		uint32_t n = 0, k, j;
+
 		out->uq = malloc(((size_t)nuq + b->fp.nanchors) * sizeof(*out->uq));
-		if (out->uq)
-			nuq = merge_keys(uq, nuq, b->fp.anchors, b->fp.nanchors, out->uq);
-		else
+		if (out->uq) {
+			for (k = 0; k < nuq; k++)
+				out->uq[n++] = uq[k] & ~IDX_UQ_HI;
+			for (k = 0; k < b->fp.nanchors; k++)
+				out->uq[n++] = b->fp.anchors[k] | IDX_UQ_HI;
+			qsort(out->uq, n, sizeof(*out->uq), key_cmp);
+			for (k = j = 0; k < n; k++)
+				if (!j || out->uq[j - 1] != out->uq[k])
+					out->uq[j++] = out->uq[k];
+			nuq = j;
+		} else {
 			ret = -ENOMEM;
+		}
 	}
 	free(uq);
 	if (ret)

@@ -2772,11 +2772,13 @@ static int uqhit_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Appends the ids holding key (4 bytes) to *ids, unless more than max hold
- * it (a frequent key): then nothing is appended and *stop is set. */
+/* Appends the ids holding key (4 bytes) to *ids, each as id << 1 | (the
+ * key has IDX_UQ_HI), unless more than max hold it (a frequent key): then
+ * nothing is appended and *stop is set. */
 static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64_t **ids,
 		       size_t *n, size_t *cap, int *stop)
 {
+	uint64_t hi = key[0] >> 7;
 	MDB_val k = mval(key, 4), v;
 	size_t cnt = 0;
 	int rc;
@@ -2805,9 +2807,24 @@ static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64
 			*ids = p;
 			*cap = nc;
 		}
-		(*ids)[(*n)++] = get_be(v.mv_data, 8);
+		(*ids)[(*n)++] = get_be(v.mv_data, 8) << 1 | hi;
 	}
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+/* Keys with IDX_UQ_HI among n ascending big-endian keys: the tail. */
+static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
+{
+	uint32_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (keys[4 * (size_t)mid] & 0x80)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return n - lo;
 }
 
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
@@ -2848,6 +2865,7 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	}
 	memcpy(own, v.mv_data, (size_t)n * 4);
 	stats->keys = n;
+	stats->keys_hi = uq_count_hi(own, n);
 	rc = mdb_cursor_open(txn, ix->db[DB_UQKEY], &cur);
 	if (rc)
 		ret = idx_err(rc);
@@ -2860,10 +2878,11 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 		goto out;
 	if (nids)
 		qsort(ids, nids, sizeof(*ids), u64_cmp);
+	/* runs of one id (id << 1 | kind sorts both kinds of an id together) */
 	for (s = 0; s < nids; s = e) {
-		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
+		for (e = s + 1; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
 			;
-		nh += ids[s] != id && e - s >= min_shared;
+		nh += ids[s] >> 1 != id && e - s >= min_shared;
 	}
 	h = malloc((nh ? nh : 1) * sizeof(*h));
 	if (!h) {
@@ -2872,11 +2891,13 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	}
 	nh = 0;
 	for (s = 0; s < nids && ret == 0; s = e) {
-		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
-			;
-		if (ids[s] == id || e - s < min_shared)
+		uint32_t nhi = 0;
+
+		for (e = s; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
+			nhi += (uint32_t)(ids[e] & 1);
+		if (ids[s] >> 1 == id || e - s < min_shared)
 			continue;
-		put_be(kb, ids[s], 8);
+		put_be(kb, ids[s] >> 1, 8);
 		k = mval(kb, 8);
 		rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
 		if (rc == MDB_NOTFOUND)
@@ -2885,7 +2906,8 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 			ret = idx_err(rc);
 			break;
 		}
-		h[nh++] = (struct idx_uq_hit){ ids[s], (uint32_t)(e - s), (uint32_t)(v.mv_size / 4) };
+		h[nh++] = (struct idx_uq_hit){ ids[s] >> 1, (uint32_t)(e - s), (uint32_t)(v.mv_size / 4),
+					       nhi, uq_count_hi(v.mv_data, (uint32_t)(v.mv_size / 4)) };
 	}
 out:
 	if (cur)

@@ -18,14 +18,20 @@
 
 /* Pruning-key candidates (SIMLIST_SRC_UNIQUE): a key held by more than
  * UQ_MAX_POSTINGS books is frequent (a common word or phrase, boilerplate)
- * and skipped; a book is a candidate when it shares at least UQ_MIN_SHARED
- * keys and at least UQ_MIN_FRACTION of the smaller key set (about the
- * share of the smaller book found in the other); the UQ_MAX_CANDIDATES
- * best by that share are kept.  Measured in docs/ACCURACY.md and
+ * and skipped.  A book is a candidate when it shares at least
+ * UQ_ANCHOR_MIN shingle anchors (IDX_UQ_HI keys) and UQ_ANCHOR_SHARE of
+ * the smaller anchor set (about the share of the smaller book's text found
+ * in the other: exact for containment), or at least UQ_WORD_MIN sampled
+ * unique words and UQ_WORD_SHARE of the smaller word set (OCR-heavy copies,
+ * whose shingles break; unrelated books share many words that are unique
+ * in both, hence the higher share); the UQ_MAX_CANDIDATES best by the
+ * larger share are kept.  Measured in docs/ACCURACY.md and
  * docs/BENCHMARKS.md (bench_excerpt). */
 #define UQ_MAX_POSTINGS 1000
-#define UQ_MIN_SHARED 3
-#define UQ_MIN_FRACTION 0.10
+#define UQ_ANCHOR_MIN 2
+#define UQ_ANCHOR_SHARE 0.10
+#define UQ_WORD_MIN 3
+#define UQ_WORD_SHARE 0.25
 #define UQ_MAX_CANDIDATES 200
 
 /* ---- comparison cache ---- */
@@ -413,11 +419,12 @@ static int uq_candidates(struct idx *ix, const struct idx_file *f, uint64_t *out
 	struct idx_uq_stats st;
 	struct uqsel *sel = NULL;
 	size_t n = 0, i, k = 0;
-	uint32_t m;
+	uint32_t ma, mw, sa, sw;
+	double share;
 	int ret;
 
 	*nout = 0;
-	ret = idx_uq_candidates(ix, f->id, UQ_MAX_POSTINGS, UQ_MIN_SHARED, &h, &n, &st);
+	ret = idx_uq_candidates(ix, f->id, UQ_MAX_POSTINGS, UQ_ANCHOR_MIN, &h, &n, &st);
 	if (ret || !n)
 		goto out;
 	sel = malloc(n * sizeof(*sel));
@@ -426,9 +433,18 @@ static int uq_candidates(struct idx *ix, const struct idx_file *f, uint64_t *out
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		m = h[i].nkeys < st.keys ? h[i].nkeys : st.keys;
-		if (m && h[i].shared >= UQ_MIN_FRACTION * m)
-			sel[k++] = (struct uqsel){ h[i].id, (double)h[i].shared / m };
+		ma = h[i].nkeys_hi < st.keys_hi ? h[i].nkeys_hi : st.keys_hi;
+		mw = h[i].nkeys - h[i].nkeys_hi < st.keys - st.keys_hi ?
+		     h[i].nkeys - h[i].nkeys_hi : st.keys - st.keys_hi;
+		sa = h[i].shared_hi;
+		sw = h[i].shared - h[i].shared_hi;
+		share = 0;
+		if (ma && sa >= UQ_ANCHOR_MIN && sa >= UQ_ANCHOR_SHARE * ma)
+			share = (double)sa / ma;
+		if (mw && sw >= UQ_WORD_MIN && sw >= UQ_WORD_SHARE * mw && (double)sw / mw > share)
+			share = (double)sw / mw;
+		if (share > 0)
+			sel[k++] = (struct uqsel){ h[i].id, share };
 	}
 	if (k)
 		qsort(sel, k, sizeof(*sel), uqsel_cmp);
