@@ -2,8 +2,10 @@
  *
  * Candidates come from the index: every book within the simhash threshold
  * (exact, band.h), every book sharing a min-hash LSH band (containment and
- * partial overlap, which simhash cannot see) and every book with the same
- * text hash.  Each candidate is compared with the book on the stored records
+ * partial overlap, which simhash cannot see), every book with the same
+ * text hash, and the books sharing many pruning keys (sampled unique words
+ * and shingle anchors, idx.h: a short text inside a long one, OCR-heavy
+ * copies, which whole-book sketches miss).  Each candidate is compared with the book on the stored records
  * (book_compare(): all scores, the relation class of relate.h); unrelated
  * ones and "not a duplicate" exemptions are dropped.  Comparisons are cached
  * per ordered pair in a struct simcache, valid while both books keep their
@@ -59,6 +61,21 @@ void simcache_free(struct simcache *c);
 int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out);
 void simlist_free(struct simlist *l);
+
+/* Candidate sources (simlist_candidates()). */
+#define SIMLIST_SRC_NEAR 1u	/* simhash within idx_max_d() (exact, band.h) */
+#define SIMLIST_SRC_MINHASH 2u	/* a shared whole-book min-hash LSH band */
+#define SIMLIST_SRC_TEXT 4u	/* the same exact-text hash */
+#define SIMLIST_SRC_UNIQUE 8u	/* many shared pruning keys (unique words, shingle anchors) */
+#define SIMLIST_SRC_ALL 15u
+
+/* The candidates simlist_compute() verifies for book id, from the sources
+ * (an OR of SIMLIST_SRC_*): ids ascending, unique, without id itself and
+ * the books exempted from it; at most 2000 per source (nearest or most
+ * shared first; 200 for the pruning keys).  For diagnostics (which source finds a pair) and tests.
+ * *ids is malloc'd (free()).  0, -ENOENT (id has no fingerprint), -ENOMEM,
+ * -EIO. */
+int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n);
 
 /* The relation of books a and b (a's point of view) from the cache or a
  * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
