@@ -28,6 +28,9 @@ struct acc_opts {
 	int sweep;		/* print the full threshold sweep per method */
 	FILE *out;		/* report as Markdown; NULL: silent */
 	FILE *dump;		/* every pair's signals as TSV; NULL: none */
+	int index;		/* also put every book into a real index and
+				 * score the pairs its views list (simlist.h)
+				 * against the labels, next to book_compare() */
 };
 
 /* Measured figures of one run (the targets of issue 4). */
@@ -49,6 +52,14 @@ struct acc_summary {
 	/* real books (opts.real): pairs listed as related found related, and
 	 * other pairs flagged */
 	unsigned real_pos, real_pos_found, real_neg, real_neg_flagged;
+	/* opts.index: the views' answer against book_compare()'s.  A pair
+	 * "differs" when the class the views list (none = unrelated) is not
+	 * the class relate() gives the pair compared in memory; why: no
+	 * candidate source proposed it, or the comparison of the stored
+	 * records gave another class. */
+	double index_macro_f1;		/* mean class F1 of the listed pairs */
+	unsigned index_differ, index_no_candidate, index_verify_differs;
+	unsigned index_asymmetric;	/* listed on one side only */
 };
 
 /* Builds the corpus, scores it with relate parameters p (NULL: defaults)

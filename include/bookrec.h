@@ -27,6 +27,7 @@
 
 #include "book.h"
 #include "fprec.h"
+#include "idx.h"
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
@@ -49,5 +50,23 @@ int bookrec_decode(const void *buf, size_t len, struct book **out);
 /* The title stored in a record without decoding the fingerprints: *title
  * malloc'd (NULL when the book has none).  0, -ENOMEM, -EBADMSG, -ENOTSUP. */
 int bookrec_title(const void *buf, size_t len, char **title);
+
+/* Everything the index stores for one book, ready for idx_put(): fp points
+ * into the other members. */
+struct bookrec_fp {
+	struct sbuf rec;			/* the record */
+	uint64_t bands[BOOKREC_MH_BANDS];	/* min-hash LSH bands */
+	uint32_t *uq;				/* pruning keys, malloc'd */
+	struct idx_fp fp;
+};
+
+/* Fills *out (released with bookrec_fp_release(), also on error) from b:
+ * simhash and text hash, record, bands and pruning keys (dupniq_keys()
+ * with DUPNIQ_KEYS_MAX, top bit cleared, and the shingle anchors of fp.h
+ * with the top bit set (IDX_UQ_HI), so the index counts the two kinds
+ * apart; at most DUPNIQ_KEYS_MAX + FP_ANCHORS_MAX <= IDX_UQ_MAX), as the
+ * indexer stores them.  0, -ENOMEM or -EINVAL. */
+int bookrec_fp_make(const struct book *b, struct bookrec_fp *out);
+void bookrec_fp_release(struct bookrec_fp *f);
 
 #endif

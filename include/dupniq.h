@@ -97,4 +97,19 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
  * ignore that score. */
 uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double its_min);
 
+/* Pruning keys for an index (DUPNIQ's pruning as a candidate source): the
+ * hashes of the sequence's words whose hash falls in a fixed 1 in
+ * DUPNIQ_KEY_SAMPLE sample (a function of the word alone, so two books
+ * sample the same words and the keys they share estimate their common
+ * unique words / DUPNIQ_KEY_SAMPLE), ascending, without repeats; at most
+ * max of them (the smallest values: the same rule in every book).  Unlike
+ * shingles, single words survive OCR errors around them; but a word unique
+ * in a short text is often repeated in a long book that contains it, so
+ * the index pairs these keys with shingle anchors (fp.h).  *keys is
+ * malloc'd (free(); NULL when *n is 0).
+ * 0 or -ENOMEM. */
+#define DUPNIQ_KEY_SAMPLE 16u
+#define DUPNIQ_KEYS_MAX 2048u
+int dupniq_keys(const struct dupniq_seq *s, uint32_t max, uint32_t **keys, uint32_t *n);
+
 #endif

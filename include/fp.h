@@ -35,7 +35,19 @@ struct fp_book {
 	struct minhash_sig mh;		/* S2 (one-permutation scheme) */
 	struct dupniq_seq dq;		/* S5, owns its arrays */
 	struct chunksk_book ck;		/* chunk sketches, owns its arrays */
+	/* Shingle anchors, for the index's candidate search only (not part of
+	 * the record, not compared): the top 32 bits of the word 5-shingle
+	 * hashes (minhash.h) whose low FP_ANCHOR_BITS bits are zero, a fixed
+	 * 1 in 2^FP_ANCHOR_BITS sample that is a function of the shingle
+	 * alone, so every anchor of a text is an anchor of any book that
+	 * contains it, however long; ascending, unique, the FP_ANCHORS_MAX
+	 * smallest (the same rule in every book).  nanchors 0: none. */
+	uint32_t nanchors;
+	uint32_t *anchors;		/* owned */
 };
+
+#define FP_ANCHOR_BITS 7
+#define FP_ANCHORS_MAX 2048
 
 /* Zeroed book (not the fingerprints of the empty text: fp_compute_text()
  * of "" gives those); allocates nothing. */

@@ -13,7 +13,11 @@
  *    format; the index only stores it);
  *  - band tables that answer "which books are within Hamming distance d of
  *    this simhash" exactly (band.h: pigeonhole over max_d + 1 bands), "which
- *    books share a min-hash band", "which books have this text hash";
+ *    books share a min-hash band", "which books have this text hash", and
+ *    an inverted table of pruning keys (32-bit sampled unique words,
+ *    dupniq.h, and shingle anchors, fp.h) that answers "which books share
+ *    many of this book's keys" (a short text inside a long one, OCR-heavy
+ *    copies: what whole-book sketches miss);
  *  - "not a duplicate" exemptions between two books (kept across rename);
  *  - the clusters table: verified near-duplicate links between two books,
  *    which the fingerprinting work records (idx_links_add) and which go
@@ -58,7 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IDX_SCHEMA_VERSION 2
+#define IDX_SCHEMA_VERSION 3	/* 2: the pruning-key tables; 3: the clusters table */
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
@@ -103,7 +107,12 @@ struct idx_fp {
 	uint32_t rec_version;		/* the record format's version */
 	const void *rec;		/* the encoded fingerprint record */
 	size_t rec_len;			/* <= 64 MiB */
+	const uint32_t *uq_keys;	/* pruning keys (bookrec_fp_make()), ascending, unique */
+	uint32_t n_uq_keys;		/* <= IDX_UQ_MAX; 0: none */
 };
+
+#define IDX_UQ_MAX 4096			/* pruning keys per book at most */
+#define IDX_UQ_POSTINGS_MAX 100000	/* the largest max_postings accepted */
 
 /* One file as stored.  path and error are malloc'd; idx_file_release() frees
  * them.  simhash/text_hash/rec_version/n_mh_bands are valid when has_fp. */
@@ -125,6 +134,25 @@ struct idx_file {
 struct idx_hit {
 	uint64_t id;
 	uint32_t dist;
+};
+
+/* A pruning-key candidate (idx_uq_candidates()). */
+struct idx_uq_hit {
+	uint64_t id;
+	uint32_t shared;	/* keys the two books share (frequent ones left out) */
+	uint32_t nkeys;		/* keys the candidate has */
+	/* The same for the keys with the top bit set (IDX_UQ_HI: a second
+	 * kind of key, counted apart; included in shared and nkeys too). */
+	uint32_t shared_hi, nkeys_hi;
+};
+
+#define IDX_UQ_HI 0x80000000u
+
+struct idx_uq_stats {
+	uint32_t keys;		/* keys of the queried book */
+	uint32_t keys_hi;	/* of them, with the top bit set */
+	uint32_t stopped;	/* of them, held by more than max_postings books: skipped */
+	uint64_t postings;	/* entries read for the others */
 };
 
 struct idx_pair {
@@ -274,6 +302,18 @@ int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct 
  * bands (descending) then id. */
 int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
 		      struct idx_hit **hits, size_t *nhits);
+/* Books sharing at least min_shared (0 counts as 1) of book id's pruning
+ * keys, each key held by at most max_postings books counted (a key held by
+ * more is a frequent word, like a stop word: skipped, so the cost of one
+ * query is at most keys * (max_postings + 1) entries read); book id itself
+ * left out; keys with IDX_UQ_HI set are also counted apart (the caller's
+ * second kind of key).  *hits malloc'd, sorted by shared keys
+ * (descending) then id;
+ * *stats says how many keys were skipped.  A book without keys has no
+ * hits.  0, -EINVAL (max_postings 0 or > IDX_UQ_POSTINGS_MAX), -ENOMEM,
+ * -EIO. */
+int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
+		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats);
 /* Books whose exact-text hash is h: *ids malloc'd, ascending. */
 int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
 /* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by

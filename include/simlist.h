@@ -2,8 +2,10 @@
  *
  * Candidates come from the index: every book within the simhash threshold
  * (exact, band.h), every book sharing a min-hash LSH band (containment and
- * partial overlap, which simhash cannot see) and every book with the same
- * text hash.  Each candidate is compared with the book on the stored records
+ * partial overlap, which simhash cannot see), every book with the same
+ * text hash, and the books sharing many pruning keys (sampled unique words
+ * and shingle anchors, idx.h: a short text inside a long one, OCR-heavy
+ * copies, which whole-book sketches miss).  Each candidate is compared with the book on the stored records
  * (book_compare(): all scores, the relation class of relate.h); unrelated
  * ones and "not a duplicate" exemptions are dropped.  Comparisons are cached
  * per ordered pair in a struct simcache, valid while both books keep their
@@ -60,6 +62,21 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out);
 void simlist_free(struct simlist *l);
 
+/* Candidate sources (simlist_candidates()). */
+#define SIMLIST_SRC_NEAR 1u	/* simhash within idx_max_d() (exact, band.h) */
+#define SIMLIST_SRC_MINHASH 2u	/* a shared whole-book min-hash LSH band */
+#define SIMLIST_SRC_TEXT 4u	/* the same exact-text hash */
+#define SIMLIST_SRC_UNIQUE 8u	/* many shared pruning keys (unique words, shingle anchors) */
+#define SIMLIST_SRC_ALL 15u
+
+/* The candidates simlist_compute() verifies for book id, from the sources
+ * (an OR of SIMLIST_SRC_*): ids ascending, unique, without id itself and
+ * the books exempted from it; at most 2000 per source (nearest or most
+ * shared first; 200 for the pruning keys).  For diagnostics (which source finds a pair) and tests.
+ * *ids is malloc'd (free()).  0, -ENOENT (id has no fingerprint), -ENOMEM,
+ * -EIO. */
+int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n);
+
 /* The relation of books a and b (a's point of view) from the cache or a
  * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
  * -EIO. */
@@ -71,8 +88,9 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
  * near duplicate; containment and overlap do not join a cluster (a volume
  * belongs to its complete edition's similar/ list, not to its group of
  * copies).  The pairs come from every candidate source of the similar lists
- * (simhash within the threshold, min-hash bands, text hash), so every near
- * duplicate shown in similar/ links its two books in clusters/. */
+ * (simhash within the threshold, min-hash bands, text hash, pruning keys),
+ * so every near duplicate shown in similar/ links its two books in
+ * clusters/. */
 
 /* Judges book id against each of its candidates (those of
  * simlist_compute(), exemptions included: they hide links at read time, so

@@ -140,3 +140,67 @@ out:
 	*out = b;
 	return ret;
 }
+
+static int key_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
+{
+	uint32_t *uq = NULL, nuq = 0;
+	int i, ret;
+
+	memset(out, 0, sizeof(*out));
+	sbuf_init(&out->rec);
+	ret = bookrec_encode(b, &out->rec);
+	if (!ret)
+		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, out->bands);
+	if (!ret)
+		ret = dupniq_keys(&b->fp.dq, DUPNIQ_KEYS_MAX, &uq, &nuq);
+	if (!ret && nuq + b->fp.nanchors) {
+		/* words without IDX_UQ_HI, anchors with it: counted apart */
+		uint32_t n = 0, k, j;
+
+		out->uq = malloc(((size_t)nuq + b->fp.nanchors) * sizeof(*out->uq));
+		if (out->uq) {
+			for (k = 0; k < nuq; k++)
+				out->uq[n++] = uq[k] & ~IDX_UQ_HI;
+			for (k = 0; k < b->fp.nanchors; k++)
+				out->uq[n++] = b->fp.anchors[k] | IDX_UQ_HI;
+			qsort(out->uq, n, sizeof(*out->uq), key_cmp);
+			for (k = j = 0; k < n; k++)
+				if (!j || out->uq[j - 1] != out->uq[k])
+					out->uq[j++] = out->uq[k];
+			nuq = j;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	free(uq);
+	if (ret)
+		return ret;
+	for (i = 0; i < 8; i++) {
+		out->fp.simhash[i] = (uint8_t)(b->fp.sim.hi >> (56 - 8 * i));
+		out->fp.simhash[8 + i] = (uint8_t)(b->fp.sim.lo >> (56 - 8 * i));
+		out->fp.text_hash[i] = (uint8_t)(b->fp.text.hi >> (56 - 8 * i));
+		out->fp.text_hash[8 + i] = (uint8_t)(b->fp.text.lo >> (56 - 8 * i));
+	}
+	out->fp.mh_bands = out->bands;
+	out->fp.n_mh_bands = BOOKREC_MH_BANDS;
+	out->fp.rec_version = BOOKREC_IDX_VERSION;
+	out->fp.rec = out->rec.buf;
+	out->fp.rec_len = out->rec.len;
+	out->fp.uq_keys = out->uq;
+	out->fp.n_uq_keys = nuq;
+	return 0;
+}
+
+void bookrec_fp_release(struct bookrec_fp *f)
+{
+	sbuf_release(&f->rec);
+	free(f->uq);
+	memset(f, 0, sizeof(*f));
+}

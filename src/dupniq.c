@@ -471,3 +471,44 @@ uint32_t dupniq_lcs_lower_bound(uint32_t nx, uint32_t ny, double cs_min, double 
 	}
 	return best;
 }
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int dupniq_keys(const struct dupniq_seq *s, uint32_t max, uint32_t **keys, uint32_t *n)
+{
+	uint32_t *k = NULL, i, m = 0, j;
+
+	*keys = NULL;
+	*n = 0;
+	for (i = 0; i < s->n; i++) {
+		/* a multiplicative remix, so the sample does not depend on the
+		 * bits other uses of the word hash read */
+		if ((uint32_t)(s->hash[i] * UINT32_C(0x9E3779B1)) % DUPNIQ_KEY_SAMPLE)
+			continue;
+		if (!k) {
+			k = malloc((s->n / 4 + 16) * sizeof(*k));
+			if (!k)
+				return -ENOMEM;
+		}
+		if (m == s->n / 4 + 16)
+			break;	/* a sample that large is no sample: stop */
+		k[m++] = s->hash[i];
+	}
+	if (m)
+		qsort(k, m, sizeof(*k), u32_cmp);
+	for (i = j = 0; i < m && j < max; i++)
+		if (!j || k[j - 1] != k[i])
+			k[j++] = k[i];
+	if (!j) {
+		free(k);
+		k = NULL;
+	}
+	*keys = k;
+	*n = j;
+	return 0;
+}

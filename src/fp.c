@@ -21,6 +21,8 @@ struct fp {
 	struct chunksk *ck;
 	struct wordhash wh;
 	uint64_t last[MINHASH_SHINGLE];	/* the last word hashes, oldest first */
+	uint32_t *anc;			/* shingle anchors so far (fp_book.anchors) */
+	size_t nanc, capanc;
 	uint64_t nbytes;
 	uint32_t nbreaks;
 	int failed;
@@ -38,6 +40,7 @@ void fp_book_init(struct fp_book *b)
 
 void fp_book_release(struct fp_book *b)
 {
+	free(b->anchors);
 	dupniq_seq_release(&b->dq);
 	chunksk_book_release(&b->ck);
 	fp_book_init(b);
@@ -55,6 +58,7 @@ void fp_free(struct fp *f)
 	dupniq_free(f->dq);
 	chunksk_free(f->ck);
 	wordhash_release(&f->wh);
+	free(f->anc);
 	free(f);
 }
 
@@ -105,6 +109,48 @@ static void grams(struct fp *f, const void *buf, size_t len)
 	grams_generic(f, buf, len);
 }
 
+static void anchor_add(struct fp *f, uint32_t a)
+{
+	if (f->nanc == f->capanc) {
+		size_t cap = f->capanc ? f->capanc * 2 : 256;
+		uint32_t *p = realloc(f->anc, cap * sizeof(*p));
+
+		if (!p) {
+			f->failed = 1;
+			return;
+		}
+		f->anc = p;
+		f->capanc = cap;
+	}
+	f->anc[f->nanc++] = a;
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Moves the anchors into b: sorted, unique, the FP_ANCHORS_MAX smallest. */
+static int anchors_final(struct fp *f, struct fp_book *b)
+{
+	size_t i, n = 0;
+
+	if (!f->nanc)
+		return 0;
+	qsort(f->anc, f->nanc, sizeof(*f->anc), u32_cmp);
+	for (i = 0; i < f->nanc && n < FP_ANCHORS_MAX; i++)
+		if (!n || f->anc[n - 1] != f->anc[i])
+			f->anc[n++] = f->anc[i];
+	b->anchors = malloc(n * sizeof(*b->anchors));
+	if (!b->anchors)
+		return -ENOMEM;
+	memcpy(b->anchors, f->anc, n * sizeof(*b->anchors));
+	b->nanchors = (uint32_t)n;
+	return 0;
+}
+
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 {
 	struct fp *f = ctx;
@@ -121,6 +167,8 @@ static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 		sh = minhash_shingle(f->last, MINHASH_SHINGLE);
 	minhash_add_word_sh(f->mh, h, sh);
 	mlsh_add_word(f->ml, h);
+	if (sh && (sh & ((1u << FP_ANCHOR_BITS) - 1)) == 0)
+		anchor_add(f, (uint32_t)(sh >> 32));
 	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word_sh(f->ck, h, sh) < 0)
 		f->failed = 1;
 }
@@ -172,6 +220,9 @@ int fp_final(struct fp *f, struct fp_book *out)
 		ret = -ENOMEM;
 	if (chunksk_final(f->ck, &b.ck) < 0)
 		ret = -ENOMEM;
+	if (anchors_final(f, &b) < 0)
+		ret = -ENOMEM;
+	f->nanc = 0;
 	b.nwords = b.ck.nwords;
 	texthash_reset(f->th);
 	f->nbytes = 0;

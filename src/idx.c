@@ -13,6 +13,12 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
+ *   uqkey   u32 pruning key -> ids (MDB_DUPSORT | MDB_DUPFIXED: 8 bytes a
+ *           posting, and the count of a key without reading its postings):
+ *           the pruning keys of every book (sampled unique words,
+ *           dupniq.h; shingle anchors, fp.h)
+ *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
+ *           count the candidate score divides by)
  *   clusters id + id -> (empty), both orders: verified near-duplicate links
  *           (idx_links_add), removed with either book's fingerprint
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
@@ -55,11 +61,11 @@
 
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, DB_CLUSTER, NDB
+	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, NDB
 };
 static const char *const db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
-	"clusters"
+	"uqkey", "uqbook", "clusters"
 };
 
 struct idx {
@@ -597,6 +603,71 @@ static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t 
 	return 0;
 }
 
+/* ---- pruning keys (uqkey, uqbook) ---- */
+
+/* Removes the pruning keys of id (none stored: nothing to do). */
+static int uq_remove(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], key[12];
+	uint32_t *keys = NULL, n, i;
+	MDB_val v;
+	int ret, rc;
+
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	n = (uint32_t)(v.mv_size / 4);
+	if (n) {
+		/* copy out: the deletes below may move the page */
+		keys = malloc(n * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			keys[i] = (uint32_t)get_be((const uint8_t *)v.mv_data + 4 * i, 4);
+	}
+	put_be(key + 4, id, 8);
+	for (i = 0; ret == 0 && i < n; i++) {
+		MDB_val k = mval(key, 4), d = mval(key + 4, 8);
+
+		put_be(key, keys[i], 4);
+		rc = mdb_del(w->txn, w->ix->db[DB_UQKEY], &k, &d);
+		if (rc == MDB_MAP_FULL)
+			w->mapfull = 1;
+		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	}
+	free(keys);
+	return ret ? ret : w_del(w, DB_UQBOOK, kb, 8);
+}
+
+static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint8_t kb[8], key[12], *buf = NULL;
+	uint32_t i;
+	int ret = 0;
+
+	if (!fp->n_uq_keys)
+		return 0;
+	buf = malloc((size_t)fp->n_uq_keys * 4);
+	if (!buf)
+		return -ENOMEM;
+	put_be(key + 4, id, 8);
+	for (i = 0; ret == 0 && i < fp->n_uq_keys; i++) {
+		put_be(buf + 4 * i, fp->uq_keys[i], 4);
+		put_be(key, fp->uq_keys[i], 4);
+		ret = w_put(w, DB_UQKEY, key, 4, key + 4, 8);
+		if (ret == -EEXIST)
+			ret = 0;
+	}
+	put_be(kb, id, 8);
+	if (ret == 0)
+		ret = w_put(w, DB_UQBOOK, kb, 8, buf, (size_t)fp->n_uq_keys * 4);
+	free(buf);
+	return ret;
+}
+
 /* Removes the fingerprint of id: book, record and every band entry. */
 static int book_remove(struct wtx *w, uint64_t id)
 {
@@ -642,7 +713,8 @@ static int book_remove(struct wtx *w, uint64_t id)
 	if (ret)
 		return ret;
 rec:
-	return w_del(w, DB_REC, kb, 8);
+	ret = uq_remove(w, id);
+	return ret ? ret : w_del(w, DB_REC, kb, 8);
 }
 
 static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
@@ -687,6 +759,8 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 	memcpy(key, fp->text_hash, IDX_SH_BYTES);
 	put_be(key + IDX_SH_BYTES, id, 8);
 	ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
+	if (ret == 0)
+		ret = uq_add(w, id, fp);
 out:
 	free(buf);
 	free(rec);
@@ -1033,7 +1107,8 @@ static int init_fn(struct wtx *w, void *arg)
 		return -EIO;
 	}
 	for (i = DB_META + 1; i < NDB; i++) {
-		rc = mdb_dbi_open(w->txn, db_names[i], MDB_CREATE, &ix->db[i]);
+		rc = mdb_dbi_open(w->txn, db_names[i], i == DB_UQKEY ?
+				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->db[i]);
 		if (rc == MDB_INCOMPATIBLE) {
 			ia->incompatible = 1;
 			return -EIO;
@@ -1374,7 +1449,8 @@ int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct
 	int ret;
 
 	if (!fp || fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
-	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec))
+	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
+	    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
 		return -EINVAL;
 	a.f = malloc(sizeof(*a.f));
 	if (!a.f)
@@ -3053,4 +3129,173 @@ out:
 	free(ex);
 	free(ids);
 	return ret;
+}
+
+/* ---- pruning-key candidates ---- */
+
+static int uqhit_cmp(const void *pa, const void *pb)
+{
+	const struct idx_uq_hit *a = pa, *b = pb;
+
+	if (a->shared != b->shared)
+		return a->shared > b->shared ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Appends the ids holding key (4 bytes) to *ids, each as id << 1 | (the
+ * key has IDX_UQ_HI), unless more than max hold it (a frequent key): then
+ * nothing is appended and *stop is set. */
+static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64_t **ids,
+		       size_t *n, size_t *cap, int *stop)
+{
+	uint64_t hi = key[0] >> 7;
+	MDB_val k = mval(key, 4), v;
+	size_t cnt = 0;
+	int rc;
+
+	*stop = 0;
+	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc == 0)
+		rc = mdb_cursor_count(cur, &cnt);
+	if (rc)
+		return idx_err(rc);
+	if (cnt > max) {
+		*stop = 1;
+		return 0;
+	}
+	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if (v.mv_size != 8)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
+			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			*ids = p;
+			*cap = nc;
+		}
+		(*ids)[(*n)++] = get_be(v.mv_data, 8) << 1 | hi;
+	}
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+/* Keys with IDX_UQ_HI among n ascending big-endian keys: the tail. */
+static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
+{
+	uint32_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (keys[4 * (size_t)mid] & 0x80)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return n - lo;
+}
+
+int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
+		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats)
+{
+	struct idx_uq_hit *h = NULL;
+	uint64_t *ids = NULL;
+	size_t nids = 0, cap = 0, nh = 0, s, e;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t kb[8], *own = NULL;
+	uint32_t n = 0, i;
+	MDB_val k, v;
+	int rc, ret, stop;
+
+	*hits = NULL;
+	*nhits = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (min_shared == 0)
+		min_shared = 1;
+	if (max_postings == 0 || max_postings > IDX_UQ_POSTINGS_MAX)
+		return -EINVAL;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
+	if (rc) {
+		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+		goto out;
+	}
+	n = (uint32_t)(v.mv_size / 4);
+	own = malloc(n ? (size_t)n * 4 : 1);
+	if (!own) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(own, v.mv_data, (size_t)n * 4);
+	stats->keys = n;
+	stats->keys_hi = uq_count_hi(own, n);
+	rc = mdb_cursor_open(txn, ix->db[DB_UQKEY], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = uq_postings(cur, own + 4 * (size_t)i, max_postings, &ids, &nids, &cap, &stop);
+		stats->stopped += (uint32_t)stop;
+	}
+	stats->postings = nids;
+	if (ret)
+		goto out;
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), u64_cmp);
+	/* runs of one id (id << 1 | kind sorts both kinds of an id together) */
+	for (s = 0; s < nids; s = e) {
+		for (e = s + 1; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
+			;
+		nh += ids[s] >> 1 != id && e - s >= min_shared;
+	}
+	h = malloc((nh ? nh : 1) * sizeof(*h));
+	if (!h) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	nh = 0;
+	for (s = 0; s < nids && ret == 0; s = e) {
+		uint32_t nhi = 0;
+
+		for (e = s; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
+			nhi += (uint32_t)(ids[e] & 1);
+		if (ids[s] >> 1 == id || e - s < min_shared)
+			continue;
+		put_be(kb, ids[s] >> 1, 8);
+		k = mval(kb, 8);
+		rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
+		if (rc == MDB_NOTFOUND)
+			continue;	/* a stale posting: not a book any more */
+		if (rc) {
+			ret = idx_err(rc);
+			break;
+		}
+		h[nh++] = (struct idx_uq_hit){ ids[s] >> 1, (uint32_t)(e - s), (uint32_t)(v.mv_size / 4),
+					       nhi, uq_count_hi(v.mv_data, (uint32_t)(v.mv_size / 4)) };
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	free(own);
+	free(ids);
+	if (ret) {
+		free(h);
+		return ret;
+	}
+	if (nh)
+		qsort(h, nh, sizeof(*h), uqhit_cmp);
+	else {
+		free(h);
+		h = NULL;
+	}
+	*hits = h;
+	*nhits = nh;
+	return 0;
 }

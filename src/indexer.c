@@ -178,11 +178,11 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		    const struct idx_stat *st)
 {
-	struct sbuf err, rec;
+	struct sbuf err;
+	struct bookrec_fp rf;
 	struct book *b = NULL;
 	char *data = NULL;
-	uint64_t bands[BOOKREC_MH_BANDS], max;
-	struct idx_fp fp;
+	uint64_t max;
 	size_t len = 0;
 	char head[SNIFF_BYTES];
 	ssize_t n;
@@ -190,7 +190,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	int ret;
 
 	sbuf_init(&err);
-	sbuf_init(&rec);
+	memset(&rf, 0, sizeof(rf));
 	n = pread(fd, head, sizeof(head), 0);
 	if (n < 0) {
 		sbuf_addf(&err, "%s: %s", path, strerror(errno));
@@ -225,24 +225,11 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 				 err.buf);
 		goto out;
 	}
-	ret = bookrec_encode(b, &rec);
-	if (!ret)
-		ret = minhash_bands(&b->fp.mh, BOOKREC_MH_BANDS, BOOKREC_MH_ROWS, bands);
+	/* record, bands and pruning keys, as every index user stores them */
+	ret = bookrec_fp_make(b, &rf);
 	if (ret)
 		goto out;
-	memset(&fp, 0, sizeof(fp));
-	for (int i = 0; i < 8; i++) {
-		fp.simhash[i] = (uint8_t)(b->fp.sim.hi >> (56 - 8 * i));
-		fp.simhash[8 + i] = (uint8_t)(b->fp.sim.lo >> (56 - 8 * i));
-		fp.text_hash[i] = (uint8_t)(b->fp.text.hi >> (56 - 8 * i));
-		fp.text_hash[8 + i] = (uint8_t)(b->fp.text.lo >> (56 - 8 * i));
-	}
-	fp.mh_bands = bands;
-	fp.n_mh_bands = BOOKREC_MH_BANDS;
-	fp.rec_version = BOOKREC_IDX_VERSION;
-	fp.rec = rec.buf;
-	fp.rec_len = rec.len;
-	ret = idx_put(ixr->ix, id, st, &fp);
+	ret = idx_put(ixr->ix, id, st, &rf.fp);
 	if (ret == -ENOENT) {
 		ret = 0;
 	} else if (!ret) {
@@ -258,7 +245,7 @@ out:
 	book_free(b);
 	free(data);
 	sbuf_release(&err);
-	sbuf_release(&rec);
+	bookrec_fp_release(&rf);
 	return ret;
 }
 

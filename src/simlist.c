@@ -14,6 +14,24 @@
 
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
 
+/* Pruning-key candidates (SIMLIST_SRC_UNIQUE): a key held by more than
+ * UQ_MAX_POSTINGS books is frequent (a common word or phrase, boilerplate)
+ * and skipped.  A book is a candidate when it shares at least
+ * UQ_ANCHOR_MIN shingle anchors (IDX_UQ_HI keys) and UQ_ANCHOR_SHARE of
+ * the smaller anchor set (about the share of the smaller book's text found
+ * in the other: exact for containment), or at least UQ_WORD_MIN sampled
+ * unique words and UQ_WORD_SHARE of the smaller word set (OCR-heavy copies,
+ * whose shingles break; unrelated books share many words that are unique
+ * in both, hence the higher share); the UQ_MAX_CANDIDATES best by the
+ * larger share are kept.  Measured in docs/ACCURACY.md and
+ * docs/BENCHMARKS.md (bench_excerpt). */
+#define UQ_MAX_POSTINGS 1000
+#define UQ_ANCHOR_MIN 2
+#define UQ_ANCHOR_SHARE 0.10
+#define UQ_WORD_MIN 3
+#define UQ_WORD_SHARE 0.25
+#define UQ_MAX_CANDIDATES 200
+
 /* ---- comparison cache ---- */
 
 struct pairres {
@@ -376,21 +394,83 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	return 0;
 }
 
-/* Gathers candidate ids (sorted, unique, without id; without its
- * exemptions unless keep_exempt). */
-static int candidates(struct idx *ix, const struct idx_file *f, int keep_exempt, uint64_t **out,
-		      size_t *nout)
+/* A pruning-key candidate and its share of the smaller key set. */
+struct uqsel {
+	uint64_t id;
+	double share;
+};
+
+static int uqsel_cmp(const void *pa, const void *pb)
+{
+	const struct uqsel *a = pa, *b = pb;
+
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The pruning-key candidates of f that pass the share rule, best first:
+ * ids written to out (room for UQ_MAX_CANDIDATES), their number. */
+static int uq_candidates(struct idx *ix, const struct idx_file *f, uint64_t *out, size_t *nout)
+{
+	struct idx_uq_hit *h = NULL;
+	struct idx_uq_stats st;
+	struct uqsel *sel = NULL;
+	size_t n = 0, i, k = 0;
+	uint32_t ma, mw, sa, sw;
+	double share;
+	int ret;
+
+	*nout = 0;
+	ret = idx_uq_candidates(ix, f->id, UQ_MAX_POSTINGS, UQ_ANCHOR_MIN, &h, &n, &st);
+	if (ret || !n)
+		goto out;
+	sel = malloc(n * sizeof(*sel));
+	if (!sel) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ma = h[i].nkeys_hi < st.keys_hi ? h[i].nkeys_hi : st.keys_hi;
+		mw = h[i].nkeys - h[i].nkeys_hi < st.keys - st.keys_hi ?
+		     h[i].nkeys - h[i].nkeys_hi : st.keys - st.keys_hi;
+		sa = h[i].shared_hi;
+		sw = h[i].shared - h[i].shared_hi;
+		share = 0;
+		if (ma && sa >= UQ_ANCHOR_MIN && sa >= UQ_ANCHOR_SHARE * ma)
+			share = (double)sa / ma;
+		if (mw && sw >= UQ_WORD_MIN && sw >= UQ_WORD_SHARE * mw && (double)sw / mw > share)
+			share = (double)sw / mw;
+		if (share > 0)
+			sel[k++] = (struct uqsel){ h[i].id, share };
+	}
+	if (k)
+		qsort(sel, k, sizeof(*sel), uqsel_cmp);
+	for (i = 0; i < k && i < UQ_MAX_CANDIDATES; i++)
+		out[i] = sel[i].id;
+	*nout = i;
+out:
+	free(sel);
+	free(h);
+	return ret;
+}
+
+/* Gathers candidate ids from the sources (SIMLIST_SRC_*): sorted, unique,
+ * without id; without its exemptions unless keep_exempt. */
+static int candidates(struct idx *ix, const struct idx_file *f, unsigned sources, int keep_exempt,
+		      uint64_t **out, size_t *nout)
 {
 	struct idx_hit *near = NULL, *mh = NULL;
 	uint64_t *bands = NULL, *same = NULL, *ex = NULL, *ids = NULL;
-	size_t nnear = 0, nmh = 0, nsame = 0, nex = 0, n = 0, i, j, k;
+	size_t nnear = 0, nmh = 0, nsame = 0, nex = 0, nuq = 0, n = 0, i, j, k;
 	uint32_t nb = 0;
-	int ret;
+	int ret = 0;
 
-	ret = idx_near(ix, f->simhash, idx_max_d(ix), &near, &nnear);
-	if (!ret && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
+	if (sources & SIMLIST_SRC_NEAR)
+		ret = idx_near(ix, f->simhash, idx_max_d(ix), &near, &nnear);
+	if (!ret && (sources & SIMLIST_SRC_MINHASH) && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
 		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
-	if (!ret)
+	if (!ret && (sources & SIMLIST_SRC_TEXT))
 		ret = idx_by_text_hash(ix, f->text_hash, &same, &nsame);
 	if (!ret && !keep_exempt)
 		ret = idx_exempt_ids(ix, f->id, &ex, &nex);
@@ -402,10 +482,16 @@ static int candidates(struct idx *ix, const struct idx_file *f, int keep_exempt,
 		nnear = MAX_CANDIDATES;
 	if (nmh > MAX_CANDIDATES)
 		nmh = MAX_CANDIDATES;
-	ids = malloc((nnear + nmh + nsame + 1) * sizeof(*ids));
+	ids = malloc((nnear + nmh + nsame + UQ_MAX_CANDIDATES + 1) * sizeof(*ids));
 	if (!ids) {
 		ret = -ENOMEM;
 		goto out;
+	}
+	if (sources & SIMLIST_SRC_UNIQUE) {
+		ret = uq_candidates(ix, f, ids, &nuq);
+		if (ret)
+			goto out;
+		n = nuq;
 	}
 	for (i = 0; i < nnear; i++)
 		ids[n++] = near[i].id;
@@ -461,7 +547,7 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
 	if (!ret)
-		ret = candidates(ix, &f, 0, &ids, &nids);
+		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 0, &ids, &nids);
 	if (ret)
 		goto out;
 	l->v = calloc(nids ? nids : 1, sizeof(*l->v));
@@ -501,6 +587,22 @@ out:
 		l = NULL;
 	}
 	*out = l;
+	return ret;
+}
+
+int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n)
+{
+	struct idx_file f = { 0 };
+	int ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = candidates(ix, &f, sources, 0, ids, n);
+	idx_file_release(&f);
 	return ret;
 }
 
@@ -597,7 +699,7 @@ int simlist_cluster_update(struct idx *ix, uint64_t id)
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
 	if (!ret)
-		ret = candidates(ix, &f, 1, &ids, &nids);
+		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
 	if (!ret && nids)
 		ret = load_book(ix, id, &bf);
 	if (ret)

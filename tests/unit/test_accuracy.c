@@ -5,7 +5,7 @@
 
 static void test_quick_targets(void)
 {
-	struct acc_opts o = { 1, 1, NULL, 0, 0, 0, stdout, NULL };
+	struct acc_opts o = { 1, 1, NULL, 0, 0, 0, stdout, NULL, 0 };
 	struct acc_summary s;
 
 	REQUIRE(acc_run(&o, NULL, &s) == 0);

@@ -761,7 +761,7 @@ static void test_hostile_values(void)
 {
 	const char *dir = new_dir();
 	static const char *const dbs[] = { "files", "ids", "book", "rec", "shband", "mhband",
-					   "text", "exempt", "fail", "clusters", "meta" };
+					   "text", "exempt", "fail", "uqkey", "uqbook", "clusters", "meta" };
 	uint8_t sh[16], th[16], key[32], val[300];
 	uint64_t id, mh[2] = { 5, 6 }, *ids = NULL, *bands = NULL;
 	struct idx *ix = NULL;
