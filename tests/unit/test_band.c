@@ -4,43 +4,9 @@
 
 #include "band.h"
 #include "check.h"
+#include "simgen.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void rnd_sh(uint8_t sh[16])
-{
-	int k;
-
-	for (k = 0; k < 16; k++)
-		sh[k] = (uint8_t)rnd();
-}
-
-/* Copies a into b and flips k distinct random bits. */
-static void flip_bits(const uint8_t a[16], uint8_t b[16], uint32_t k)
-{
-	uint8_t used[128] = { 0 };
-	uint32_t done = 0;
-
-	memcpy(b, a, 16);
-	while (done < k) {
-		uint32_t bit = (uint32_t)(rnd() % 128);
-
-		if (used[bit])
-			continue;
-		used[bit] = 1;
-		b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
-		done++;
-	}
-}
 
 static void test_layouts(void)
 {
@@ -86,7 +52,7 @@ static void test_values(void)
 	CHECK(band_value(&bl, sh, 0) == (0x0123456789abcdefull >> 21));
 	CHECK(band_value(&bl, sh, 2) == (0xfedcba9876543210ull & ((1ull << 42) - 1)));
 	CHECK_EQ_INT(band_distance(sh, sh), 0);
-	flip_bits(sh, other, 5);
+	simgen_flip(&rng_state, sh, other, 5);
 	CHECK_EQ_INT(band_distance(sh, other), 5);
 }
 
@@ -100,9 +66,9 @@ static void test_pigeonhole(void)
 	for (d = 0; d <= BAND_MAX_D; d++) {
 		band_layout_init(&bl, d);
 		for (i = 0; i < (d == 7 ? 200000u : 3000u); i++) {
-			rnd_sh(a);
-			k = (uint32_t)(rnd() % (d + 1));
-			flip_bits(a, b, k);
+			simgen_sh(&rng_state, a);
+			k = (uint32_t)(simgen_next(&rng_state) % (d + 1));
+			simgen_flip(&rng_state, a, b, k);
 			if (band_first_shared(&bl, a, b) >= bl.nbands)
 				misses++;
 		}
@@ -111,8 +77,8 @@ static void test_pigeonhole(void)
 	/* the check is not vacuous: pairs far apart usually share no band */
 	band_layout_init(&bl, 7);
 	for (i = 0; i < 1000; i++) {
-		rnd_sh(a);
-		flip_bits(a, b, 40);
+		simgen_sh(&rng_state, a);
+		simgen_flip(&rng_state, a, b, 40);
 		far_shared += band_first_shared(&bl, a, b) < bl.nbands;
 	}
 	CHECK(far_shared < 500);
@@ -139,9 +105,9 @@ static void check_pairs_vs_brute(uint32_t max_d, uint32_t d, size_t n)
 	/* groups of near copies plus unrelated hashes */
 	for (i = 0; i < n; i++) {
 		if (i % 3 && i > 0)
-			flip_bits(sh[i - 1], sh[i], (uint32_t)(rnd() % (d + 3)));
+			simgen_flip(&rng_state, sh[i - 1], sh[i], (uint32_t)(simgen_next(&rng_state) % (d + 3)));
 		else
-			rnd_sh(sh[i]);
+			simgen_sh(&rng_state, sh[i]);
 	}
 	want = malloc(n * n / 2 * sizeof(*want) + sizeof(*want));
 	REQUIRE(want);

@@ -10,43 +10,10 @@
 
 #include "band.h"
 #include "check.h"
+#include "simgen.h"
 #include "idx.h"
 
 static uint64_t rng_state = 42;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void rnd_sh(uint8_t sh[16])
-{
-	int k;
-
-	for (k = 0; k < 16; k++)
-		sh[k] = (uint8_t)rnd();
-}
-
-static void flip_bits(const uint8_t a[16], uint8_t b[16], uint32_t k)
-{
-	uint8_t used[128] = { 0 };
-	uint32_t done = 0;
-
-	memcpy(b, a, 16);
-	while (done < k) {
-		uint32_t bit = (uint32_t)(rnd() % 128);
-
-		if (used[bit])
-			continue;
-		used[bit] = 1;
-		b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
-		done++;
-	}
-}
 
 static char tmpdir[256];
 
@@ -123,8 +90,8 @@ static void test_basic_persist(void)
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	CHECK_EQ_INT(idx_rebuilt(ix), 0);
 	CHECK_EQ_INT(idx_max_d(ix), 7);
-	rnd_sh(sh);
-	rnd_sh(th);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
 	id = add_book(ix, "a/b/book.epub", sh, th, mh, 4, "record-bytes");
 	REQUIRE(id != 0);
 	id2 = add_book(ix, "c.txt", sh, th, NULL, 0, NULL);
@@ -215,13 +182,13 @@ static void test_queries(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	rnd_sh(sh[0]);
-	flip_bits(sh[0], sh[1], 7);
-	flip_bits(sh[0], sh[2], 8);
-	flip_bits(sh[0], sh[3], 3);
-	rnd_sh(sh[4]);
-	rnd_sh(th1);
-	rnd_sh(th2);
+	simgen_sh(&rng_state, sh[0]);
+	simgen_flip(&rng_state, sh[0], sh[1], 7);
+	simgen_flip(&rng_state, sh[0], sh[2], 8);
+	simgen_flip(&rng_state, sh[0], sh[3], 3);
+	simgen_sh(&rng_state, sh[4]);
+	simgen_sh(&rng_state, th1);
+	simgen_sh(&rng_state, th2);
 	id[0] = add_book(ix, "b0", sh[0], th1, mh1, 4, "r0");
 	id[1] = add_book(ix, "b1", sh[1], th1, mh2, 4, "r1");
 	id[2] = add_book(ix, "b2", sh[2], th2, mh3, 4, "r2");
@@ -374,8 +341,8 @@ static void test_rename_unlink(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	rnd_sh(sh);
-	rnd_sh(th);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
 	a = add_book(ix, "d1/a.txt", sh, th, NULL, 0, "A");
 	b = add_book(ix, "d1/sub/b.txt", sh, th, NULL, 0, "B");
 	c = add_book(ix, "d1x/c.txt", sh, th, NULL, 0, "C");	/* not under d1/ */
@@ -489,12 +456,12 @@ static void test_apply(void)
 	struct idx_op ops[7];
 
 	REQUIRE(idx_open(&ix, new_dir(), NULL) == 0);
-	rnd_sh(sh);
-	rnd_sh(th);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
 	a = add_book(ix, "a.txt", sh, th, mh, 4, "ra");
-	rnd_sh(sh);
+	simgen_sh(&rng_state, sh);
 	b = add_book(ix, "d/b.txt", sh, th, mh, 4, "rb");
-	rnd_sh(sh);
+	simgen_sh(&rng_state, sh);
 	c = add_book(ix, "c.txt", sh, th, mh, 4, "rc");
 	REQUIRE(a && b && c);
 	memset(ops, 0, sizeof(ops));
@@ -556,8 +523,8 @@ static void test_long_paths(void)
 	dirp[600] = '\0';
 	snprintf(p1, sizeof(p1), "%s/%0400d.txt", dirp, 1);
 	snprintf(p2, sizeof(p2), "%s/%0400d.txt", dirp, 2);
-	rnd_sh(sh);
-	rnd_sh(th);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
 	a = add_book(ix, p1, sh, th, NULL, 0, NULL);
 	b = add_book(ix, p2, sh, th, NULL, 0, NULL);
 	REQUIRE(a && b && a != b);
@@ -609,9 +576,9 @@ static void test_bands_complete(void)
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
 	for (i = 0; i < N; i++) {
 		if (i % 4)
-			flip_bits(sh[i - 1], sh[i], (uint32_t)(rnd() % 10));
+			simgen_flip(&rng_state, sh[i - 1], sh[i], (uint32_t)(simgen_next(&rng_state) % 10));
 		else
-			rnd_sh(sh[i]);
+			simgen_sh(&rng_state, sh[i]);
 		snprintf(path, sizeof(path), "p/%zu.txt", i);
 		ids[i] = add_book(ix, path, sh[i], th, NULL, 0, NULL);
 		REQUIRE(ids[i]);
@@ -673,9 +640,9 @@ static void test_exemptions(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	rnd_sh(sh[0]);
-	flip_bits(sh[0], sh[1], 2);
-	flip_bits(sh[0], sh[2], 20);
+	simgen_sh(&rng_state, sh[0]);
+	simgen_flip(&rng_state, sh[0], sh[1], 2);
+	simgen_flip(&rng_state, sh[0], sh[2], 20);
 	a = add_book(ix, "a", sh[0], th, NULL, 0, NULL);
 	b = add_book(ix, "b", sh[1], th, NULL, 0, NULL);
 	c = add_book(ix, "c", sh[2], th, NULL, 0, NULL);
@@ -719,8 +686,8 @@ static void test_schema_rebuild(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	rnd_sh(sh);
-	rnd_sh(th);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
 	REQUIRE(add_book(ix, "a", sh, th, NULL, 0, NULL));
 	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
 	idx_close(ix);
@@ -777,18 +744,18 @@ static void test_hostile_values(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	rnd_sh(sh);
+	simgen_sh(&rng_state, sh);
 	memset(th, 0, sizeof(th));
 	id = add_book(ix, "good", sh, th, mh, 2, "rec");
 	REQUIRE(id);
 	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
 		for (k = 0; k < 40; k++) {
-			size_t klen = 1 + rnd() % sizeof(key), vlen = rnd() % sizeof(val), j;
+			size_t klen = 1 + simgen_next(&rng_state) % sizeof(key), vlen = simgen_next(&rng_state) % sizeof(val), j;
 
 			for (j = 0; j < klen; j++)
-				key[j] = (uint8_t)rnd();
+				key[j] = (uint8_t)simgen_next(&rng_state);
 			for (j = 0; j < vlen; j++)
-				val[j] = (uint8_t)rnd();
+				val[j] = (uint8_t)simgen_next(&rng_state);
 			if (k % 4 == 0) {	/* keys that hit the real id's entries */
 				memset(key, 0, 8);
 				key[7] = (uint8_t)id;
@@ -910,7 +877,7 @@ static void test_growth_concurrent(void)
 	REQUIRE(blob);
 	memset(blob, 'r', 64 * 1024 - 1);
 	blob[64 * 1024 - 1] = '\0';
-	rnd_sh(sh);
+	simgen_sh(&rng_state, sh);
 	memset(ra, 0, sizeof(ra));
 	for (i = 0; i < 2; i++) {
 		ra[i].ix = ix;
@@ -921,7 +888,7 @@ static void test_growth_concurrent(void)
 	for (i = 0; i < 300; i++) {
 		uint8_t s2[16];
 
-		flip_bits(sh, s2, (uint32_t)(i % 9));
+		simgen_flip(&rng_state, sh, s2, (uint32_t)(i % 9));
 		snprintf(path, sizeof(path), "g/%d", i);
 		fails += add_book(ix, path, s2, th2, NULL, 0, blob) == 0;
 	}
