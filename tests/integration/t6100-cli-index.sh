@@ -4,22 +4,7 @@
 # a terminal (util-linux script), the exit statuses (0 clean, 1 a file
 # failed, 2 errors), incremental reruns, removals, an index outside the
 # library, the placement rules, and an interrupted run.
-set -u
-BUILD=${SIMBOOK_BUILD:-build}
-SB="$BUILD/simbook"
-[ -x "$SB" ] || { echo "skip: $SB not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/t6100.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fail=1; }
-check() { # description, command...
-	local d=$1; shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-LIB=$T/lib
-python3 "$(dirname "$0")/genlib.py" "$LIB"
+. "$(dirname "$0")/clilib.sh"
 real_lib=$(cd "$LIB" && pwd -P)
 num='[0-9]+'
 summary_re() { # files books failed notbooks read removed

@@ -3,25 +3,9 @@
 # known relations, in the three output formats, with file names holding a
 # tab, a newline and bytes that are not UTF-8; the exit statuses (0 found,
 # 1 nothing found, 2 error) and that a query never creates an index.
-set -u
-BUILD=${SIMBOOK_BUILD:-build}
-SB="$BUILD/simbook"
-case $SB in /*) ;; *) SB=$PWD/$SB ;; esac
-[ -x "$SB" ] || { echo "skip: $SB not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 command -v jq >/dev/null || { echo "skip: jq missing"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/t6110.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fail=1; }
-check() { # description, command...
-	local d=$1; shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
+. "$(dirname "$0")/clilib.sh"
 rc_of() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
-LIB=$T/lib
-python3 "$(dirname "$0")/genlib.py" "$LIB"
 LIB=$(cd "$LIB" && pwd -P)
 # two more byte copies of base2 with hostile names
 cp "$LIB/base2.txt" "$LIB/"$'tab\there\nnewline.txt'

@@ -3,26 +3,10 @@
 # same inodes); --apply hard-links byte copies to the kept copy and leaves
 # same-text copies alone; --apply --remove deletes same-text copies, but not
 # one whose text changed since it was indexed; the EPUB is kept.
-set -u
-BUILD=${SIMBOOK_BUILD:-build}
-SB="$BUILD/simbook"
-case $SB in /*) ;; *) SB=$PWD/$SB ;; esac
 top=$(cd "$(dirname "$0")/../.." && pwd)
 DEDUP=$top/docs/examples/dedup-dry-run.py
-[ -x "$SB" ] || { echo "skip: $SB not built"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/t6120.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fail=1; }
-check() { # description, command...
-	local d=$1; shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
+. "$(dirname "$0")/clilib.sh"
 export SIMBOOK=$SB
-LIB=$T/lib
-python3 "$(dirname "$0")/genlib.py" "$LIB"
 mkdir -p "$LIB/sub"
 cp "$LIB/base3.txt" "$LIB/sub/base3 copy.txt"
 cp "$LIB/base2.txt" "$LIB/sub/"$'odd\xffname.txt'
