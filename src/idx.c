@@ -2649,7 +2649,9 @@ void idx_groups_release(struct idx_groups *g)
 	memset(g, 0, sizeof(*g));
 }
 
-int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+/* The ids paired with id in a table keyed by two big-endian ids (the
+ * exemptions, the cluster links), into a malloc'd *ids. */
+static int ids_paired(struct idx *ix, int db, uint64_t id, uint64_t **ids, size_t *n)
 {
 	MDB_cursor *cur = NULL;
 	MDB_txn *txn = NULL;
@@ -2663,7 +2665,7 @@ int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 	if (ret)
 		return ret;
 	put_be(prefix, id, 8);
-	rc = mdb_cursor_open(txn, ix->db[DB_EXEMPT], &cur);
+	rc = mdb_cursor_open(txn, ix->db[db], &cur);
 	if (rc)
 		ret = idx_err(rc);
 	else
@@ -2677,6 +2679,11 @@ int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 		*n = 0;
 	}
 	return ret;
+}
+
+int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+{
+	return ids_paired(ix, DB_EXEMPT, id, ids, n);
 }
 
 int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b)
@@ -2976,32 +2983,7 @@ int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n)
 
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 {
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	uint8_t prefix[8];
-	size_t cap = 0;
-	int rc, ret;
-
-	*ids = NULL;
-	*n = 0;
-	ret = rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	put_be(prefix, id, 8);
-	rc = mdb_cursor_open(txn, ix->db[DB_CLUSTER], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	else
-		ret = ids_with_prefix(cur, prefix, 8, ids, n, &cap);
-	if (cur)
-		mdb_cursor_close(cur);
-	rtx_end(ix, txn);
-	if (ret) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-	}
-	return ret;
+	return ids_paired(ix, DB_CLUSTER, id, ids, n);
 }
 
 /* Reads the links table in one pass: *ids the linked books (ascending,
