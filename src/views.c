@@ -185,11 +185,20 @@ static mode_t entry_type(const struct views *v)
 	return v->files ? S_IFREG : S_IFLNK;
 }
 
-/* Copies an entry's target path (relative to SRC) for fsops's source op. */
-static int copy_source(char *buf, size_t size, const char *path)
-{
-	size_t len = strlen(path);
+/* What an entry's target is asked for as: the text of its link, or (in
+ * real-file mode, for fsops's source op) the book's path in SRC. */
+enum target_form { TF_LINK, TF_SOURCE };
 
+/* The target path (relative to SRC) of an entry depth folders below the
+ * mount's root, in form f, into buf. */
+static int entry_target(char *buf, size_t size, int depth, const char *path,
+			enum target_form f)
+{
+	size_t len;
+
+	if (f == TF_LINK)
+		return simlist_link(buf, size, depth, path);
+	len = strlen(path);
 	if (len >= size)
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
@@ -638,26 +647,20 @@ static int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_di
 	return ret;
 }
 
-static int sim_readlink(struct views *v, const char *rel, char *buf, size_t size)
+static int sim_entry_target(struct views *v, const char *rel, char *buf, size_t size,
+			    enum target_form f)
 {
 	struct sim_res r;
 	int ret = sim_resolve(v, rel, &r);
 
 	if (ret)
 		return ret;
-	ret = r.node == SN_ENTRY ? sim_target(&r, buf, size) : -EINVAL;
-	sim_release(v, &r);
-	return ret;
-}
-
-static int sim_source(struct views *v, const char *rel, char *buf, size_t size)
-{
-	struct sim_res r;
-	int ret = sim_resolve(v, rel, &r);
-
-	if (ret)
-		return ret;
-	ret = r.node == SN_ENTRY ? copy_source(buf, size, r.list->l->v[r.entry].path) : -EINVAL;
+	if (r.node != SN_ENTRY)
+		ret = -EINVAL;
+	else if (f == TF_LINK)
+		ret = sim_target(&r, buf, size);
+	else
+		ret = entry_target(buf, size, 0, r.list->l->v[r.entry].path, f);
 	sim_release(v, &r);
 	return ret;
 }
@@ -1068,8 +1071,8 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 	return ret;
 }
 
-static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char *buf,
-			size_t size)
+static int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *buf,
+			    size_t size, enum target_form f)
 {
 	struct groups *gs = NULL;
 	size_t g, m;
@@ -1086,30 +1089,7 @@ static int grp_readlink(struct views *v, enum view_kind k, const char *rel, char
 	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
 		ret = -ENOENT;
 	else if (!ret)
-		ret = simlist_link(buf, size, 2, gs->g[g].m[m].path);
-	groups_put(v, gs);
-	return ret;
-}
-
-static int grp_source(struct views *v, enum view_kind k, const char *rel, char *buf,
-		      size_t size)
-{
-	struct groups *gs = NULL;
-	size_t g, m;
-	int ret;
-
-	if (!*rel)
-		return -EINVAL;
-	ret = groups_get(v, k == VK_DUPLICATES, &gs);
-	if (ret)
-		return ret;
-	ret = groups_find(gs, rel, &g, &m);
-	if (!ret && m == SIZE_MAX)
-		ret = -EINVAL;
-	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
-		ret = -ENOENT;
-	else if (!ret)
-		ret = copy_source(buf, size, gs->g[g].m[m].path);
+		ret = entry_target(buf, size, 2, gs->g[g].m[m].path, f);
 	groups_put(v, gs);
 	return ret;
 }
@@ -1296,7 +1276,8 @@ static int lk_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir
 	return ret;
 }
 
-static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
+static int lk_entry_target(struct views *v, const char *rel, char *buf, size_t size,
+			   enum target_form f)
 {
 	struct lk_entry *e = NULL;
 	size_t n = 0, w;
@@ -1307,23 +1288,7 @@ static int lk_readlink(struct views *v, const char *rel, char *buf, size_t size)
 	ret = lk_resolve(v, rel, &e, &n, &w);
 	if (ret)
 		return ret;
-	ret = w == SIZE_MAX ? -EINVAL : simlist_link(buf, size, 2, e[w].path);
-	lk_free(e, n);
-	return ret;
-}
-
-static int lk_source(struct views *v, const char *rel, char *buf, size_t size)
-{
-	struct lk_entry *e = NULL;
-	size_t n = 0, w;
-	int ret;
-
-	if (!*rel)
-		return -EINVAL;
-	ret = lk_resolve(v, rel, &e, &n, &w);
-	if (ret)
-		return ret;
-	ret = w == SIZE_MAX ? -EINVAL : copy_source(buf, size, e[w].path);
+	ret = w == SIZE_MAX ? -EINVAL : entry_target(buf, size, 2, e[w].path, f);
 	lk_free(e, n);
 	return ret;
 }
@@ -1442,43 +1407,35 @@ static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t fill
 	}
 }
 
-static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
+/* An entry's target in form f: entries are links (TF_LINK) in links mode
+ * and files served from their book (TF_SOURCE) in real-file mode. */
+static int v_target(struct view_node *nd, const char *rel, char *buf, size_t size,
+		    enum target_form f)
 {
-	struct view_node *nd = arg;
-
-	if (nd->v->files)
+	if (nd->v->files != (f == TF_SOURCE))
 		return -EINVAL;
 	switch (nd->kind) {
 	case VK_SIMILAR:
-		return sim_readlink(nd->v, rel, buf, size);
+		return sim_entry_target(nd->v, rel, buf, size, f);
 	case VK_CLUSTERS:
 	case VK_DUPLICATES:
-		return grp_readlink(nd->v, nd->kind, rel, buf, size);
+		return grp_entry_target(nd->v, nd->kind, rel, buf, size, f);
 	case VK_LOOKUP:
-		return lk_readlink(nd->v, rel, buf, size);
+		return lk_entry_target(nd->v, rel, buf, size, f);
 	default:
 		return -EINVAL;
 	}
 }
 
+static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
+{
+	return v_target(arg, rel, buf, size, TF_LINK);
+}
+
 /* Real-file mode: the book an entry stands for (fsops opens it). */
 static int v_source(void *arg, const char *rel, char *buf, size_t size)
 {
-	struct view_node *nd = arg;
-
-	if (!nd->v->files)
-		return -EINVAL;
-	switch (nd->kind) {
-	case VK_SIMILAR:
-		return sim_source(nd->v, rel, buf, size);
-	case VK_CLUSTERS:
-	case VK_DUPLICATES:
-		return grp_source(nd->v, nd->kind, rel, buf, size);
-	case VK_LOOKUP:
-		return lk_source(nd->v, rel, buf, size);
-	default:
-		return -EINVAL;
-	}
+	return v_target(arg, rel, buf, size, TF_SOURCE);
 }
 
 /* Regular view files (listings, status) are generated whole at open, so a
