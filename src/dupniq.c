@@ -6,6 +6,7 @@
 
 #include "dupniq.h"
 #include "fpcore_i.h"
+#include "rsort.h"
 #include "wordhash.h"
 
 /* The word table keeps keys and positions apart so that the probes, done
@@ -195,29 +196,12 @@ int dupniq_update(struct dupniq *dq, const void *buf, size_t len)
 	return dq->failed ? -ENOMEM : 0;
 }
 
-struct entry {
-	uint32_t hash, pos;
-};
-
-static int by_pos(const void *x, const void *y)
-{
-	const struct entry *a = x, *b = y;
-
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-static int by_hash(const void *x, const void *y)
-{
-	const struct entry *a = x, *b = y;
-
-	if (a->hash != b->hash)
-		return a->hash < b->hash ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 {
-	struct entry *e = NULL;
+	/* hash << 32 | pos, then pos << 32 | hash: integer sorts of the
+	 * entries (every word's first position is its own, so both orders
+	 * are total) */
+	uint64_t *e = NULL;
 	struct dupniq_seq s;
 	size_t i, n = 0, k;
 	int ret = 0;
@@ -241,22 +225,20 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 	}
 	for (i = 0, k = 0; i < dq->cap; i++)
 		if (dq->key[i] && !(dq->key[i] & SEEN_TWICE))
-			e[k++] = (struct entry){ (uint32_t)(dq->key[i] >> 32), dq->pos[i] };
+			e[k++] = (dq->key[i] >> 32) << 32 | dq->pos[i];
 	/* drop every entry whose 32-bit hash is not unique */
-	if (n)
-		qsort(e, n, sizeof(*e), by_hash);
+	rsort_u64(e, n);
 	for (i = 0, k = 0; i < n; ) {
 		size_t j = i + 1;
 
-		while (j < n && e[j].hash == e[i].hash)
+		while (j < n && e[j] >> 32 == e[i] >> 32)
 			j++;
 		if (j == i + 1)
-			e[k++] = e[i];
+			e[k++] = e[i] << 32 | e[i] >> 32;
 		i = j;
 	}
 	n = k;
-	if (n)
-		qsort(e, n, sizeof(*e), by_pos);
+	rsort_u64(e, n);
 	if (n) {
 		s.hash = malloc(n * sizeof(*s.hash));
 		s.pos = malloc(n * sizeof(*s.pos));
@@ -266,8 +248,8 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		s.hash[i] = e[i].hash;
-		s.pos[i] = e[i].pos;
+		s.hash[i] = (uint32_t)e[i];
+		s.pos[i] = (uint32_t)(e[i] >> 32);
 	}
 	s.n = (uint32_t)n;
 	s.nwords = dq->nwords;
