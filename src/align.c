@@ -41,6 +41,34 @@ static uint32_t kth_smallest(uint32_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
+/* Gaps below this are counted in a histogram (most gaps between
+ * consecutive LCS words are short), the rest selected by kth_smallest(). */
+#define SMALL_GAPS 1024
+
+/* What kth_smallest() gives for the len - 1 gaps between consecutive LCS
+ * words, at (len - 1) / 2, in one counting pass when the median is a short
+ * gap (tmp: len - 1 scratch entries). */
+static uint32_t median_gap(const uint32_t *p, const uint32_t *lcs, uint32_t len, uint32_t *tmp)
+{
+	uint32_t cnt[SMALL_GAPS], n = len - 1, k = (len - 1) / 2, nbig = 0, i, g, seen;
+
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 1; i < len; i++) {
+		g = p[lcs[i]] - p[lcs[i - 1]];
+		if (g < SMALL_GAPS)
+			cnt[g]++;
+		else
+			tmp[nbig++] = g;
+	}
+	if (k >= n - nbig)
+		return kth_smallest(tmp, nbig, k - (n - nbig));
+	for (g = 0, seen = 0;; g++) {
+		seen += cnt[g];
+		if (seen > k)
+			return g;
+	}
+}
+
 /* factor times the median distance between consecutive LCS words on one
  * side (nwords words, p positions), within [ALIGN_MIN_GAP,
  * ALIGN_MAX_SPACINGS mean spacings of nuniq unique words] (tmp: len - 1
@@ -49,11 +77,8 @@ static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, const u
 		     uint32_t len, uint32_t *tmp, double factor)
 {
 	double g, cap = ALIGN_MAX_SPACINGS * (double)nwords / (double)nuniq;
-	uint32_t i;
 
-	for (i = 1; i < len; i++)
-		tmp[i - 1] = p[lcs[i]] - p[lcs[i - 1]];
-	g = factor * (double)kth_smallest(tmp, len - 1, (len - 1) / 2);
+	g = factor * (double)median_gap(p, lcs, len, tmp);
 	if (g > cap)
 		g = cap;
 	return g < ALIGN_MIN_GAP ? ALIGN_MIN_GAP : g;
