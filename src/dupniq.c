@@ -327,22 +327,35 @@ void dupniq_lookup_release(struct dupniq_lookup *t)
 	t->mask = 0;
 }
 
-int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
-		   uint32_t min_lcs, struct dupniq_result *res)
+void dupniq_lcs_init(struct dupniq_lcs *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void dupniq_lcs_release(struct dupniq_lcs *l)
+{
+	free(l->xi);
+	free(l->yi);
+	free(l->chain);
+	dupniq_lcs_init(l);
+}
+
+int dupniq_lcs_find(const struct dupniq_seq *x, const struct dupniq_seq *y, uint32_t min_lcs,
+		    struct dupniq_lcs *l)
 {
 	struct dupniq_lookup ys = { NULL, NULL, 0 };
-	uint32_t *xi = NULL, *yi = NULL, *tail = NULL, *prev = NULL;
+	uint32_t *tail = NULL, *prev = NULL;
 	uint32_t i, m = 0, len = 0, k;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
+	dupniq_lcs_release(l);
 	if (!x->n || !y->n)
-		goto out;
-	xi = malloc(x->n * sizeof(*xi));
-	yi = malloc(x->n * sizeof(*yi));
+		return 0;
+	l->xi = malloc(x->n * sizeof(*l->xi));
+	l->yi = malloc(x->n * sizeof(*l->yi));
 	tail = malloc(x->n * sizeof(*tail));
 	prev = malloc(x->n * sizeof(*prev));
-	if (!xi || !yi || !tail || !prev || dupniq_lookup_init(&ys, y)) {
+	if (!l->xi || !l->yi || !tail || !prev || dupniq_lookup_init(&ys, y)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -350,14 +363,14 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		long j = dupniq_lookup_find(&ys, x->hash[i]);
 
 		if (j >= 0) {
-			xi[m] = i;
-			yi[m] = (uint32_t)j;
+			l->xi[m] = i;
+			l->yi[m] = (uint32_t)j;
 			m++;
 		}
 	}
-	res->common = m;
+	l->m = m;
 	if (min_lcs && m < min_lcs) {
-		res->pruned = 1;
+		l->pruned = 1;
 		goto out;
 	}
 	/* patience sorting: tail[l] = index (into xi/yi) of the smallest
@@ -368,7 +381,7 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (yi[tail[mid]] < yi[i])
+			if (l->yi[tail[mid]] < l->yi[i])
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -378,32 +391,53 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		if (lo == len)
 			len++;
 	}
+	/* walk the chain backwards from its end; tail[] becomes the chain */
+	if (len)
+		for (k = tail[len - 1], i = len; k != UINT32_MAX; k = prev[k])
+			tail[--i] = k;
+	l->chain = tail;
+	tail = NULL;
+	l->len = len;
+out:
+	dupniq_lookup_release(&ys);
+	free(tail);
+	free(prev);
+	if (ret)
+		dupniq_lcs_release(l);
+	return ret;
+}
+
+void dupniq_compare_lcs(const struct dupniq_seq *x, const struct dupniq_seq *y,
+			const struct dupniq_lcs *l, struct dupniq_result *res)
+{
+	uint32_t len = l->len, i;
+
+	memset(res, 0, sizeof(*res));
+	res->common = l->m;
+	res->pruned = l->pruned;
 	res->lcs = len;
 	if (len) {
-		uint32_t last = tail[len - 1], first = last, next = UINT32_MAX;
+		uint32_t first = l->chain[0], last = l->chain[len - 1];
 		uint64_t ca = 0, cb = 0;
 
-		/* walk the chain backwards: k, then prev[k], ... */
-		for (k = last; k != UINT32_MAX; next = k, k = prev[k]) {
-			first = k;
-			if (next != UINT32_MAX) {
-				uint32_t ga = x->pos[xi[next]] - x->pos[xi[k]];
-				uint32_t gb = y->pos[yi[next]] - y->pos[yi[k]];
+		for (i = 0; i + 1 < len; i++) {
+			uint32_t k = l->chain[i], next = l->chain[i + 1];
+			uint32_t ga = x->pos[l->xi[next]] - x->pos[l->xi[k]];
+			uint32_t gb = y->pos[l->yi[next]] - y->pos[l->yi[k]];
 
-				/* the same text between two aligned words has about
-				 * the same length on both sides; chance matches in
-				 * unrelated books do not */
-				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
-				    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
-					ca += ga;
-					cb += gb;
-				}
+			/* the same text between two aligned words has about
+			 * the same length on both sides; chance matches in
+			 * unrelated books do not */
+			if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
+			    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
+				ca += ga;
+				cb += gb;
 			}
 		}
-		res->a_first = x->pos[xi[first]];
-		res->a_last = x->pos[xi[last]];
-		res->b_first = y->pos[yi[first]];
-		res->b_last = y->pos[yi[last]];
+		res->a_first = x->pos[l->xi[first]];
+		res->a_last = x->pos[l->xi[last]];
+		res->b_first = y->pos[l->yi[first]];
+		res->b_last = y->pos[l->yi[last]];
 		if (x->nwords) {
 			res->a_cover = (double)(res->a_last - res->a_first + 1) / x->nwords;
 			res->a_covered = (double)ca / x->nwords;
@@ -416,12 +450,21 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		if (len >= 2)
 			res->its = log((double)len) / log((double)x->n + y->n - len);
 	}
-out:
-	dupniq_lookup_release(&ys);
-	free(xi);
-	free(yi);
-	free(tail);
-	free(prev);
+}
+
+int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
+		   uint32_t min_lcs, struct dupniq_result *res)
+{
+	struct dupniq_lcs l;
+	int ret;
+
+	dupniq_lcs_init(&l);
+	ret = dupniq_lcs_find(x, y, min_lcs, &l);
+	if (ret)
+		memset(res, 0, sizeof(*res));
+	else
+		dupniq_compare_lcs(x, y, &l, res);
+	dupniq_lcs_release(&l);
 	return ret;
 }
 
