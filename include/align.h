@@ -39,5 +39,10 @@ struct align_cover {
  * -ENOMEM (out is then zeroed). */
 int align_blocks(const struct dupniq_seq *a, const struct dupniq_seq *b, double gap_factor,
 		 struct align_cover *out);
+/* The same from the LCS of a against b found already (dupniq_lcs_find(a, b,
+ * 0, l), as fp_compare_lcs() leaves it): compares that need both the DUPNIQ
+ * scores and the blocks find the LCS once.  0 or -ENOMEM. */
+int align_blocks_lcs(const struct dupniq_seq *a, const struct dupniq_seq *b,
+		     const struct dupniq_lcs *l, double gap_factor, struct align_cover *out);
 
 #endif

@@ -92,6 +92,28 @@ struct dupniq_result {
  * pruned is set.  0 or -ENOMEM. */
 int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		   uint32_t min_lcs, struct dupniq_result *res);
+
+/* The LCS of x and y itself, as dupniq_compare() finds it: the words of x
+ * found in y, in x's order, and the longest chain of them in y's order too,
+ * so that a caller that also needs the chain (align.h) finds it once. */
+struct dupniq_lcs {
+	uint32_t *xi, *yi;	/* m common words: index in x, index in y */
+	uint32_t *chain;	/* len indices into xi/yi, ascending in both */
+	uint32_t m, len;
+	int pruned;		/* 1: m < min_lcs, chain not computed (len 0) */
+};
+
+void dupniq_lcs_init(struct dupniq_lcs *l);	/* empty, allocates nothing */
+void dupniq_lcs_release(struct dupniq_lcs *l);
+/* Fills l (initialised; released first) for x against y; the chain is
+ * skipped when fewer than min_lcs words are common (0: never).  0 or
+ * -ENOMEM (l is then empty). */
+int dupniq_lcs_find(const struct dupniq_seq *x, const struct dupniq_seq *y, uint32_t min_lcs,
+		    struct dupniq_lcs *l);
+/* dupniq_compare(x, y, min_lcs, res) from l = dupniq_lcs_find(x, y,
+ * min_lcs); the same scores. */
+void dupniq_compare_lcs(const struct dupniq_seq *x, const struct dupniq_seq *y,
+			const struct dupniq_lcs *l, struct dupniq_result *res);
 /* Smallest |LCS| with which either cs >= cs_min or its >= its_min can hold
  * for sequence lengths nx, ny (the pruning bound); pass a threshold <= 0 to
  * ignore that score. */

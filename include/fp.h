@@ -103,5 +103,10 @@ struct fp_scores {
 
 /* Computes every score (DUPNIQ without pruning).  0 or -ENOMEM. */
 int fp_compare(const struct fp_book *a, const struct fp_book *b, struct fp_scores *s);
+/* The same, and leaves the DUPNIQ LCS of a against b in lcs (initialised
+ * with dupniq_lcs_init(), released first; the caller releases it), for
+ * align_blocks_lcs().  0 or -ENOMEM. */
+int fp_compare_lcs(const struct fp_book *a, const struct fp_book *b, struct fp_scores *s,
+		   struct dupniq_lcs *lcs);
 
 #endif

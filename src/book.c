@@ -169,13 +169,14 @@ void book_id(const struct book *b, char out[33])
 
 /* Signals from two fingerprint sets and their raw scores. */
 static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
-		      const struct fp_scores *sc, struct relate_signals *sig)
+		      const struct fp_scores *sc, const struct dupniq_lcs *lcs,
+		      struct relate_signals *sig)
 {
 	struct align_cover al;
 	int ret;
 
 	memset(sig, 0, sizeof(*sig));
-	ret = align_blocks(&a->dq, &b->dq, 0, &al);
+	ret = align_blocks_lcs(&a->dq, &b->dq, lcs, 0, &al);
 	sig->block_cover_a = al.cover_a;
 	sig->block_cover_b = al.cover_b;
 	sig->same_file = same_file;
@@ -201,12 +202,16 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
 		    const struct relate_params *p, struct book_cmp *out)
 {
+	struct dupniq_lcs lcs;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = fp_compare(a, b, &out->scores);
+	/* the DUPNIQ scores and the blocks share one LCS */
+	dupniq_lcs_init(&lcs);
+	ret = fp_compare_lcs(a, b, &out->scores, &lcs);
 	if (!ret)
-		ret = signals_fp(a, b, same_file, &out->scores, &out->sig);
+		ret = signals_fp(a, b, same_file, &out->scores, &lcs, &out->sig);
+	dupniq_lcs_release(&lcs);
 	if (!ret)
 		relate_decide(&out->sig, p, &out->rel);
 	return ret;

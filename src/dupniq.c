@@ -6,6 +6,7 @@
 
 #include "dupniq.h"
 #include "fpcore_i.h"
+#include "rsort.h"
 #include "wordhash.h"
 
 /* The word table keeps keys and positions apart so that the probes, done
@@ -195,29 +196,12 @@ int dupniq_update(struct dupniq *dq, const void *buf, size_t len)
 	return dq->failed ? -ENOMEM : 0;
 }
 
-struct entry {
-	uint32_t hash, pos;
-};
-
-static int by_pos(const void *x, const void *y)
-{
-	const struct entry *a = x, *b = y;
-
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-static int by_hash(const void *x, const void *y)
-{
-	const struct entry *a = x, *b = y;
-
-	if (a->hash != b->hash)
-		return a->hash < b->hash ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 {
-	struct entry *e = NULL;
+	/* hash << 32 | pos, then pos << 32 | hash: integer sorts of the
+	 * entries (every word's first position is its own, so both orders
+	 * are total) */
+	uint64_t *e = NULL;
 	struct dupniq_seq s;
 	size_t i, n = 0, k;
 	int ret = 0;
@@ -241,22 +225,20 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 	}
 	for (i = 0, k = 0; i < dq->cap; i++)
 		if (dq->key[i] && !(dq->key[i] & SEEN_TWICE))
-			e[k++] = (struct entry){ (uint32_t)(dq->key[i] >> 32), dq->pos[i] };
+			e[k++] = (dq->key[i] >> 32) << 32 | dq->pos[i];
 	/* drop every entry whose 32-bit hash is not unique */
-	if (n)
-		qsort(e, n, sizeof(*e), by_hash);
+	rsort_u64(e, n);
 	for (i = 0, k = 0; i < n; ) {
 		size_t j = i + 1;
 
-		while (j < n && e[j].hash == e[i].hash)
+		while (j < n && e[j] >> 32 == e[i] >> 32)
 			j++;
 		if (j == i + 1)
-			e[k++] = e[i];
+			e[k++] = e[i] << 32 | e[i] >> 32;
 		i = j;
 	}
 	n = k;
-	if (n)
-		qsort(e, n, sizeof(*e), by_pos);
+	rsort_u64(e, n);
 	if (n) {
 		s.hash = malloc(n * sizeof(*s.hash));
 		s.pos = malloc(n * sizeof(*s.pos));
@@ -266,8 +248,8 @@ int dupniq_final(struct dupniq *dq, struct dupniq_seq *out)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		s.hash[i] = e[i].hash;
-		s.pos[i] = e[i].pos;
+		s.hash[i] = (uint32_t)e[i];
+		s.pos[i] = (uint32_t)(e[i] >> 32);
 	}
 	s.n = (uint32_t)n;
 	s.nwords = dq->nwords;
@@ -345,22 +327,35 @@ void dupniq_lookup_release(struct dupniq_lookup *t)
 	t->mask = 0;
 }
 
-int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
-		   uint32_t min_lcs, struct dupniq_result *res)
+void dupniq_lcs_init(struct dupniq_lcs *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void dupniq_lcs_release(struct dupniq_lcs *l)
+{
+	free(l->xi);
+	free(l->yi);
+	free(l->chain);
+	dupniq_lcs_init(l);
+}
+
+int dupniq_lcs_find(const struct dupniq_seq *x, const struct dupniq_seq *y, uint32_t min_lcs,
+		    struct dupniq_lcs *l)
 {
 	struct dupniq_lookup ys = { NULL, NULL, 0 };
-	uint32_t *xi = NULL, *yi = NULL, *tail = NULL, *prev = NULL;
+	uint32_t *tail = NULL, *prev = NULL;
 	uint32_t i, m = 0, len = 0, k;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
+	dupniq_lcs_release(l);
 	if (!x->n || !y->n)
-		goto out;
-	xi = malloc(x->n * sizeof(*xi));
-	yi = malloc(x->n * sizeof(*yi));
+		return 0;
+	l->xi = malloc(x->n * sizeof(*l->xi));
+	l->yi = malloc(x->n * sizeof(*l->yi));
 	tail = malloc(x->n * sizeof(*tail));
 	prev = malloc(x->n * sizeof(*prev));
-	if (!xi || !yi || !tail || !prev || dupniq_lookup_init(&ys, y)) {
+	if (!l->xi || !l->yi || !tail || !prev || dupniq_lookup_init(&ys, y)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -368,14 +363,14 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		long j = dupniq_lookup_find(&ys, x->hash[i]);
 
 		if (j >= 0) {
-			xi[m] = i;
-			yi[m] = (uint32_t)j;
+			l->xi[m] = i;
+			l->yi[m] = (uint32_t)j;
 			m++;
 		}
 	}
-	res->common = m;
+	l->m = m;
 	if (min_lcs && m < min_lcs) {
-		res->pruned = 1;
+		l->pruned = 1;
 		goto out;
 	}
 	/* patience sorting: tail[l] = index (into xi/yi) of the smallest
@@ -386,7 +381,7 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (yi[tail[mid]] < yi[i])
+			if (l->yi[tail[mid]] < l->yi[i])
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -396,32 +391,53 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		if (lo == len)
 			len++;
 	}
+	/* walk the chain backwards from its end; tail[] becomes the chain */
+	if (len)
+		for (k = tail[len - 1], i = len; k != UINT32_MAX; k = prev[k])
+			tail[--i] = k;
+	l->chain = tail;
+	tail = NULL;
+	l->len = len;
+out:
+	dupniq_lookup_release(&ys);
+	free(tail);
+	free(prev);
+	if (ret)
+		dupniq_lcs_release(l);
+	return ret;
+}
+
+void dupniq_compare_lcs(const struct dupniq_seq *x, const struct dupniq_seq *y,
+			const struct dupniq_lcs *l, struct dupniq_result *res)
+{
+	uint32_t len = l->len, i;
+
+	memset(res, 0, sizeof(*res));
+	res->common = l->m;
+	res->pruned = l->pruned;
 	res->lcs = len;
 	if (len) {
-		uint32_t last = tail[len - 1], first = last, next = UINT32_MAX;
+		uint32_t first = l->chain[0], last = l->chain[len - 1];
 		uint64_t ca = 0, cb = 0;
 
-		/* walk the chain backwards: k, then prev[k], ... */
-		for (k = last; k != UINT32_MAX; next = k, k = prev[k]) {
-			first = k;
-			if (next != UINT32_MAX) {
-				uint32_t ga = x->pos[xi[next]] - x->pos[xi[k]];
-				uint32_t gb = y->pos[yi[next]] - y->pos[yi[k]];
+		for (i = 0; i + 1 < len; i++) {
+			uint32_t k = l->chain[i], next = l->chain[i + 1];
+			uint32_t ga = x->pos[l->xi[next]] - x->pos[l->xi[k]];
+			uint32_t gb = y->pos[l->yi[next]] - y->pos[l->yi[k]];
 
-				/* the same text between two aligned words has about
-				 * the same length on both sides; chance matches in
-				 * unrelated books do not */
-				if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
-				    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
-					ca += ga;
-					cb += gb;
-				}
+			/* the same text between two aligned words has about
+			 * the same length on both sides; chance matches in
+			 * unrelated books do not */
+			if (ga <= DUPNIQ_GAP && gb <= DUPNIQ_GAP &&
+			    (ga > gb ? ga - gb : gb - ga) <= (ga + gb) / 8 + 3) {
+				ca += ga;
+				cb += gb;
 			}
 		}
-		res->a_first = x->pos[xi[first]];
-		res->a_last = x->pos[xi[last]];
-		res->b_first = y->pos[yi[first]];
-		res->b_last = y->pos[yi[last]];
+		res->a_first = x->pos[l->xi[first]];
+		res->a_last = x->pos[l->xi[last]];
+		res->b_first = y->pos[l->yi[first]];
+		res->b_last = y->pos[l->yi[last]];
 		if (x->nwords) {
 			res->a_cover = (double)(res->a_last - res->a_first + 1) / x->nwords;
 			res->a_covered = (double)ca / x->nwords;
@@ -434,12 +450,21 @@ int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
 		if (len >= 2)
 			res->its = log((double)len) / log((double)x->n + y->n - len);
 	}
-out:
-	dupniq_lookup_release(&ys);
-	free(xi);
-	free(yi);
-	free(tail);
-	free(prev);
+}
+
+int dupniq_compare(const struct dupniq_seq *x, const struct dupniq_seq *y,
+		   uint32_t min_lcs, struct dupniq_result *res)
+{
+	struct dupniq_lcs l;
+	int ret;
+
+	dupniq_lcs_init(&l);
+	ret = dupniq_lcs_find(x, y, min_lcs, &l);
+	if (ret)
+		memset(res, 0, sizeof(*res));
+	else
+		dupniq_compare_lcs(x, y, &l, res);
+	dupniq_lcs_release(&l);
 	return ret;
 }
 

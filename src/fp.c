@@ -273,6 +273,18 @@ int fp_compute_text(const void *text, size_t len, struct fp_book *out)
 
 int fp_compare(const struct fp_book *a, const struct fp_book *b, struct fp_scores *s)
 {
+	struct dupniq_lcs l;
+	int ret;
+
+	dupniq_lcs_init(&l);
+	ret = fp_compare_lcs(a, b, s, &l);
+	dupniq_lcs_release(&l);
+	return ret;
+}
+
+int fp_compare_lcs(const struct fp_book *a, const struct fp_book *b, struct fp_scores *s,
+		   struct dupniq_lcs *lcs)
+{
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -290,9 +302,10 @@ int fp_compare(const struct fp_book *a, const struct fp_book *b, struct fp_score
 	s->b_nbytes = b->nbytes;
 	s->a_nwords = a->nwords;
 	s->b_nwords = b->nwords;
-	ret = dupniq_compare(&a->dq, &b->dq, 0, &s->dupniq);
+	ret = dupniq_lcs_find(&a->dq, &b->dq, 0, lcs);
 	if (ret < 0)
 		return ret;
+	dupniq_compare_lcs(&a->dq, &b->dq, lcs, &s->dupniq);
 	ret = chunksk_align(&a->ck.win, &b->ck.win, CHUNKSK_MIN_SIM, &s->win_fit);
 	if (ret < 0)
 		return ret;

@@ -28,6 +28,7 @@
  */
 #include "idx.h"
 #include "band.h"
+#include "rsort.h"
 
 #include <errno.h>
 #include <lmdb.h>
@@ -2185,7 +2186,7 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
 	if (ret)
 		goto out;
 	if (nids)
-		qsort(ids, nids, sizeof(*ids), u64_cmp);
+		rsort_u64(ids, nids);
 	for (s = 0; s < nids; s = e) {
 		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
 			;
@@ -3229,7 +3230,7 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	if (ret)
 		goto out;
 	if (nids)
-		qsort(ids, nids, sizeof(*ids), u64_cmp);
+		rsort_u64(ids, nids);
 	/* runs of one id (id << 1 | kind sorts both kinds of an id together) */
 	for (s = 0; s < nids; s = e) {
 		for (e = s + 1; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
