@@ -1460,6 +1460,53 @@ int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct
 	return ret < 0 ? ret : 0;
 }
 
+struct put_many_arg {
+	size_t n;
+	const uint64_t *ids;
+	const struct idx_stat *sts;
+	const struct idx_fp *fps;
+	struct frec *f;
+};
+
+static int put_many_fn(struct wtx *w, void *arg)
+{
+	struct put_many_arg *m = arg;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < m->n; i++) {
+		struct put_arg a = { m->ids[i], &m->sts[i], &m->fps[i], IDX_INDEXED, NULL, m->f };
+
+		ret = put_fn(w, &a);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts,
+		 const struct idx_fp *fps, size_t n)
+{
+	struct put_many_arg m = { n, ids, sts, fps, NULL };
+	const struct idx_fp *fp;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		fp = &fps[i];
+		if (fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
+		    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
+		    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
+			return -EINVAL;
+	}
+	m.f = malloc(sizeof(*m.f));
+	if (!m.f)
+		return -ENOMEM;
+	ret = idx_write(ix, put_many_fn, &m);
+	free(m.f);
+	return ret < 0 ? ret : 0;
+}
+
 int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
 		   const char *error)
 {
@@ -3197,6 +3244,49 @@ static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
 	return n - lo;
 }
 
+/* Sorts v ascending: an LSD radix sort over the significant bytes of the
+ * largest value (postings of a list are book ids, a few bytes: tens of
+ * thousands of them per similar list at a million books, where qsort's
+ * comparisons were the list's largest cost).  0 or -ENOMEM. */
+static int u64_sort(uint64_t *v, size_t n)
+{
+	uint64_t max = 0, *tmp, *src = v, *dst, *sw;
+	size_t count[256], k, pos;
+	uint32_t sh;
+
+	if (n < 64) {
+		if (n > 1)
+			qsort(v, n, sizeof(*v), u64_cmp);
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (k = 0; k < n; k++)
+		max |= v[k];
+	for (sh = 0; sh < 64 && max >> sh; sh += 8) {
+		memset(count, 0, sizeof(count));
+		for (k = 0; k < n; k++)
+			count[(src[k] >> sh) & 0xff]++;
+		for (k = 0, pos = 0; k < 256; k++) {
+			size_t c = count[k];
+
+			count[k] = pos;
+			pos += c;
+		}
+		for (k = 0; k < n; k++)
+			dst[count[(src[k] >> sh) & 0xff]++] = src[k];
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
+}
+
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats)
 {
@@ -3246,8 +3336,9 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	stats->postings = nids;
 	if (ret)
 		goto out;
-	if (nids)
-		qsort(ids, nids, sizeof(*ids), u64_cmp);
+	ret = u64_sort(ids, nids);
+	if (ret)
+		goto out;
 	/* runs of one id (id << 1 | kind sorts both kinds of an id together) */
 	for (s = 0; s < nids; s = e) {
 		for (e = s + 1; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
