@@ -2,9 +2,14 @@
  * mount (the FUSE overhead per listing is measured by bench/viewsbench.sh).
  *
  *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
+ *   build/bench/bench_views --clone M [--n N] [--queries Q] [--words W] [--index DIR]
  *
  * (--keep 1: leave the library and its index in /tmp and print their paths,
  * for bench/clustersbench.sh to mount.)
+ *
+ * --clone M: the similar list with M books in the index, built from the
+ * records of N template books instead of M texts (see bench_clone());
+ * --index DIR keeps that index in DIR and reuses it on the next run.
  *
  * Writes N synthetic books (W words each from a vocabulary of 20,000 random
  * letter strings; groups of 5 share a base text with 2% of the words
@@ -449,9 +454,12 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	printf("# %u template books of %u words fingerprinted in %.2f s: record %.0f bytes, %.0f pruning keys on average\n",
 	       nt, words, now() - t0, recs / nt, uqs / nt);
 	if (stat(ixdir, &sb) == 0) {
-		if (idx_open(&ix, ixdir, &o))
+		struct idx_counts cn;
+
+		if (idx_open(&ix, ixdir, &o) || idx_counts(ix, &cn))
 			return -1;
-		printf("# reusing the index in %s\n", ixdir);
+		printf("# reusing the index in %s: %llu books\n", ixdir,
+		       (unsigned long long)cn.books);
 		goto query;
 	}
 	if (idx_open(&ix, ixdir, &o))
