@@ -2,9 +2,14 @@
  * mount (the FUSE overhead per listing is measured by bench/viewsbench.sh).
  *
  *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
+ *   build/bench/bench_views --clone M [--n N] [--queries Q] [--words W] [--index DIR]
  *
  * (--keep 1: leave the library and its index in /tmp and print their paths,
  * for bench/clustersbench.sh to mount.)
+ *
+ * --clone M: the similar list with M books in the index, built from the
+ * records of N template books instead of M texts (see bench_clone());
+ * --index DIR keeps that index in DIR and reuses it on the next run.
  *
  * Writes N synthetic books (W words each from a vocabulary of 20,000 random
  * letter strings; groups of 5 share a base text with 2% of the words
@@ -318,6 +323,277 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 	return 0;
 }
 
+/* ---- --clone N: the similar list with N books in the index ----
+ *
+ * Indexing N real texts at N = 1,000,000 takes hours, so the N entries are
+ * stored through the index API from the records of the --n template books
+ * (fingerprinted once, in memory, as the indexer does: bookrec_fp_make()).
+ * Entry i is template i % T in "universe" i / T: universe 0 stores the
+ * templates as they are; every other universe relabels them so that they
+ * match only each other: the simhash is XORed with the universe's 128-bit
+ * mask (Hamming distances inside the universe kept, about 64 bits to any
+ * other universe), the text hash likewise, each min-hash band hash XORed
+ * with the universe's 64-bit mask, each pruning key with its 31-bit mask
+ * (the kind bit kept; the 31-bit keys of different universes do collide, as
+ * real keys do).  The stored records are the templates' own bytes.  So
+ * every book has the candidates of its template library plus chance key
+ * collisions, and the lookups run against an index of N books. */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int u32cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Anonymous resident memory (the LMDB map is file-backed) and its peak
+ * (VmHWM, map pages included), in MB. */
+static void rss(double *anon, double *hwm)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	*anon = *hwm = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "RssAnon:", 8))
+			*anon = atof(line + 8) / 1024;
+		else if (!strncmp(line, "VmHWM:", 6))
+			*hwm = atof(line + 6) / 1024;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Drops the index's pages from the page cache: flushed and closed first
+ * (pages mapped by a process stay), then reopened. */
+static int drop_pages(struct idx **ix, const char *ixdir, const struct idx_opts *o)
+{
+	char p[256];
+	int fd;
+
+	idx_close(*ix);
+	*ix = NULL;
+	snprintf(p, sizeof(p), "%s/data.mdb", ixdir);
+	fd = open(p, O_RDONLY);
+	if (fd < 0 || fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return -1;
+	close(fd);
+	return idx_open(ix, ixdir, o) ? -1 : 0;
+}
+
+/* The q similar lists of the books ids[]: times into t, entries counted. */
+static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q, double *t,
+		 size_t *nent)
+{
+	unsigned i;
+	double t0;
+
+	*nent = 0;
+	for (i = 0; i < q; i++) {
+		struct simlist *l = NULL;
+
+		t0 = now();
+		if (simlist_compute(ix, c, ids[i], NULL, NULL, &l))
+			return -1;
+		t[i] = now() - t0;
+		*nent += l->n;
+		simlist_free(l);
+	}
+	return 0;
+}
+
+#define BATCH 2000	/* books marked and stored per write transaction */
+
+static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
+		       const char *keep_dir)
+{
+	struct bookrec_fp *tf = calloc(nt, sizeof(*tf));
+	struct idx_opts o = { .map_size = 1ull << 33 };
+	char ixdir[128], path[256], *buf = malloc((size_t)words * 16 + 16), cmd[200];
+	const char **paths = calloc(BATCH, sizeof(*paths));
+	struct idx_stat *sts = calloc(BATCH, sizeof(*sts));
+	uint64_t *bid = calloc(BATCH, sizeof(*bid)), *qid = calloc(q, sizeof(*qid));
+	uint32_t *keys = malloc((size_t)BATCH * IDX_UQ_MAX * sizeof(*keys));
+	uint64_t *bands = malloc((size_t)BATCH * BOOKREC_MH_BANDS * sizeof(*bands));
+	struct idx_fp *fp = calloc(BATCH, sizeof(*fp));
+	double *t = calloc(q, sizeof(*t)), t0, tb, anon, hwm, uqs = 0, recs = 0;
+	char (*pbuf)[64] = calloc(BATCH, 64);
+	struct simcache *c = NULL;
+	struct idx *ix = NULL;
+	struct stat sb;
+	unsigned i, k, j, b;
+	size_t nent;
+
+	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pbuf)
+		return -1;
+	if (keep_dir)
+		snprintf(ixdir, sizeof(ixdir), "%s", keep_dir);
+	else
+		snprintf(ixdir, sizeof(ixdir), "/tmp/bench_views_clone.%d", (int)getpid());
+	t0 = now();
+	for (i = 0; i < nt; i++) {
+		struct book *bk = NULL;
+		size_t len = gen_book(buf, words, i);
+
+		snprintf(path, sizeof(path), "book%06u.txt", i);
+		if (book_load_buffer(buf, len, path, NULL, &bk, NULL) ||
+		    bookrec_fp_make(bk, &tf[i]))
+			return -1;
+		book_free(bk);
+		uqs += tf[i].fp.n_uq_keys;
+		recs += (double)tf[i].fp.rec_len;
+	}
+	printf("# %u template books of %u words fingerprinted in %.2f s: record %.0f bytes, %.0f pruning keys on average\n",
+	       nt, words, now() - t0, recs / nt, uqs / nt);
+	if (stat(ixdir, &sb) == 0) {
+		struct idx_counts cn;
+
+		if (idx_open(&ix, ixdir, &o) || idx_counts(ix, &cn))
+			return -1;
+		printf("# reusing the index in %s: %llu books\n", ixdir,
+		       (unsigned long long)cn.books);
+		goto query;
+	}
+	if (idx_open(&ix, ixdir, &o))
+		return -1;
+	t0 = now();
+	for (i = 0; i < nbooks; i += BATCH) {
+		unsigned m = nbooks - i < BATCH ? nbooks - i : BATCH;
+
+		for (k = 0; k < m; k++) {
+			snprintf(pbuf[k], 64, "u%04u/book%06u.txt", (i + k) / nt, (i + k) % nt);
+			paths[k] = pbuf[k];
+			sts[k] = (struct idx_stat){ .size = 1, .mtime_ns = 1, .ino = i + k + 1 };
+		}
+		if (idx_mark_queued(ix, paths, sts, m, bid))
+			return -1;
+		for (k = 0; k < m; k++) {
+			unsigned u = (i + k) / nt;
+			const struct bookrec_fp *r = &tf[(i + k) % nt];
+			uint64_t m1 = u ? mix64(u) : 0, m2 = u ? mix64(u + 0x1000000ull) : 0;
+			uint64_t *bd = bands + (size_t)k * BOOKREC_MH_BANDS;
+			uint32_t *ky = keys + (size_t)k * IDX_UQ_MAX;
+
+			fp[k] = r->fp;
+			for (j = 0; j < IDX_SH_BYTES; j++) {
+				fp[k].simhash[j] ^= (uint8_t)((j < 8 ? m1 : m2) >> (j % 8 * 8));
+				fp[k].text_hash[j] ^= (uint8_t)((j < 8 ? m2 : m1) >> (j % 8 * 8));
+			}
+			for (j = 0; j < fp[k].n_mh_bands; j++)
+				bd[j] = r->fp.mh_bands[j] ^ m1;
+			for (j = 0; j < fp[k].n_uq_keys; j++)
+				ky[j] = r->fp.uq_keys[j] ^ ((uint32_t)m2 & ~IDX_UQ_HI);
+			qsort(ky, fp[k].n_uq_keys, sizeof(*ky), u32cmp);
+			fp[k].mh_bands = bd;
+			fp[k].uq_keys = ky;
+		}
+		/* one transaction per BATCH books: a commit per book would
+		 * dominate the load */
+		for (k = 0; k < m; k += BATCH)
+			if (idx_put_many(ix, bid + k, sts + k, fp + k, m - k < BATCH ? m - k : BATCH))
+				return -1;
+		if ((i / BATCH) % 50 == 49)
+			fprintf(stderr, "%u books, %.0f s\n", i + m, now() - t0);
+	}
+	if (idx_sync(ix))
+		return -1;
+	tb = now() - t0;
+	snprintf(path, sizeof(path), "%s/data.mdb", ixdir);
+	stat(path, &sb);
+	rss(&anon, &hwm);
+	printf("index of %u books stored  %.1f s  %.0f books/s  data.mdb %.2f GB on disk (%.0f bytes per book)  RSS anon %.1f MB\n",
+	       nbooks, tb, nbooks / tb, (double)sb.st_blocks * 512 / 1e9,
+	       (double)sb.st_blocks * 512 / nbooks, anon);
+query:
+	if (drop_pages(&ix, ixdir, &o))
+		return -1;
+	for (i = 0; i < q; i++) {
+		struct idx_file f = { 0 };
+		uint32_t x = 4242u + i;
+
+		b = (lcg(&x) << 8 ^ lcg(&x)) % nbooks;
+		snprintf(path, sizeof(path), "u%04u/book%06u.txt", b / nt, b % nt);
+		t0 = now();
+		if (idx_get(ix, path, &f))
+			return -1;
+		t[i] = now() - t0;
+		qid[i] = f.id;
+		idx_file_release(&f);
+	}
+	printf("# %u queries over %u books\n", q, nbooks);
+	pct("baseline: one idx_get(), pages cold", t, q);
+	c = simcache_new(0);
+	if (!c || lists(ix, c, qid, q, t, &nent))
+		return -1;
+	pct("similar list, cold (pages, pair cache)", t, q);
+	printf("# %.1f entries per list on average\n", (double)nent / q);
+	simcache_free(c);
+	c = simcache_new(0);
+	if (!c || lists(ix, c, qid, q, t, &nent))
+		return -1;
+	pct("similar list, pages warm, pair cache empty", t, q);
+	if (lists(ix, c, qid, q, t, &nent))
+		return -1;
+	pct("similar list, warm (pair cache)", t, q);
+	/* the pruning-key lookup alone (simlist.c asks with at most 1000
+	 * postings per key and 2 shared keys), and the postings it reads */
+	for (i = 0, uqs = 0; i < q; i++) {
+		struct idx_uq_hit *h = NULL;
+		struct idx_uq_stats us;
+		size_t nh;
+
+		t0 = now();
+		if (idx_uq_candidates(ix, qid[i], 1000, 2, &h, &nh, &us))
+			return -1;
+		t[i] = now() - t0;
+		uqs += (double)us.postings;
+		free(h);
+	}
+	printf("# of which pruning-key candidates: %.0f postings read per list on average\n",
+	       uqs / q);
+	pct("  idx_uq_candidates() alone, warm", t, q);
+	for (i = 0; i < q; i++) {
+		struct idx_file f = { 0 };
+
+		snprintf(path, sizeof(path), "u%04u/book%06u.txt", 0u, i % nt);
+		t0 = now();
+		if (idx_get(ix, path, &f))
+			return -1;
+		t[i] = now() - t0;
+		idx_file_release(&f);
+	}
+	pct("baseline: one idx_get(), warm", t, q);
+	rss(&anon, &hwm);
+	printf("RSS after the queries: anon %.1f MB, peak with map pages %.1f MB\n", anon, hwm);
+	simcache_free(c);
+	idx_close(ix);
+	for (i = 0; i < nt; i++)
+		bookrec_fp_release(&tf[i]);
+	free(tf);
+	free(buf);
+	free(paths);
+	free(sts);
+	free(bid);
+	free(qid);
+	free(keys);
+	free(bands);
+	free(fp);
+	free(t);
+	free(pbuf);
+	if (keep_dir)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ixdir);
+	return system(cmd) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = 20000, q = 500, words = 1500, i;
@@ -331,6 +607,8 @@ int main(int argc, char **argv)
 	size_t nent = 0;
 	char *buf;
 	int fd, i_arg, ret, keep = 0;
+	unsigned clone = 0;
+	const char *clone_dir = NULL;
 
 	for (i_arg = 1; i_arg + 1 < argc; i_arg += 2) {
 		if (!strcmp(argv[i_arg], "--n"))
@@ -341,8 +619,19 @@ int main(int argc, char **argv)
 			words = (unsigned)atoi(argv[i_arg + 1]);
 		else if (!strcmp(argv[i_arg], "--keep"))
 			keep = atoi(argv[i_arg + 1]);
+		else if (!strcmp(argv[i_arg], "--clone"))
+			clone = (unsigned)atoi(argv[i_arg + 1]);
+		else if (!strcmp(argv[i_arg], "--index"))
+			clone_dir = argv[i_arg + 1];
 	}
 	make_vocab();
+	if (clone) {
+		if (!n || !q || clone < n) {
+			fprintf(stderr, "--clone N needs N >= --n > 0 and --queries > 0\n");
+			return 2;
+		}
+		return bench_clone(n, clone, q, words, clone_dir) ? 1 : 0;
+	}
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(ixdir, sizeof(ixdir), "%s.index", dir);

@@ -213,6 +213,11 @@ int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_s
  * IDX_INDEXED.  -ENOENT when id is no longer in the index (the file was
  * unlinked or replaced meanwhile: the work is simply dropped). */
 int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp);
+/* idx_put() of the n books ids[i] (stat sts[i], fingerprint fps[i]) in one
+ * write transaction: all or nothing (bulk loads, where a commit per book
+ * dominates).  -ENOENT when any id is unknown; else as idx_put(). */
+int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts,
+		 const struct idx_fp *fps, size_t n);
 /* Records that book id could not be indexed: state is IDX_FAILED or
  * IDX_NOT_BOOK, error (may be NULL; cut to IDX_ERR_MAX bytes) says why, any
  * previous fingerprint is removed.  -ENOENT as for idx_put(). */

@@ -1461,6 +1461,53 @@ int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct
 	return ret < 0 ? ret : 0;
 }
 
+struct put_many_arg {
+	size_t n;
+	const uint64_t *ids;
+	const struct idx_stat *sts;
+	const struct idx_fp *fps;
+	struct frec *f;
+};
+
+static int put_many_fn(struct wtx *w, void *arg)
+{
+	struct put_many_arg *m = arg;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < m->n; i++) {
+		struct put_arg a = { m->ids[i], &m->sts[i], &m->fps[i], IDX_INDEXED, NULL, m->f };
+
+		ret = put_fn(w, &a);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts,
+		 const struct idx_fp *fps, size_t n)
+{
+	struct put_many_arg m = { n, ids, sts, fps, NULL };
+	const struct idx_fp *fp;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		fp = &fps[i];
+		if (fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
+		    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
+		    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
+			return -EINVAL;
+	}
+	m.f = malloc(sizeof(*m.f));
+	if (!m.f)
+		return -ENOMEM;
+	ret = idx_write(ix, put_many_fn, &m);
+	free(m.f);
+	return ret < 0 ? ret : 0;
+}
+
 int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
 		   const char *error)
 {

@@ -905,6 +905,62 @@ static void test_growth_concurrent(void)
 	idx_close(ix);
 }
 
+/* idx_put_many(): the books of one call stored together, each as idx_put()
+ * would; an unknown id among them stores none of them. */
+static void test_put_many(void)
+{
+	const char *dir = new_dir();
+	const char *paths[3] = { "m0", "m1", "m2" };
+	struct idx_stat st[3] = { stat_of(1), stat_of(2), stat_of(3) };
+	uint64_t mh[2][4] = { { 1, 2, 3, 4 }, { 1, 2, 5, 6 } }, id[3], bad[2];
+	struct idx_fp fp[3];
+	struct idx_file f = { 0 };
+	struct idx_hit *h = NULL;
+	struct idx *ix = NULL;
+	size_t n = 0, i;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_mark_queued(ix, paths, st, 3, id) == 0);
+	memset(fp, 0, sizeof(fp));
+	for (i = 0; i < 3; i++) {
+		simgen_sh(&rng_state, fp[i].simhash);
+		simgen_sh(&rng_state, fp[i].text_hash);
+		fp[i].mh_bands = mh[i & 1];
+		fp[i].n_mh_bands = 4;
+		fp[i].rec_version = 3;
+		fp[i].rec = "rec";
+		fp[i].rec_len = 3;
+	}
+	simgen_flip(&rng_state, fp[0].simhash, fp[1].simhash, 5);
+	/* id[2] and an id that was never handed out: nothing stored */
+	bad[0] = id[2];
+	bad[1] = id[2] + 100;
+	CHECK_EQ_INT(idx_put_many(ix, bad, st, fp, 2), -ENOENT);
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	CHECK(!f.has_fp && f.state == IDX_QUEUED);
+	idx_file_release(&f);
+	fp[0].n_uq_keys = 1;	/* keys announced, none given */
+	CHECK_EQ_INT(idx_put_many(ix, id, st, fp, 3), -EINVAL);
+	fp[0].n_uq_keys = 0;
+	REQUIRE(idx_put_many(ix, id, st, fp, 3) == 0);
+	for (i = 0; i < 3; i++) {
+		REQUIRE(idx_get_id(ix, id[i], &f) == 0);
+		CHECK(f.has_fp && f.state == IDX_INDEXED);
+		CHECK(memcmp(f.simhash, fp[i].simhash, 16) == 0);
+		idx_file_release(&f);
+	}
+	REQUIRE(idx_near(ix, fp[0].simhash, 7, &h, &n) == 0);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2)
+		CHECK(h[0].id == id[0] && h[1].id == id[1] && h[1].dist == 5);
+	free(h);
+	REQUIRE(idx_mh_candidates(ix, mh[0], 4, 3, &h, &n) == 0);
+	CHECK_EQ_INT(n, 2);	/* books 0 and 2: all four bands */
+	free(h);
+	idx_close(ix);
+}
+
 int main(void)
 {
 	RUN(test_basic_persist);
@@ -918,6 +974,7 @@ int main(void)
 	RUN(test_schema_rebuild);
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);
+	RUN(test_put_many);
 	cleanup();
 	return CHECK_DONE();
 }
