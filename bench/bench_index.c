@@ -359,7 +359,7 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	idx_close(ix);
 	{
 		struct stat st;
-		char p[64];
+		char p[sizeof(dir) + 16];
 
 		snprintf(p, sizeof(p), "%s/data.mdb", dir);
 		if (stat(p, &st) == 0)
