@@ -59,6 +59,8 @@ struct fs {
 	struct fs_view views[FS_MAX_VIEWS];
 	const struct fs_xattr_ops *xops;
 	void *xops_arg;
+	pthread_mutex_t open_lock;
+	struct fs_vfile *open_entries;	/* open real-file entries, by path */
 };
 
 /* A view directory's listing, taken whole when the kernel reads from
@@ -101,11 +103,51 @@ struct fs_vfile {
 	int fd;
 	uint64_t fh;
 	struct stat st;
+	/* real-file entries: listed in fs->open_entries under their FUSE
+	 * path, so an fstat() (a GETATTR without a handle) finds them once
+	 * the entry is gone */
+	struct fs_vfile *next;
+	char *path;
 };
 
 static struct fs_vfile *fs_vfile_of(const struct fuse_file_info *fi)
 {
 	return (struct fs_vfile *)(uintptr_t)fi->fh;
+}
+
+/* The attributes of an open real-file entry: those of the entry at open,
+ * with the size and times the book has now. */
+static int fs_vfile_stat(const struct fs_vfile *vf, struct stat *st)
+{
+	struct stat cur;
+
+	if (fstat(vf->fd, &cur) < 0)
+		return -errno;
+	*st = vf->st;
+	st->st_size = cur.st_size;
+	st->st_blocks = cur.st_blocks;
+	st->st_mtim = cur.st_mtim;
+	st->st_ctim = cur.st_ctim;
+	st->st_atim = cur.st_atim;
+	return 0;
+}
+
+/* The entry at path when one is open: the kernel asks for an open file's
+ * attributes by path (fstat() sends no handle), after its book may be gone. */
+static int fs_open_entry_stat(struct fs *fs, const char *path, struct stat *st)
+{
+	struct fs_vfile *vf;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (vf = fs->open_entries; vf; vf = vf->next) {
+		if (strcmp(vf->path, path) == 0) {
+			ret = fs_vfile_stat(vf, st);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return ret;
 }
 
 static struct fs *fs_cur(void)
@@ -123,6 +165,7 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
 	pthread_mutex_init(&fs->listed_lock, NULL);
+	pthread_mutex_init(&fs->open_lock, NULL);
 	*out = fs;
 	return 0;
 }
@@ -132,6 +175,7 @@ void fs_free(struct fs *fs)
 	if (!fs)
 		return;
 	pthread_mutex_destroy(&fs->listed_lock);
+	pthread_mutex_destroy(&fs->open_lock);
 	free(fs);
 }
 
@@ -261,23 +305,16 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	const struct fs_view *v;
 	struct fspath fp = FSPATH_INIT;
 	const char *rel;
-	struct stat cur;
 	int ret;
 
 	if ((v = fs_view_of(fs, path, &rel))) {
 		/* An open real-file entry stays what it was, even once gone. */
-		if (fi && fs_vfile_of(fi)->fd >= 0) {
-			if (fstat(fs_vfile_of(fi)->fd, &cur) < 0)
-				return -errno;
-			*st = fs_vfile_of(fi)->st;
-			st->st_size = cur.st_size;
-			st->st_blocks = cur.st_blocks;
-			st->st_mtim = cur.st_mtim;
-			st->st_ctim = cur.st_ctim;
-			st->st_atim = cur.st_atim;
-			return 0;
-		}
-		return v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
+		if (fi && fs_vfile_of(fi)->fd >= 0)
+			return fs_vfile_stat(fs_vfile_of(fi), st);
+		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
+		if (ret == -ENOENT)
+			ret = fs_open_entry_stat(fs, path, st);
+		return ret;
 	}
 	if (fi)
 		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
@@ -629,8 +666,8 @@ static int fs_open_source(struct fs *fs, const struct fs_view *v, const char *re
 	return ret;
 }
 
-static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *rel,
-			struct fuse_file_info *fi)
+static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpath,
+			const char *rel, struct fuse_file_info *fi)
 {
 	struct fs_vfile *vf;
 	char path[PATH_MAX];
@@ -646,8 +683,17 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *rel,
 	ret = v->ops->source ? v->ops->source(v->arg, rel, path + 1, sizeof(path) - 1) : -EINVAL;
 	if (!ret) {
 		ret = fs_open_source(fs, v, rel, path, vf);
-		if (!ret)
+		if (!ret && !(vf->path = strdup(fpath))) {
+			close(vf->fd);
+			ret = -ENOMEM;
+		}
+		if (!ret) {
 			fs_open_flags(fi);
+			pthread_mutex_lock(&fs->open_lock);
+			vf->next = fs->open_entries;
+			fs->open_entries = vf;
+			pthread_mutex_unlock(&fs->open_lock);
+		}
 	} else if (ret == -EINVAL) {
 		ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
 		vf->fh = fi->fh;
@@ -669,7 +715,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	int fd, ret;
 
 	if ((v = fs_view_of(fs, path, &rel)))
-		return fs_view_open(fs, v, rel, fi);
+		return fs_view_open(fs, v, path, rel, fi);
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
@@ -796,9 +842,18 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 		struct fuse_file_info own = *fi;
 
 		own.fh = vf->fh;
-		if (vf->fd >= 0)
+		if (vf->fd >= 0) {
+			struct fs_vfile **pp;
+
+			pthread_mutex_lock(&fs->open_lock);
+			for (pp = &fs->open_entries; *pp && *pp != vf; pp = &(*pp)->next)
+				;
+			if (*pp)
+				*pp = vf->next;
+			pthread_mutex_unlock(&fs->open_lock);
 			close(vf->fd);
-		else if (v->ops->release)
+			free(vf->path);
+		} else if (v->ops->release)
 			v->ops->release(v->arg, rel, &own);
 		free(vf);
 		return 0;

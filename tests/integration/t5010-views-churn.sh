@@ -55,7 +55,7 @@ while kill -0 "$churn" 2>/dev/null; do
 		# (a symlink cannot be atomic with its target): counted.
 		dangling=$((dangling + $(grep -c "no referent" "$T/rsync.err" || true)))
 		vanished=$((vanished + 1)) ;;
-	*) fail "rsync -aL exit $rc: $(head -n 5 "$T/rsync.err")" ;;
+	*) fail "rsync -aL exit $rc: $(grep -v "has vanished" "$T/rsync.err" | head -n 10) $(head -n 3 "$T/rsync.err")" ;;
 	esac
 	timeout 20 du -sL "$MNT/similar" >/dev/null 2>&1 || true
 	timeout 20 python3 - "$MNT" <<'PY' || fail "os.walk(followlinks=True) failed"
