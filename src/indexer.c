@@ -249,6 +249,48 @@ out:
 	return ret;
 }
 
+/* Called once path's entry exists (id): 1 when the file opened as sb has
+ * left path and the rename or unlink that took it was applied before the
+ * entry was made, which then stands for nothing and is removed.  A change
+ * applied later moves or removes the entry itself. */
+static int indexer_left(struct indexer *ixr, const char *path, const struct stat *sb,
+			uint64_t id)
+{
+	struct idx_file f = { 0 };
+	struct stat now;
+	int stale;
+
+	indexer_flush(ixr);
+	if (fstatat(ixr->rootfd, path, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_ino == sb->st_ino && now.st_dev == sb->st_dev)
+		return 0;
+	stale = idx_get(ixr->ix, path, &f) == 0 && f.id == id;
+	if (stale && idx_unlink(ixr->ix, path) > 0)
+		indexer_notify(ixr);
+	idx_file_release(&f);
+	return stale;
+}
+
+/* path is gone: its entry goes too if it never had a fingerprint (nothing
+ * to keep) and no pending rename or unlink still has to deal with it. */
+static int indexer_drop_unborn(struct indexer *ixr, const char *path)
+{
+	struct idx_file f = { 0 };
+	struct stat sb;
+	int ret = 0;
+
+	indexer_flush(ixr);
+	if (idx_get(ixr->ix, path, &f) == 0 && f.state == IDX_QUEUED && !f.has_fp &&
+	    fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		ret = idx_unlink(ixr->ix, path);
+		if (ret > 0)
+			indexer_notify(ixr);
+		ret = ret < 0 && ret != -ENOENT ? ret : 0;
+	}
+	idx_file_release(&f);
+	return ret;
+}
+
 int indexer_index_file(struct indexer *ixr, const char *path)
 {
 	struct idx_file f = { 0 };
@@ -275,9 +317,11 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		/* Gone: the unlink or the rename that took it is reported on
 		 * its own (by the mount, the watch or the scan), maybe a moment
 		 * after this job started.  Removing the entry here would lose
-		 * a book that was only renamed (its id, its exemptions). */
+		 * a book that was only renamed (its id, its exemptions), unless
+		 * it was never fingerprinted (a scan that listed the file just
+		 * before it went). */
 		if (ret == -ENOENT || ret == -ENOTDIR)
-			return 0;
+			return indexer_drop_unborn(ixr, path);
 		/* Not a regular file any more: not a book. */
 		ret = idx_unlink(ixr->ix, path);
 		if (ret > 0)
@@ -292,6 +336,8 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		goto out;
 	}
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
+	if (!ret && indexer_left(ixr, path, &sb, id))
+		goto out;
 	if (!ret)
 		ret = index_fd(ixr, path, fd, id, &st);
 	if (!ret)
