@@ -488,6 +488,7 @@ static int settle_gone(struct run *r)
 	struct scan *s = r->s;
 	struct moved **table = NULL, *m;
 	size_t tsize = 1, i;
+	struct stat sb;
 	int ret = 0;
 
 	if (!r->gone.n)
@@ -517,6 +518,11 @@ static int settle_gone(struct run *r)
 				prog_add(s, &s->prog.renamed, 1);
 				m->path[0] = '\0';	/* matched once */
 			}
+		} else if (fstatat(s->src_fd, g->path, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   S_ISREG(sb.st_mode)) {
+			/* There now: made after this run listed its folder (by
+			 * the mount or the watch, which keep it up to date). */
+			ret = 0;
 		} else {
 			ret = idx_unlink(s->ix, g->path);
 			if (ret > 0) {
