@@ -78,7 +78,7 @@ $(BUILD)/simbook: $(BUILD)/obj/simbook.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h tests/unit/simgen.h $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
