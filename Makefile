@@ -106,7 +106,7 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BIN)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB) | $(BUILD)/fuzz
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB) | $(BUILD)/fuzz
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
