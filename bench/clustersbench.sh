@@ -19,9 +19,9 @@ bench_init clustersbench "n:N w:WORDS" "$@"
 OUT=$W/out NAT=$W/native
 mkdir "$NAT"
 
-"$BUILD/bench/bench_views" --n "$N" --words "$WORDS" --queries 200 --keep 1 | tee "$OUT"
+# the library and index it keeps go into W with the rest
+TMPDIR=$W "$BUILD/bench/bench_views" --n "$N" --words "$WORDS" --queries 200 --keep 1 | tee "$OUT"
 read -r SRC IDX < <(sed -n 's/^# kept //p' "$OUT")
-BENCH_CLEAN+=("$SRC" "$IDX")
 [ -d "$SRC" ] && [ -d "$IDX" ] || { echo "clustersbench: bench_views kept nothing" >&2; exit 1; }
 bench_mount -o "index=$IDX,rescan=0,nowatch"
 bench_wait_idle

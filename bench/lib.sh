@@ -8,7 +8,7 @@
 #       goes to FSOPTS (simbookfs options), a bad option exits 2.  Then
 #       makes W, an empty folder under DIR (default $TMPDIR or /tmp), with
 #       SRC=$W/src and MNT=$W/mnt, and sets the EXIT trap that unmounts
-#       MNT, stops the daemon and removes W and the paths in BENCH_CLEAN.
+#       MNT, stops the daemon and removes W.
 #   bench_mount [simbookfs options]
 #       mounts SRC at MNT (daemon in the background, PID; its output in
 #       $W/fs.log, new for each mount); exits 1 if no mount within 10 s.
@@ -20,7 +20,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SIMBOOK_BUILD:-$top/build}
 FS=$BUILD/simbookfs
 DIR=${TMPDIR:-/tmp}
-FSOPTS=() BENCH_CLEAN=() PID= W= SRC= MNT=
+FSOPTS=() PID= W= SRC= MNT=
 
 bench_init() {
 	local name=$1 spec=$2 letters= o s var OPTIND=1 OPTARG
@@ -47,7 +47,7 @@ bench_cleanup() {
 	set +e
 	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$W" "${BENCH_CLEAN[@]}"
+	rm -rf "$W"
 }
 
 bench_mount() {

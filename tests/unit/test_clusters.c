@@ -13,58 +13,33 @@
 
 #include "band.h"
 #include "ixtest.h"
+#include "textgen.h"
 #include "simlist.h"
 
 #define NBASE 8		/* base texts */
 #define WORDS 1500	/* words per book */
 
-static uint32_t lcg(uint32_t *x)
-{
-	*x = *x * 1103515245u + 12345u;
-	return *x >> 8;
-}
-
 #define VOCAB 5000
-static char vocab[VOCAB][10];
-
-/* Random letter strings, so unrelated texts differ in their 4-grams as
- * real ones do (a small syllable vocabulary makes every book look alike). */
-static void make_vocab(void)
-{
-	uint32_t x = 4711;
-	unsigned i, k, len;
-
-	for (i = 0; i < VOCAB; i++) {
-		len = 3 + lcg(&x) % 7;
-		for (k = 0; k < len; k++)
-			vocab[i][k] = (char)('a' + lcg(&x) % 26);
-		vocab[i][len] = '\0';
-	}
-}
+static char vocab[VOCAB][TEXTGEN_WORD];
 
 /* The first words of base text base, one word in change_in replaced with
  * seed own's choice (0: none). */
 static char *gen(uint32_t base, unsigned words, uint32_t own, unsigned change_in)
 {
-	char *t = malloc((size_t)words * 11 + 2), *p = t;
-	unsigned w, v;
+	char *t = malloc((size_t)words * TEXTGEN_WORD + 2);
 
-	for (w = 0; w < words; w++) {
-		v = lcg(&base) % VOCAB;
-		if (change_in && lcg(&own) % change_in == 0)
-			v = lcg(&own) % VOCAB;
-		p += sprintf(p, "%s", vocab[v]);
-		*p++ = w % 100 == 99 ? '\n' : ' ';
-	}
-	*p++ = '\n';
-	*p = '\0';
+	if (t)
+		textgen_words(t, (const char (*)[TEXTGEN_WORD])vocab, VOCAB, base, own, change_in,
+			      words, 100);
 	return t;
 }
 
-/* Writes and frees a text from gen(). */
+/* Writes and frees a text from gen() (NULL: out of memory, the book is
+ * missing and the comparison fails). */
 static void put(const char *rel, char *text)
 {
-	ixtest_put(rel, text);
+	if (text)
+		ixtest_put(rel, text);
 	free(text);
 }
 
@@ -227,7 +202,7 @@ static void test_against_brute_force(void)
 	int fd, far = 0;
 
 	REQUIRE(ixtest_dirs() == 0);
-	make_vocab();
+	textgen_vocab(vocab, VOCAB, 4711);
 	/* per base: itself, variants with 1 word in 200, 60, 25 and 12
 	 * changed (near duplicates, some beyond 7 simhash bits), a volume
 	 * (containment: not a cluster member), and an unrelated book */
