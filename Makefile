@@ -78,13 +78,16 @@ $(BUILD)/simbook: $(BUILD)/obj/simbook.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h tests/unit/simgen.h $(LIB) | $(BUILD)/tests
-	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+# tests/common holds the headers the unit tests and the benchmarks share.
+COMMON_H := $(wildcard tests/common/*.h)
 
-$(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(COMMON_H) $(LIB) | $(BUILD)/tests
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/common $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h) $(COMMON_H) $(LIB) | $(BUILD)/bench
 	@$(if $(Q),echo "  BENCH   $@")
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/common $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/bench $(BUILD)/fuzz:
 	mkdir -p $@
@@ -106,7 +109,7 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BIN)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB) | $(BUILD)/fuzz
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB) | $(BUILD)/fuzz
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 

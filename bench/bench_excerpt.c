@@ -23,34 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "book.h"
 #include "bookrec.h"
 #include "idx.h"
 #include "mutate.h"
 #include "simlist.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static const double fracs[] = { 0.01, 0.02, 0.03, 0.05 };
 #define NFRAC (sizeof(fracs) / sizeof(fracs[0]))
@@ -83,7 +61,7 @@ static int put_all(struct side *s, struct book **bk, size_t n, int keys)
 	struct idx_stat st;
 	char path[32];
 	const char *p = path;
-	double t0, w0 = now();
+	double t0, w0 = bench_now();
 	size_t i;
 	int ret = 0;
 
@@ -94,18 +72,18 @@ static int put_all(struct side *s, struct book **bk, size_t n, int keys)
 		ret = idx_mark_queued(s->ix, &p, &st, 1, &s->ids[i]);
 		if (ret)
 			break;
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		ret = bookrec_fp_make(bk[i], &rf);
 		if (!ret && !keys)
 			rf.fp.n_uq_keys = 0;
 		if (!ret)
 			ret = idx_put(s->ix, s->ids[i], &st, &rf.fp);
-		s->put_cpu += cpu_now() - t0;
+		s->put_cpu += bench_cpu_now() - t0;
 		bookrec_fp_release(&rf);
 	}
 	if (!ret)
 		ret = idx_sync(s->ix);
-	s->put_wall = now() - w0;
+	s->put_wall = bench_now() - w0;
 	return ret;
 }
 
@@ -150,7 +128,7 @@ int main(int argc, char **argv)
 	mut_rng_seed(&r, seed);
 	/* books: large ones, others, then the excerpts of large book i at
 	 * nlarge + nothers + (i * NFRAC + f) * 2 + ocr */
-	t0 = cpu_now();
+	t0 = bench_cpu_now();
 	for (i = 0; i < nlarge + nothers && !ret; i++) {
 		sbuf_setlen(&t, 0);
 		ret = i < nlarge ? mut_synth(i % 4, seed * 1000 + i, words, &t)
@@ -179,7 +157,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	fp_cpu = cpu_now() - t0;
+	fp_cpu = bench_cpu_now() - t0;
 	if (ret) {
 		fprintf(stderr, "bench_excerpt: corpus: %s\n", strerror(-ret));
 		return 1;
@@ -188,11 +166,10 @@ int main(int argc, char **argv)
 		struct side *s = &sd[a];
 
 		s->name = a ? "after (with pruning keys)" : "before (whole-book sources)";
-		snprintf(s->dir, sizeof(s->dir), "/tmp/bench_excerpt.XXXXXX");
 		s->ids = calloc(nb, sizeof(*s->ids));
 		s->qt = calloc(nex, sizeof(*s->qt));
 		s->cache = simcache_new(0);
-		if (!s->ids || !s->qt || !s->cache || !mkdtemp(s->dir)) {
+		if (!s->ids || !s->qt || !s->cache || bench_mkdtemp(s->dir, sizeof(s->dir), "bench_excerpt")) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -205,10 +182,10 @@ int main(int argc, char **argv)
 			struct simlist *l = NULL;
 			size_t n = 0, hit = 0;
 
-			t0 = now();
+			t0 = bench_now();
 			ret = simlist_candidates(s->ix, s->ids[b], a ? SIMLIST_SRC_ALL :
 						 SIMLIST_SRC_ALL & ~SIMLIST_SRC_UNIQUE, &ids, &n);
-			s->qt[e] = now() - t0;
+			s->qt[e] = bench_now() - t0;
 			for (j = 0; j < n; j++)
 				hit |= ids[j] == s->ids[big];
 			s->ncand_total += n;
@@ -251,7 +228,7 @@ int main(int argc, char **argv)
 	printf("\n| index | candidates per excerpt, mean | max | candidate query p50 | p99 |\n"
 	       "|---|--:|--:|--:|--:|\n");
 	for (a = 0; a < 2; a++) {
-		qsort(sd[a].qt, nex, sizeof(double), dcmp);
+		qsort(sd[a].qt, nex, sizeof(double), bench_dcmp);
 		printf("| %s | %.1f | %zu | %.3f ms | %.3f ms |\n", sd[a].name,
 		       (double)sd[a].ncand_total / (double)nex, sd[a].ncand_max, 1e3 * sd[a].qt[nex / 2],
 		       1e3 * sd[a].qt[(nex * 99) / 100]);

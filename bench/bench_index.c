@@ -9,11 +9,12 @@
  * 2. Near-candidate queries on the same index: latency p50/p99 of idx_near(),
  *    and of idx_near() plus idx_get_id() per hit (what listing
  *    similar/<book>/ costs); clusters (connected components) of the whole set.
- * 3. No-change rescan of a tree of F files (created once under /tmp, or DIR),
- *    against a plain openat/fstatat walk of the same tree.
+ * 3. No-change rescan of a tree of F files (created once under $TMPDIR,
+ *    default /tmp, or DIR), against a plain openat/fstatat walk of it.
  * 4. Memory: anonymous RSS (the LMDB map is file-backed and reported apart).
- * --keep leaves the index in /tmp; --index DIR uses (and keeps) DIR, loading
- * it only when it does not already hold the N books of this seed.
+ * --keep leaves the index in $TMPDIR (or /tmp); --index DIR uses (and
+ * keeps) DIR, loading it only when it does not already hold the N books of
+ * this seed.
  * Everything is deterministic (fixed seed); times are wall clock.
  */
 #include <dirent.h>
@@ -28,36 +29,16 @@
 #include <unistd.h>
 
 #include "band.h"
+#include "benchutil.h"
 #include "idx.h"
 #include "scan.h"
+#include "simgen.h"
 
 static uint64_t rng_state = 0x5eed;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* CPU time of this process: the machine is shared, so wall time alone
- * overstates what a step costs when other work competes for the cores. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return simgen_next(&rng_state);
 }
 
 static void rss(const char *when)
@@ -78,35 +59,16 @@ static void rss(const char *when)
 	       when, anon / 1024.0, file / 1024.0, hwm / 1024.0);
 }
 
-static void flip_bits(const uint8_t a[16], uint8_t b[16], uint32_t k)
-{
-	uint8_t used[128] = { 0 };
-	uint32_t done = 0;
-
-	memcpy(b, a, 16);
-	while (done < k) {
-		uint32_t bit = (uint32_t)(rnd() % 128);
-
-		if (used[bit])
-			continue;
-		used[bit] = 1;
-		b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
-		done++;
-	}
-}
-
 /* 30% of the hashes are near copies (0..11 bits) of an earlier one. */
 static void make_hashes(uint8_t (*sh)[16], size_t n)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (i > 10 && rnd() % 10 < 3) {
-			flip_bits(sh[rnd() % i], sh[i], (uint32_t)(rnd() % 12));
-		} else {
-			for (k = 0; k < 16; k++)
-				sh[i][k] = (uint8_t)rnd();
-		}
+		if (i > 10 && rnd() % 10 < 3)
+			simgen_flip(&rng_state, sh[rnd() % i], sh[i], (uint32_t)(rnd() % 12));
+		else
+			simgen_sh(&rng_state, sh[i]);
 	}
 }
 
@@ -135,13 +97,6 @@ static size_t brute_pairs(uint8_t (*sh)[16], size_t n, size_t rows, uint32_t d)
 	free(hi);
 	free(lo);
 	return cnt;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int load_index(struct idx *ix, uint8_t (*sh)[16], size_t n)
@@ -200,7 +155,7 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	struct band_layout bl;
 	struct idx_groups g;
 	struct idx *ix = NULL;
-	char dir[256] = "/tmp/bench_index.XXXXXX", cmd[300];
+	char dir[256], cmd[300];
 	size_t nbp = 0, nip = 0, nh, i, j, want = 0, hits_total = 0, biggest = 0;
 	double t0, c0, t_mem, c_mem, t_idx, t_brute = 0, t_load, *lat = NULL, *lat2 = NULL;
 	int ret;
@@ -210,17 +165,17 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		snprintf(dir, sizeof(dir), "%s", reuse);
 		keep = 1;
 	}
-	if (!sh || (!reuse && !mkdtemp(dir))) {
+	if (!sh || (!reuse && bench_mkdtemp(dir, sizeof(dir), "bench_index"))) {
 		fprintf(stderr, "bench: setup failed\n");
 		exit(1);
 	}
 	make_hashes(sh, n);
 	band_layout_init(&bl, 7);
-	t0 = now();
-	c0 = cpu_now();
+	t0 = bench_now();
+	c0 = bench_cpu_now();
 	ret = band_pairs(&bl, (const uint8_t (*)[16])sh, n, 7, &bp, &nbp);
-	t_mem = now() - t0;
-	c_mem = cpu_now() - c0;
+	t_mem = bench_now() - t0;
+	c_mem = bench_cpu_now() - c0;
 	if (ret) {
 		fprintf(stderr, "band_pairs: %s\n", strerror(-ret));
 		exit(1);
@@ -229,11 +184,11 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 	if (brute) {
 		double c_brute;
 
-		t0 = now();
-		c0 = cpu_now();
+		t0 = bench_now();
+		c0 = bench_cpu_now();
 		want = brute_pairs(sh, n, n, 7);
-		t_brute = now() - t0;
-		c_brute = cpu_now() - c0;
+		t_brute = bench_now() - t0;
+		c_brute = bench_cpu_now() - c0;
 		printf("  brute force (baseline)        %9.3f s  (cpu %.3f s; %zu pairs)  "
 		       "speed-up x%.0f (cpu), recall %s\n",
 		       t_brute, c_brute, want, c_brute / c_mem,
@@ -244,9 +199,9 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		size_t rows = n < 1000 ? n : 1000, cnt = 0;
 		double est;
 
-		c0 = cpu_now();
+		c0 = bench_cpu_now();
 		cnt = brute_pairs(sh, n, rows, 7);
-		est = (cpu_now() - c0) * ((double)n * (n - 1) / 2) /
+		est = (bench_cpu_now() - c0) * ((double)n * (n - 1) / 2) /
 		      ((double)rows * n - rows * (rows + 1) / 2.0);
 		printf("  brute force (cpu, estimated from %zu rows) %6.1f s  speed-up x%.0f (cpu)  "
 		       "(%zu pairs in the sample)\n",
@@ -265,9 +220,9 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		if (idx_counts(ix, &c) == 0 && c.books == n) {
 			printf("  index reused from %s\n", dir);
 		} else {
-			t0 = now();
+			t0 = bench_now();
 			ret = load_index(ix, sh, n);
-			t_load = now() - t0;
+			t_load = bench_now() - t0;
 			if (ret) {
 				fprintf(stderr, "load: %s\n", strerror(-ret));
 				exit(1);
@@ -277,27 +232,27 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		}
 	}
 	rss("after load");
-	t0 = now();
-	c0 = cpu_now();
+	t0 = bench_now();
+	c0 = bench_cpu_now();
 	ret = idx_near_pairs(ix, 7, &ip, &nip);
-	t_idx = now() - t0;
+	t_idx = bench_now() - t0;
 	if (ret) {
 		fprintf(stderr, "idx_near_pairs: %s\n", strerror(-ret));
 		exit(1);
 	}
 	printf("  near pairs through the index  %9.3f s  (cpu %.3f s; %zu pairs%s)\n", t_idx,
-	       cpu_now() - c0, nip,
+	       bench_cpu_now() - c0, nip,
 	       brute ? (nip == want ? ", == brute force" : ", MISMATCH with brute force") : "");
 	free(ip);
-	t0 = now();
-	c0 = cpu_now();
+	t0 = bench_now();
+	c0 = bench_cpu_now();
 	ret = idx_clusters(ix, 7, &g);
 	if (ret == 0) {
 		for (i = 0; i < g.ngroups; i++)
 			if (g.start[i + 1] - g.start[i] > biggest)
 				biggest = g.start[i + 1] - g.start[i];
 		printf("  clusters (on demand)          %9.3f s  (cpu %.3f s; %zu groups, largest %zu)\n",
-		       now() - t0, cpu_now() - c0, g.ngroups, biggest);
+		       bench_now() - t0, bench_cpu_now() - c0, g.ngroups, biggest);
 		idx_groups_release(&g);
 	}
 
@@ -309,10 +264,10 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		uint8_t q[16];
 		double t1;
 
-		flip_bits(sh[rnd() % n], q, (uint32_t)(rnd() % 4));
-		t0 = now();
+		simgen_flip(&rng_state, sh[rnd() % n], q, (uint32_t)(rnd() % 4));
+		t0 = bench_now();
 		ret = idx_near(ix, q, 7, &h, &nh);
-		t1 = now();
+		t1 = bench_now();
 		if (ret)
 			exit(1);
 		hits_total += nh;
@@ -323,7 +278,7 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 				idx_file_release(&f);
 		}
 		lat[i] = (t1 - t0) * 1e6;
-		lat2[i] = (now() - t0) * 1e6;
+		lat2[i] = (bench_now() - t0) * 1e6;
 		free(h);
 	}
 	{
@@ -336,19 +291,19 @@ static void bench_pairs_and_queries(size_t n, size_t nq, int brute, int keep, co
 		for (i = 0; i < nlin; i++) {
 			uint8_t q[16];
 
-			flip_bits(sh[rnd() % n], q, (uint32_t)(rnd() % 4));
-			t0 = now();
+			simgen_flip(&rng_state, sh[rnd() % n], q, (uint32_t)(rnd() % 4));
+			t0 = bench_now();
 			for (j = 0; j < n; j++)
 				found += band_distance(q, sh[j]) <= 7;
-			ll[i] = (now() - t0) * 1e6;
+			ll[i] = (bench_now() - t0) * 1e6;
 		}
-		qsort(ll, nlin, sizeof(*ll), dbl_cmp);
+		qsort(ll, nlin, sizeof(*ll), bench_dcmp);
 		printf("  linear scan in memory (baseline, %zu queries) p50 %9.1f us (%.1f hits/query)\n",
 		       nlin, ll[nlin / 2], (double)found / nlin);
 		free(ll);
 	}
-	qsort(lat, nq, sizeof(*lat), dbl_cmp);
-	qsort(lat2, nq, sizeof(*lat2), dbl_cmp);
+	qsort(lat, nq, sizeof(*lat), bench_dcmp);
+	qsort(lat2, nq, sizeof(*lat2), bench_dcmp);
 	printf("  idx_near query   (%zu queries) p50 %7.1f us  p99 %7.1f us  (%.1f hits/query)\n", nq,
 	       lat[nq / 2], lat[nq * 99 / 100], (double)hits_total / nq);
 	printf("  + idx_get_id per hit           p50 %7.1f us  p99 %7.1f us\n", lat2[nq / 2],
@@ -448,13 +403,16 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	int ret, fd;
 
 	printf("== rescan of %zu files\n", nfiles);
-	snprintf(root, sizeof(root), "%s", tree ? tree : "/tmp/bench_index_tree");
+	if (tree)
+		snprintf(root, sizeof(root), "%s", tree);
+	else if (bench_tmppath(root, sizeof(root), "bench_index_tree"))
+		exit(1);
 	snprintf(marker, sizeof(marker), "%s.complete-%zu", root, nfiles);
 	if (access(marker, F_OK) != 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'.complete-*", root, root);
 		if (system(cmd) != 0)
 			exit(1);
-		t0 = now();
+		t0 = bench_now();
 		ret = make_tree(root, nfiles);
 		if (ret) {
 			fprintf(stderr, "tree: %s\n", strerror(-ret));
@@ -463,7 +421,7 @@ static void bench_rescan(size_t nfiles, const char *tree)
 		fd = open(marker, O_WRONLY | O_CREAT, 0644);
 		if (fd >= 0)
 			close(fd);
-		printf("  created the tree in %.1f s (kept in %s for the next run)\n", now() - t0, root);
+		printf("  created the tree in %.1f s (kept in %s for the next run)\n", bench_now() - t0, root);
 	}
 	snprintf(idxdir, sizeof(idxdir), "%s/.simbookfs-bench-index", root);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", idxdir);
@@ -478,9 +436,9 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	o.skip_dir = idxdir;
 	if (scan_new(&s, &o))
 		exit(1);
-	t0 = now();
+	t0 = bench_now();
 	ret = scan_run(s);
-	t_first = now() - t0;
+	t_first = bench_now() - t0;
 	{
 		double la[1];
 
@@ -514,15 +472,15 @@ static void bench_rescan(size_t nfiles, const char *tree)
 	for (int k = 0; k < 3; k++) {
 		double t;
 
-		t0 = now();
+		t0 = bench_now();
 		fd = open(root, O_RDONLY | O_DIRECTORY);
 		nplain = plain_walk(fd);
-		t = now() - t0;
+		t = bench_now() - t0;
 		if (t < t_plain)
 			t_plain = t;
-		t0 = now();
+		t0 = bench_now();
 		ret = scan_run(s);
-		t = now() - t0;
+		t = bench_now() - t0;
 		if (t < t_again)
 			t_again = t;
 		if (ret)

@@ -4,8 +4,8 @@
  *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
  *   build/bench/bench_views --clone M [--n N] [--queries Q] [--words W] [--index DIR]
  *
- * (--keep 1: leave the library and its index in /tmp and print their paths,
- * for bench/clustersbench.sh to mount.)
+ * (--keep 1: leave the library and its index in $TMPDIR (default /tmp) and
+ * print their paths, for bench/clustersbench.sh to mount.)
  *
  * --clone M: the similar list with M books in the index, built from the
  * records of N template books instead of M texts (see bench_clone());
@@ -41,59 +41,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "book.h"
 #include "bookrec.h"
 #include "indexer.h"
 #include "simlist.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint32_t lcg(uint32_t *x)
-{
-	*x = *x * 1103515245u + 12345u;
-	return *x >> 8;
-}
+#include "textgen.h"
 
 #define VOCAB 20000
-static char vocab[VOCAB][10];
-
-/* A fixed vocabulary of random letter strings (3..9 letters), so texts
- * differ in their character 4-grams as real ones do. */
-static void make_vocab(void)
-{
-	uint32_t x = 12345;
-	unsigned i, k, len;
-
-	for (i = 0; i < VOCAB; i++) {
-		len = 3 + lcg(&x) % 7;
-		for (k = 0; k < len; k++)
-			vocab[i][k] = (char)('a' + lcg(&x) % 26);
-		vocab[i][len] = '\0';
-	}
-}
+static char vocab[VOCAB][TEXTGEN_WORD];
 
 /* Book i: base i / 5, 2% of the words changed with book i's own seed. */
 static size_t gen_book(char *out, unsigned words, unsigned i)
 {
-	uint32_t base = 1000u + i / 5, own = 77u + i;
-	char *p = out;
-	unsigned w, v;
-
-	for (w = 0; w < words; w++) {
-		v = lcg(&base) % VOCAB;
-		if (lcg(&own) % 50 == 0)
-			v = lcg(&own) % VOCAB;
-		p += sprintf(p, "%s", vocab[v]);
-		*p++ = w % 120 == 119 ? '\n' : ' ';
-	}
-	*p++ = '\n';
-	return (size_t)(p - out);
+	return textgen_words(out, (const char (*)[TEXTGEN_WORD])vocab, VOCAB, 1000u + i / 5, 77u + i,
+			     50, words, 120);
 }
 
 static int u64cmp(const void *a, const void *b)
@@ -110,16 +72,9 @@ static size_t uf(size_t *p, size_t x)
 	return x;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void pct(const char *what, double *t, size_t n)
 {
-	qsort(t, n, sizeof(*t), dcmp);
+	qsort(t, n, sizeof(*t), bench_dcmp);
 	printf("%-44s p50 %8.3f ms  p99 %8.3f ms\n", what, t[n / 2] * 1e3,
 	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3);
 }
@@ -231,10 +186,10 @@ static int bench_clusters(struct idx *ix, unsigned n)
 	long ng, ng2;
 	size_t big = 0, i;
 
-	t0 = now();
+	t0 = bench_now();
 	if (simlist_clusters(ix, &g))
 		return -1;
-	t[0] = now() - t0;
+	t[0] = bench_now() - t0;
 	for (i = 0; i < g.ngroups; i++)
 		if (g.start[i + 1] - g.start[i] == 5)
 			big++;
@@ -242,34 +197,34 @@ static int bench_clusters(struct idx *ix, unsigned n)
 	       ms(t[0]), g.ngroups, big, n / 5);
 	idx_groups_release(&g);
 	for (i = 0; i < 5; i++) {
-		t0 = now();
+		t0 = bench_now();
 		if (simlist_clusters(ix, &g))
 			return -1;
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 		idx_groups_release(&g);
 	}
-	qsort(t, 5, sizeof(*t), dcmp);
+	qsort(t, 5, sizeof(*t), bench_dcmp);
 	printf("clusters/ groups (stored links), repeated   %8.3f ms  (median of 5)\n", ms(t[2]));
-	t0 = now();
+	t0 = bench_now();
 	ng = view_build(ix);
-	t[0] = now() - t0;
-	t0 = now();
+	t[0] = bench_now() - t0;
+	t0 = bench_now();
 	ng2 = view_build(ix);
-	t[1] = now() - t0;
+	t[1] = bench_now() - t0;
 	if (ng < 0 || ng2 != ng)
 		return -1;
 	printf("clusters/ view build (entries, titles)       %8.3f ms first, %.3f ms again\n",
 	       ms(t[0]), ms(t[1]));
-	t0 = now();
+	t0 = bench_now();
 	if (idx_clusters(ix, idx_max_d(ix), &g))
 		return -1;
-	t[0] = now() - t0;
+	t[0] = bench_now() - t0;
 	printf("baseline: idx_clusters() (simhash only)     %8.3f ms  %zu groups\n", ms(t[0]),
 	       g.ngroups);
 	idx_groups_release(&g);
-	t0 = now();
+	t0 = bench_now();
 	ng = old_recompute(ix);
-	t[0] = now() - t0;
+	t[0] = bench_now() - t0;
 	if (ng < 0)
 		return -1;
 	printf("baseline: former recomputation (cold)       %8.3f ms  %ld groups\n", ms(t[0]), ng);
@@ -294,15 +249,15 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		FILE *fp;
 		size_t len;
 
-		t0 = now();
+		t0 = bench_now();
 		if (simlist_cluster_update(ix, ids[i]))
 			return -1;
-		tu[i] = now() - t0;
+		tu[i] = bench_now() - t0;
 		if (idx_get_id(ix, ids[i], &f))
 			return -1;
 		snprintf(path, sizeof(path), "%s/%s", dir, f.path);
 		idx_file_release(&f);
-		t0 = now();
+		t0 = bench_now();
 		fp = fopen(path, "r");
 		if (!fp)
 			return -1;
@@ -312,7 +267,7 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		if (book_load_buffer(data, len, path, NULL, &b, NULL) || bookrec_encode(b, &rec))
 			return -1;
 		book_free(b);
-		tf[i] = now() - t0;
+		tf[i] = bench_now() - t0;
 	}
 	pct("links of one indexed book (cluster update)", tu, q);
 	pct("baseline: fingerprinting one book", tf, q);
@@ -400,10 +355,10 @@ static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsign
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
-		t0 = now();
+		t0 = bench_now();
 		if (simlist_compute(ix, c, ids[i], NULL, NULL, &l))
 			return -1;
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 		*nent += l->n;
 		simlist_free(l);
 	}
@@ -434,11 +389,16 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 
 	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pbuf)
 		return -1;
-	if (keep_dir)
+	if (keep_dir) {
 		snprintf(ixdir, sizeof(ixdir), "%s", keep_dir);
-	else
-		snprintf(ixdir, sizeof(ixdir), "/tmp/bench_views_clone.%d", (int)getpid());
-	t0 = now();
+	} else {
+		char name[40];
+
+		snprintf(name, sizeof(name), "bench_views_clone.%d", (int)getpid());
+		if (bench_tmppath(ixdir, sizeof(ixdir), name))
+			return -1;
+	}
+	t0 = bench_now();
 	for (i = 0; i < nt; i++) {
 		struct book *bk = NULL;
 		size_t len = gen_book(buf, words, i);
@@ -452,7 +412,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 		recs += (double)tf[i].fp.rec_len;
 	}
 	printf("# %u template books of %u words fingerprinted in %.2f s: record %.0f bytes, %.0f pruning keys on average\n",
-	       nt, words, now() - t0, recs / nt, uqs / nt);
+	       nt, words, bench_now() - t0, recs / nt, uqs / nt);
 	if (stat(ixdir, &sb) == 0) {
 		struct idx_counts cn;
 
@@ -464,7 +424,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	}
 	if (idx_open(&ix, ixdir, &o))
 		return -1;
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < nbooks; i += BATCH) {
 		unsigned m = nbooks - i < BATCH ? nbooks - i : BATCH;
 
@@ -501,11 +461,11 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 			if (idx_put_many(ix, bid + k, sts + k, fp + k, m - k < BATCH ? m - k : BATCH))
 				return -1;
 		if ((i / BATCH) % 50 == 49)
-			fprintf(stderr, "%u books, %.0f s\n", i + m, now() - t0);
+			fprintf(stderr, "%u books, %.0f s\n", i + m, bench_now() - t0);
 	}
 	if (idx_sync(ix))
 		return -1;
-	tb = now() - t0;
+	tb = bench_now() - t0;
 	snprintf(path, sizeof(path), "%s/data.mdb", ixdir);
 	stat(path, &sb);
 	rss(&anon, &hwm);
@@ -519,12 +479,12 @@ query:
 		struct idx_file f = { 0 };
 		uint32_t x = 4242u + i;
 
-		b = (lcg(&x) << 8 ^ lcg(&x)) % nbooks;
+		b = (textgen_lcg(&x) << 8 ^ textgen_lcg(&x)) % nbooks;
 		snprintf(path, sizeof(path), "u%04u/book%06u.txt", b / nt, b % nt);
-		t0 = now();
+		t0 = bench_now();
 		if (idx_get(ix, path, &f))
 			return -1;
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 		qid[i] = f.id;
 		idx_file_release(&f);
 	}
@@ -550,10 +510,10 @@ query:
 		struct idx_uq_stats us;
 		size_t nh;
 
-		t0 = now();
+		t0 = bench_now();
 		if (idx_uq_candidates(ix, qid[i], 1000, 2, &h, &nh, &us))
 			return -1;
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 		uqs += (double)us.postings;
 		free(h);
 	}
@@ -564,10 +524,10 @@ query:
 		struct idx_file f = { 0 };
 
 		snprintf(path, sizeof(path), "u%04u/book%06u.txt", 0u, i % nt);
-		t0 = now();
+		t0 = bench_now();
 		if (idx_get(ix, path, &f))
 			return -1;
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 		idx_file_release(&f);
 	}
 	pct("baseline: one idx_get(), warm", t, q);
@@ -597,7 +557,7 @@ query:
 int main(int argc, char **argv)
 {
 	unsigned n = 20000, q = 500, words = 1500, i;
-	char dir[] = "/tmp/bench_views.XXXXXX", ixdir[64], path[128], cmd[160];
+	char dir[128], ixdir[136], path[256], cmd[300];
 	struct indexer_opts o = { 0 };
 	struct indexer *ixr = NULL;
 	struct simcache *c = NULL;
@@ -624,7 +584,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i_arg], "--index"))
 			clone_dir = argv[i_arg + 1];
 	}
-	make_vocab();
+	textgen_vocab(vocab, VOCAB, 12345);
 	if (clone) {
 		if (!n || !q || clone < n) {
 			fprintf(stderr, "--clone N needs N >= --n > 0 and --queries > 0\n");
@@ -632,7 +592,7 @@ int main(int argc, char **argv)
 		}
 		return bench_clone(n, clone, q, words, clone_dir) ? 1 : 0;
 	}
-	if (!mkdtemp(dir))
+	if (bench_mkdtemp(dir, sizeof(dir), "bench_views"))
 		return 1;
 	snprintf(ixdir, sizeof(ixdir), "%s.index", dir);
 	buf = malloc((size_t)words * 16 + 16);
@@ -660,11 +620,11 @@ int main(int argc, char **argv)
 	o.index_dir = ixdir;
 	o.no_watch = 1;
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	t0 = now();
+	t0 = bench_now();
 	if (fd < 0 || indexer_new(&ixr, fd, &o) || indexer_start(ixr) ||
 	    indexer_wait_idle(ixr, -1))
 		return 1;
-	t1 = now();
+	t1 = bench_now();
 	indexer_status(ixr, &st);
 	printf("index (scan + fingerprint, %s threads)  %.2f s  %.0f books/s  %.1f MB/s  (%llu books)\n",
 	       "CPU", t1 - t0, n / (t1 - t0), bytes / 1e6 / (t1 - t0), (unsigned long long)st.books);
@@ -674,33 +634,33 @@ int main(int argc, char **argv)
 		struct idx_file f = { 0 };
 		uint32_t x = 4242u + i;
 
-		unsigned b = lcg(&x) % n;
+		unsigned b = textgen_lcg(&x) % n;
 
 		snprintf(path, sizeof(path), "d%03u/book%06u.txt", b / 1000, b);
-		t0 = now();
+		t0 = bench_now();
 		if (idx_get(indexer_idx(ixr), path, &f))
 			return 1;
-		tg[i] = now() - t0;
+		tg[i] = bench_now() - t0;
 		ids[i] = f.id;
 		idx_file_release(&f);
 	}
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
-		t0 = now();
+		t0 = bench_now();
 		if (simlist_compute(indexer_idx(ixr), c, ids[i], NULL, NULL, &l))
 			return 1;
-		tc[i] = now() - t0;
+		tc[i] = bench_now() - t0;
 		nent += l->n;
 		simlist_free(l);
 	}
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
-		t0 = now();
+		t0 = bench_now();
 		if (simlist_compute(indexer_idx(ixr), c, ids[i], NULL, NULL, &l))
 			return 1;
-		tw[i] = now() - t0;
+		tw[i] = bench_now() - t0;
 		simlist_free(l);
 	}
 	printf("# %u queries, %.1f entries per list on average\n", q, (double)nent / q);

@@ -18,25 +18,10 @@
 #                  a second mount with -d (debug output is slow: not timed).
 # Not a test; prints numbers.  Needs python3.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-N=200 ROUNDS=11 DIR=${TMPDIR:-/tmp}
-while getopts "n:r:d:" o; do
-	case $o in n) N=$OPTARG;; r) ROUNDS=$OPTARG;; d) DIR=$OPTARG;; *) exit 2;; esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = "--" ] && shift
-FS=${SIMBOOK_BUILD:-$top/build}/simbookfs
-W=$(mktemp -d "$DIR/simbookfs-fmbench.XXXXXX")
-SRC=$W/src MNT=$W/mnt PID=
-mkdir -p "$SRC" "$MNT" "$W/native"
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib.sh"
+N=200 ROUNDS=11
+bench_init fmbench "n:N r:ROUNDS d:DIR" "$@"
+mkdir -p "$W/native"
 
 python3 "$top/tests/integration/genlib.py" "$SRC" --variants $((N - 2)) >/dev/null
 BOOKDIR=similar/a/base1.txt
@@ -55,20 +40,6 @@ PY
 client() { python3 "$W/client.py" "$@"; }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-wait_idle() {
-	while ! grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null; do sleep 0.05; done
-}
-mount_it() {
-	"$FS" "$SRC" "$MNT" -f -o rescan=0 "$@" >"$W/fs.log" 2>&1 &
-	PID=$!
-	for _ in $(seq 200); do grep -q " $MNT fuse" /proc/mounts && return; sleep 0.05; done
-	echo "mount failed: $(cat "$W/fs.log")" >&2; exit 1
-}
-unmount_it() {
-	fusermount3 -u "$MNT"
-	wait "$PID" || true
-	PID=
-}
 # A change elsewhere in the library: one more unrelated book.
 change() { # n
 	python3 - "$SRC/other-$1.txt" "$1" <<'PY'
@@ -101,13 +72,13 @@ settle() {
 		[ $((b - a)) -lt 1000000 ] && return
 	done
 }
-mount_it "$@"
-wait_idle
+bench_mount -o rescan=0 "${FSOPTS[@]}"
+bench_wait_idle
 settle
 read -r cold n < <(client "$MNT/$BOOKDIR" 1)
 for r in $(seq 1 "$ROUNDS"); do
 	change "$r"
-	wait_idle
+	bench_wait_idle
 	settle	# and the views' thread invalidates ~5 ms after the change
 	client "$MNT/$BOOKDIR" 1 >>"$W/chg"
 done
@@ -116,26 +87,26 @@ say_ms "listing, cold (first after mount)" "$cold" "$n"
 say_ms "listing, first after an index change (median)" "$(median <"$W/chg")" "$n"
 say_ms "listing, warm (median of $ROUNDS)" "$warm" "$n"
 say_ms "baseline: native folder of symlinks, warm" "$nat" "$n"
-unmount_it
+bench_umount
 rm -f "$SRC"/other-*.txt
 
 # FUSE requests: the same three listings on a -d mount, between markers
 # (lookups of names that do not exist; the request line comes before the
 # path line in -d output).
-mount_it -d "$@"
-wait_idle
+bench_mount -o rescan=0 -d "${FSOPTS[@]}"
+bench_wait_idle
 stat "$MNT/.mark-cold" >/dev/null 2>&1 || true
 client "$MNT/$BOOKDIR" 1 >/dev/null
 stat "$MNT/.mark-change" >/dev/null 2>&1 || true
 change 2
-wait_idle
+bench_wait_idle
 sleep 0.1
 stat "$MNT/.mark-changed" >/dev/null 2>&1 || true
 client "$MNT/$BOOKDIR" 1 >/dev/null
 stat "$MNT/.mark-warm" >/dev/null 2>&1 || true
 client "$MNT/$BOOKDIR" 1 >/dev/null
 stat "$MNT/.mark-end" >/dev/null 2>&1 || true
-unmount_it
+bench_umount
 awk -v n="$n" '
 	/LOOKUP \/\.mark-cold/ { ph = "cold" ; next }
 	/LOOKUP \/\.mark-change$/ { ph = "" ; next }

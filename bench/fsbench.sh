@@ -14,36 +14,11 @@
 # printed).  Uses DIR (default: a temp dir under $TMPDIR or /tmp) for
 # about SIZE MiB.  Run as root for the read-ahead setting.  Not a test.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-SIZE=1024 FILES=10000 DIR=${TMPDIR:-/tmp}
-while getopts "s:n:d:" o; do
-	case $o in s) SIZE=$OPTARG;; n) FILES=$OPTARG;; d) DIR=$OPTARG;; *) exit 2;; esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = "--" ] && shift
-FSOPTS=("$@")
-BUILD=${SIMBOOK_BUILD:-$top/build}
-FS=$BUILD/simbookfs FSB=$BUILD/bench/fsbench
-[ -x "$FS" ] && [ -x "$FSB" ] || { echo "fsbench: run 'make bench' first" >&2; exit 1; }
-W=$(mktemp -d "$DIR/simbookfs-bench.XXXXXX")
-SRC=$W/src MNT=$W/mnt PID=
-mkdir -p "$SRC" "$MNT"
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-mount_fs() {
-	"$FS" "$SRC" "$MNT" -f "${FSOPTS[@]}" 2>>"$W/fs.log" &
-	PID=$!
-	for _ in $(seq 200); do grep -q " $MNT fuse" /proc/mounts && return 0; sleep 0.05; done
-	echo "fsbench: mount failed: $(cat "$W/fs.log")" >&2; exit 1
-}
-umount_fs() { fusermount3 -u "$MNT"; wait "$PID" || true; PID=; }
+. "$(dirname "$0")/lib.sh"
+SIZE=1024 FILES=10000
+bench_init fsbench "s:SIZE n:FILES d:DIR" "$@"
+FSB=$BUILD/bench/fsbench
+[ -x "$FSB" ] || { echo "fsbench: run 'make bench' first" >&2; exit 1; }
 secs() { # cmd...: wall seconds
 	local t0=$EPOCHREALTIME
 	"$@" >/dev/null
@@ -67,10 +42,10 @@ mkdir "$SRC/many"
 n=() f=() r=()
 for _ in 1 2 3; do
 	n+=("$(secs rd "$SRC/big")")
-	mount_fs
+	bench_mount "${FSOPTS[@]}"
 	f+=("$(secs rd "$MNT/big")")
 	r+=("$(secs rd "$MNT/big")")
-	umount_fs
+	bench_umount
 done
 nat_read=$(best "${n[@]}")
 printf '%-14s %10s %10s %7s   %s\n' test native mount ratio target
@@ -78,7 +53,7 @@ row "read first" "$nat_read" "$(best "${f[@]}")" "<= 4 (hp 6.2)"
 row "re-read" "$nat_read" "$(best "${r[@]}")" "<= 1.2 (hp 1.34)"
 
 n=() m=()
-mount_fs
+bench_mount "${FSOPTS[@]}"
 for _ in 1 2 3; do
 	n+=("$(secs wr "$SRC/big")")
 	m+=("$(secs wr "$MNT/big")")
@@ -100,16 +75,16 @@ done
 row "create" "$(best "${nc[@]}")" "$(best "${mc[@]}")" "<= 8 (hp 9.4)"
 row "stat (cached)" "$(best "${ns[@]}")" "$(best "${ms[@]}")" "<= 2 (hp 6.6)"
 row "unlink" "$(best "${nu[@]}")" "$(best "${mu[@]}")" "<= 5.1 (hp)"
-umount_fs
+bench_umount
 
 n=() c=() w=()
 for _ in 1 2 3; do
 	ls -l "$SRC/many" >/dev/null
 	n+=("$(secs ls -l "$SRC/many")")
-	mount_fs
+	bench_mount "${FSOPTS[@]}"
 	c+=("$(secs ls -l "$MNT/many")")
 	w+=("$(secs ls -l "$MNT/many")")
-	umount_fs
+	bench_umount
 done
 row "ls -l cold" "$(best "${n[@]}")" "$(best "${c[@]}")" "<= 1.5 (hp 1.74)"
 row "ls -l warm" "$(best "${n[@]}")" "$(best "${w[@]}")" "<= 1 (hp 0.60)"

@@ -15,28 +15,11 @@
 #   of the time from close() to each, and the close() time itself.
 # Not a test; prints numbers.  Needs python3.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-RUNS=20 DIR=${TMPDIR:-/tmp}
-while getopts "r:d:" o; do
-	case $o in r) RUNS=$OPTARG;; d) DIR=$OPTARG;; *) exit 2;; esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = "--" ] && shift
+. "$(dirname "$0")/lib.sh"
+RUNS=20
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
-FS=${SIMBOOK_BUILD:-$top/build}/simbookfs
 [ -d "$BOOKS/texts" ] || { echo "viewlat: no $BOOKS/texts" >&2; exit 1; }
-[ -x "$FS" ] || { echo "viewlat: run 'make' first" >&2; exit 1; }
-W=$(mktemp -d "$DIR/simbookfs-viewlat.XXXXXX")
-SRC=$W/src MNT=$W/mnt PID=
-mkdir -p "$SRC" "$MNT"
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+bench_init viewlat "r:RUNS d:DIR" "$@"
 
 python3 - "$BOOKS/texts" "$SRC" <<'PY'
 import os, sys
@@ -59,11 +42,8 @@ for name in texts[-10:]:
         g.write(f.read())
 PY
 
-"$FS" "$SRC" "$MNT" -f -o rescan=0 "$@" >"$W/fs.log" 2>&1 &
-PID=$!
-for _ in $(seq 200); do grep -q " $MNT fuse" /proc/mounts && break; sleep 0.05; done
-grep -q " $MNT fuse" /proc/mounts || { echo "mount failed: $(cat "$W/fs.log")" >&2; exit 1; }
-echo "# viewlat: $RUNS runs, 1 MiB book, options: ${*:-(defaults)}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_mount -o rescan=0 "${FSOPTS[@]}"
+echo "# viewlat: $RUNS runs, 1 MiB book, options: ${FSOPTS[*]:-(defaults)}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 timeout 600 python3 - "$MNT" "$RUNS" <<'PY'
 import os, random, sys, time
@@ -131,4 +111,4 @@ for label, v in (("close() of the 1 MiB write", close_t),
     print("%-34s p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms" %
           (label, pct(v, 0.5), pct(v, 0.99), max(v) * 1e3))
 PY
-fusermount3 -u "$MNT"; wait "$PID" || true; PID=
+bench_umount

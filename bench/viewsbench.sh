@@ -18,27 +18,13 @@
 #   rescan       a remount with no change: time until idle
 # Not a test; prints numbers.  Needs python3.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-N=200 DIR=${TMPDIR:-/tmp}
-while getopts "n:d:" o; do
-	case $o in n) N=$OPTARG;; d) DIR=$OPTARG;; *) exit 2;; esac
-done
-shift $((OPTIND - 1))
-[ "${1:-}" = "--" ] && shift
+. "$(dirname "$0")/lib.sh"
+N=200
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
-FS=${SIMBOOK_BUILD:-$top/build}/simbookfs
 [ -d "$BOOKS/texts" ] || { echo "viewsbench: no $BOOKS/texts" >&2; exit 1; }
-W=$(mktemp -d "$DIR/simbookfs-vbench.XXXXXX")
-SRC=$W/src MNT=$W/mnt LIB=$W/lib PID=
-mkdir -p "$SRC" "$MNT" "$LIB"
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+bench_init viewsbench "n:N d:DIR" "$@"
+LIB=$W/lib
+mkdir -p "$LIB"
 
 python3 - "$BOOKS/texts" "$LIB" "$N" <<'PY'
 import os, random, sys
@@ -59,20 +45,10 @@ PY
 MB=$(du -sm "$LIB" | cut -f1)
 echo "# $N books, $MB MB, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-now() { date +%s.%N; }
-t0=$(now); cp -r "$LIB"/. "$W/native/" 2>/dev/null || { mkdir -p "$W/native"; cp -r "$LIB"/. "$W/native/"; }; sync; t1=$(now)
+t0=$(bench_now); cp -r "$LIB"/. "$W/native/" 2>/dev/null || { mkdir -p "$W/native"; cp -r "$LIB"/. "$W/native/"; }; sync; t1=$(bench_now)
 native_cp=$(echo "$t1 - $t0" | bc)
 
-wait_idle() {
-	while ! grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null; do sleep 0.05; done
-}
-mount_it() {
-	"$FS" "$SRC" "$MNT" -f -o rescan=0 "$@" >"$W/fs.log" 2>&1 &
-	PID=$!
-	for _ in $(seq 100); do grep -q " $MNT fuse" /proc/mounts && return; sleep 0.05; done
-	echo "mount failed: $(cat "$W/fs.log")" >&2; exit 1
-}
-SB=${SIMBOOK_BUILD:-$top/build}/simbook
+SB=$BUILD/simbook
 # timed CMD...: "wall_s cpu_s" of the command and its children
 timed() {
 	python3 -c 'import resource, subprocess, sys, time
@@ -90,10 +66,10 @@ read -r w c < <(find "$LIB" -type f -print0 | timed xargs -0 "$SB" fingerprint)
 rate "baseline: simbook fingerprint, 1 thread" "$w" "$c"
 read -r w c < <(timed "$SB" index "$W/native" --quiet --index "$W/native.idx")
 rate "baseline: simbook index, no mount" "$w" "$c"
-mount_it "$@"
-wait_idle
+bench_mount -o rescan=0 "${FSOPTS[@]}"
+bench_wait_idle
 c0=$(cputicks "$PID")
-t0=$(now); cp -r "$LIB"/. "$MNT/"; t1=$(now); wait_idle; t2=$(now)
+t0=$(bench_now); cp -r "$LIB"/. "$MNT/"; t1=$(bench_now); bench_wait_idle; t2=$(bench_now)
 c1=$(cputicks "$PID")
 cp_mnt=$(echo "$t1 - $t0" | bc); idx=$(echo "$t2 - $t0" | bc)
 echo "copy into the mount      $cp_mnt s   (native cp: $native_cp s)"
@@ -142,7 +118,7 @@ print("ls similar/<book>/        p50 %.3f ms  p99 %.3f ms  (%d books, entries av
       (p50, p99, len(books), sum(sizes) / max(1, len(sizes)), big))
 print("native dir of %3d links   p50 %.3f ms  p99 %.3f ms  ratio p50 %.1fx" % (big, n50, n99, p50 / n50))
 PY
-fusermount3 -u "$MNT"; wait "$PID" || true; PID=
-t0=$(now); mount_it "$@"; wait_idle; t1=$(now)
+bench_umount
+t0=$(bench_now); bench_mount -o rescan=0 "${FSOPTS[@]}"; bench_wait_idle; t1=$(bench_now)
 echo "remount, no-change rescan until idle  $(echo "$t1 - $t0" | bc) s"
 echo "daemon RSS after rescan  $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

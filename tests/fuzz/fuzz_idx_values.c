@@ -3,10 +3,11 @@
  * The input is split into a table number, a key and a value that are
  * written raw into one of the index's tables, next to a few real books; then
  * every read and a few writes run over it.  Nothing may crash or leak.  The
- * environment lives for the whole fuzzing run (in /tmp) and is refilled when
- * it gets large.
+ * environment lives for the whole fuzzing run (under $TMPDIR, default /tmp)
+ * and is refilled when it gets large.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct idx *ix;
-static char dir[64];
+static char dir[PATH_MAX];
 static unsigned rounds;
 
 static void cleanup(void)
 {
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 
 	idx_close(ix);
 	ix = NULL;
@@ -39,7 +40,7 @@ static void reset(void)
 				  { 12, 22, 32, 42, 52 } };
 	uint64_t ids[3], mh[4] = { 1, 2, 3, 4 };
 	struct idx_fp fp;
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 	size_t i;
 
 	if (ix) {
@@ -51,7 +52,11 @@ static void reset(void)
 	} else {
 		atexit(cleanup);
 	}
-	snprintf(dir, sizeof(dir), "/tmp/fuzz_idx.%d", (int)getpid());
+	{
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/fuzz_idx.%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+	}
 	if (idx_open(&ix, dir, NULL) || idx_mark_queued(ix, paths, st, 1, ids) ||
 	    idx_mark_queued(ix, paths + 1, st + 1, 2, ids + 1))
 		abort();

@@ -8,22 +8,14 @@
 #include <string.h>
 
 #include "sbuf.h"
-
-static inline uint64_t fpt_rand(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
+#include "simgen.h"
 
 /* Appends vocabulary word number k (the same bytes for the same k). */
 static inline void fpt_word(struct sbuf *sb, uint64_t k)
 {
 	static const char *const accented[] = { "\xc3\xa9", "\xc3\xbc", "\xc3\xb1", "\xc3\xa5" };
 	static const char *const cyrillic[] = { "\xd0\xb6", "\xd0\xb4", "\xd0\xbb", "\xd1\x8f" };
-	uint64_t s = k * 7919 + 17, r = fpt_rand(&s);
+	uint64_t s = k * 7919 + 17, r = simgen_next(&s);
 	unsigned len = 1 + (unsigned)(r % 9), i;
 
 	if (k % 13 == 5) {	/* a CJK character is a word by itself */
@@ -35,7 +27,7 @@ static inline void fpt_word(struct sbuf *sb, uint64_t k)
 		return;
 	}
 	for (i = 0; i < len; i++) {
-		r = fpt_rand(&s);
+		r = simgen_next(&s);
 		if (k % 7 == 3 && i % 3 == 1)
 			sbuf_addstr(sb, accented[r % 4]);
 		else if (k % 11 == 4)
@@ -52,7 +44,7 @@ static inline void fpt_text(struct sbuf *sb, uint64_t seed, size_t nwords, uint6
 	size_t i;
 
 	for (i = 0; i < nwords; i++) {
-		uint64_t a = fpt_rand(&seed) % vocab, b = fpt_rand(&seed) % vocab;
+		uint64_t a = simgen_next(&seed) % vocab, b = simgen_next(&seed) % vocab;
 
 		if (sb->len)
 			sbuf_addch(sb, ' ');
@@ -69,7 +61,7 @@ static inline void fpt_mutate(struct sbuf *out, const char *in, size_t len,
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		uint64_t r = fpt_rand(&seed);
+		uint64_t r = simgen_next(&seed);
 
 		if (r % 1000 >= permille) {
 			sbuf_addch(out, in[i]);
@@ -97,9 +89,9 @@ static inline unsigned fpt_cuts(uint64_t seed, size_t len, size_t *cut, unsigned
 
 	if (!len)
 		return 0;
-	n = (unsigned)(fpt_rand(&seed) % max);
+	n = (unsigned)(simgen_next(&seed) % max);
 	for (i = 0; i < n; i++)
-		cut[i] = (size_t)(fpt_rand(&seed) % (len + 1));
+		cut[i] = (size_t)(simgen_next(&seed) % (len + 1));
 	for (i = 1; i < n; i++)	/* insertion sort: n is small */
 		for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
 			size_t t = cut[j];

@@ -31,11 +31,11 @@ static enum relate_class relation(const struct book *a, const struct book *b)
 
 static void test_formats_and_copies(void)
 {
-	char path[] = "/tmp/test_book_XXXXXX";
+	const char *dir = check_tmpdir();
+	char path[PATH_MAX];
 	struct sbuf txt, html, other;
 	struct book *a = NULL, *a2 = NULL, *h = NULL, *e = NULL, *o = NULL;
 	char id[33], id2[33];
-	int fd;
 
 	sbuf_init(&txt);
 	sbuf_init(&html);
@@ -43,16 +43,14 @@ static void test_formats_and_copies(void)
 	REQUIRE(mut_synth(1, 1, 20000, &txt) == 0);
 	REQUIRE(mut_synth(2, 2, 20000, &other) == 0);
 	REQUIRE(mut_html("T", txt.buf, txt.len, &html) == 0);
-	fd = mkstemp(path);
-	REQUIRE(fd >= 0);
-	close(fd);
+	REQUIRE(dir);
+	snprintf(path, sizeof(path), "%s/a.epub", dir);
 	REQUIRE(mut_epub_write(path, "T", txt.buf, txt.len, 4) == 0);
 	a = load(&txt, "a.txt");
 	a2 = load(&txt, "copy.txt");
 	h = load(&html, "a.html");
 	o = load(&other, "o.txt");
 	CHECK(book_load(path, NULL, &e, NULL) == 0);
-	unlink(path);
 	REQUIRE(a && a2 && h && e && o);
 	CHECK_EQ_INT(a->format, EXTRACT_FMT_TXT);
 	CHECK_EQ_INT(h->format, EXTRACT_FMT_HTML);

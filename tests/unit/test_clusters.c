@@ -12,69 +12,34 @@
 #include <unistd.h>
 
 #include "band.h"
-#include "check.h"
-#include "indexer.h"
+#include "ixtest.h"
+#include "textgen.h"
 #include "simlist.h"
-
-static char src[64], ixdir[96];
 
 #define NBASE 8		/* base texts */
 #define WORDS 1500	/* words per book */
 
-static uint32_t lcg(uint32_t *x)
-{
-	*x = *x * 1103515245u + 12345u;
-	return *x >> 8;
-}
-
 #define VOCAB 5000
-static char vocab[VOCAB][10];
-
-/* Random letter strings, so unrelated texts differ in their 4-grams as
- * real ones do (a small syllable vocabulary makes every book look alike). */
-static void make_vocab(void)
-{
-	uint32_t x = 4711;
-	unsigned i, k, len;
-
-	for (i = 0; i < VOCAB; i++) {
-		len = 3 + lcg(&x) % 7;
-		for (k = 0; k < len; k++)
-			vocab[i][k] = (char)('a' + lcg(&x) % 26);
-		vocab[i][len] = '\0';
-	}
-}
+static char vocab[VOCAB][TEXTGEN_WORD];
 
 /* The first words of base text base, one word in change_in replaced with
  * seed own's choice (0: none). */
 static char *gen(uint32_t base, unsigned words, uint32_t own, unsigned change_in)
 {
-	char *t = malloc((size_t)words * 11 + 2), *p = t;
-	unsigned w, v;
+	char *t = malloc((size_t)words * TEXTGEN_WORD + 2);
 
-	for (w = 0; w < words; w++) {
-		v = lcg(&base) % VOCAB;
-		if (change_in && lcg(&own) % change_in == 0)
-			v = lcg(&own) % VOCAB;
-		p += sprintf(p, "%s", vocab[v]);
-		*p++ = w % 100 == 99 ? '\n' : ' ';
-	}
-	*p++ = '\n';
-	*p = '\0';
+	if (t)
+		textgen_words(t, (const char (*)[TEXTGEN_WORD])vocab, VOCAB, base, own, change_in,
+			      words, 100);
 	return t;
 }
 
+/* Writes and frees a text from gen() (NULL: out of memory, the book is
+ * missing and the comparison fails). */
 static void put(const char *rel, char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", src, rel);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	if (text)
+		ixtest_put(rel, text);
 	free(text);
 }
 
@@ -225,29 +190,19 @@ static int similar_agrees(struct indexer *ixr)
 	return bad;
 }
 
-static uint64_t id_of(struct indexer *ixr, const char *path)
-{
-	struct idx_file f = { 0 };
-	uint64_t id = 0;
-
-	if (idx_get(indexer_idx(ixr), path, &f) == 0 && f.has_fp)
-		id = f.id;
-	idx_file_release(&f);
-	return id;
-}
-
 static void test_against_brute_force(void)
 {
 	struct indexer_opts o = { 0 };
 	struct indexer *ixr = NULL;
 	struct idx_groups g = { 0 };
-	char name[64], from[256], to[256];
+	char name[64], from[PATH_MAX + 32], to[PATH_MAX + 32];
 	uint64_t *linked = NULL;
 	size_t nl = 0;
 	unsigned i, k;
 	int fd, far = 0;
 
-	make_vocab();
+	REQUIRE(ixtest_dirs() == 0);
+	textgen_vocab(vocab, VOCAB, 4711);
 	/* per base: itself, variants with 1 word in 200, 60, 25 and 12
 	 * changed (near duplicates, some beyond 7 simhash bits), a volume
 	 * (containment: not a cluster member), and an unrelated book */
@@ -279,9 +234,9 @@ static void test_against_brute_force(void)
 	/* a volume is contained, not a near duplicate: never in a cluster */
 	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK(g.ngroups >= NBASE);
-	CHECK_EQ_INT(label_of(&g, id_of(ixr, "b0-vol.txt")), 0);
-	CHECK_EQ_INT(label_of(&g, id_of(ixr, "u0.txt")), 0);
-	CHECK(label_of(&g, id_of(ixr, "b0.txt")) != 0);
+	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "b0-vol.txt")), 0);
+	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "u0.txt")), 0);
+	CHECK(label_of(&g, ixtest_id_of(ixr, "b0.txt")) != 0);
 	idx_groups_release(&g);
 
 	/* unlink a base (its group may split), rewrite a variant into an
@@ -304,31 +259,31 @@ static void test_against_brute_force(void)
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
-	CHECK_EQ_INT(label_of(&g, id_of(ixr, "b2-v0.txt")), 0);
-	CHECK(label_of(&g, id_of(ixr, "u3.txt")) != 0);
-	CHECK(label_of(&g, id_of(ixr, "u3.txt")) == label_of(&g, id_of(ixr, "b3.txt")));
-	CHECK(label_of(&g, id_of(ixr, "renamed.txt")) == label_of(&g, id_of(ixr, "b4.txt")));
+	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "b2-v0.txt")), 0);
+	CHECK(label_of(&g, ixtest_id_of(ixr, "u3.txt")) != 0);
+	CHECK(label_of(&g, ixtest_id_of(ixr, "u3.txt")) == label_of(&g, ixtest_id_of(ixr, "b3.txt")));
+	CHECK(label_of(&g, ixtest_id_of(ixr, "renamed.txt")) == label_of(&g, ixtest_id_of(ixr, "b4.txt")));
 	idx_groups_release(&g);
 	/* the rewritten variant lost its links; the exemption hides a link
 	 * but keeps it, so undoing it brings it back */
-	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b2-v0.txt"), &linked, &nl) == 0);
+	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b2-v0.txt"), &linked, &nl) == 0);
 	CHECK_EQ_INT(nl, 0);
 	free(linked);
-	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b5.txt"), &linked, &nl) == 0);
+	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b5.txt"), &linked, &nl) == 0);
 	CHECK(nl > 0);
 	free(linked);
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "b5.txt", "b5-v0.txt", 0) == 0);
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 
 	/* an unchanged file indexed again keeps its links */
-	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b6.txt"), &linked, &nl) == 0);
+	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b6.txt"), &linked, &nl) == 0);
 	k = (unsigned)nl;
 	free(linked);
 	CHECK(k > 0);
 	REQUIRE(idx_mark_queued(indexer_idx(ixr), (const char *[]){ "b6.txt" },
 				&(struct idx_stat){ 0 }, 1, NULL) == 0);
 	REQUIRE(indexer_index_file(ixr, "b6.txt") == 0);
-	REQUIRE(idx_links_of(indexer_idx(ixr), id_of(ixr, "b6.txt"), &linked, &nl) == 0);
+	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b6.txt"), &linked, &nl) == 0);
 	CHECK_EQ_INT(nl, k);
 	free(linked);
 
@@ -349,10 +304,9 @@ static void test_links_table(void)
 	uint64_t ids[3], mh[2] = { 1, 2 }, *v = NULL;
 	size_t n = 0;
 	uint8_t key[16] = { 0 };
-	char dir[128];
 
-	snprintf(dir, sizeof(dir), "%s.links", ixdir);
-	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(ixtest_dirs() == 0);
+	REQUIRE(idx_open(&ix, ixdir, NULL) == 0);
 	REQUIRE(idx_mark_queued(ix, paths, (struct idx_stat[3]){ { 0 } }, 3, ids) == 0);
 	fp.mh_bands = mh;
 	fp.n_mh_bands = 2;
@@ -431,18 +385,7 @@ static void test_links_table(void)
 
 int main(void)
 {
-	char cmd[512];
-	int ret;
-
-	snprintf(src, sizeof(src), "/tmp/test_clusters.XXXXXX");
-	if (!mkdtemp(src))
-		return 1;
-	snprintf(ixdir, sizeof(ixdir), "%s.index", src);
 	RUN(test_links_table);
 	RUN(test_against_brute_force);
-	ret = CHECK_DONE();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s.links'", src, ixdir, ixdir);
-	if (system(cmd) != 0)
-		ret = 1;
-	return ret;
+	return CHECK_DONE();
 }

@@ -103,8 +103,8 @@ static void test_lis_vs_dp(void)
 	unsigned round;
 
 	for (round = 0; round < 200; round++) {
-		uint32_t na = 1 + (uint32_t)(fpt_rand(&seed) % 400), nb = 1 + (uint32_t)(fpt_rand(&seed) % 400);
-		uint32_t ha[400], hb[400], pa[400], pb[400], i, alpha = 50 + (uint32_t)(fpt_rand(&seed) % 600);
+		uint32_t na = 1 + (uint32_t)(simgen_next(&seed) % 400), nb = 1 + (uint32_t)(simgen_next(&seed) % 400);
+		uint32_t ha[400], hb[400], pa[400], pb[400], i, alpha = 50 + (uint32_t)(simgen_next(&seed) % 600);
 		uint8_t used[1000];
 		struct dupniq_seq x = { 0 }, y = { 0 };
 		struct dupniq_result r;
@@ -115,7 +115,7 @@ static void test_lis_vs_dp(void)
 			uint32_t v;
 
 			do
-				v = (uint32_t)(fpt_rand(&seed) % (alpha + na));
+				v = (uint32_t)(simgen_next(&seed) % (alpha + na));
 			while (used[v]);
 			used[v] = 1;
 			ha[i] = v;
@@ -126,7 +126,7 @@ static void test_lis_vs_dp(void)
 			uint32_t v;
 
 			do
-				v = (uint32_t)(fpt_rand(&seed) % (alpha + nb));
+				v = (uint32_t)(simgen_next(&seed) % (alpha + nb));
 			while (used[v]);
 			used[v] = 1;
 			hb[i] = v;

@@ -3,6 +3,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <iconv.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -351,16 +352,19 @@ static void test_epub(void)
 
 	/* the same archive on disk through extract_file */
 	{
-		char path[] = "/tmp/simbook-test-XXXXXX.epub";
-		int fd = mkstemps(path, 5);
+		const char *dir = check_tmpdir();
+		char path[PATH_MAX];
+		int fd;
 
+		REQUIRE(dir);
+		snprintf(path, sizeof(path), "%s/a.epub", dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		REQUIRE(fd >= 0);
 		CHECK(write(fd, zip.buf, zip.len) == (ssize_t)zip.len);
 		close(fd);
 		CHECK_EQ_INT(extract_file(path, NULL, &d, &err), 0);
 		CHECK_EQ_INT(d.nchunks, 3);
 		extract_doc_release(&d);
-		unlink(path);
 	}
 	CHECK_EQ_INT(err.len, 0);
 	sbuf_release(&zip);

@@ -12,7 +12,6 @@
 #include "check.h"
 #include "fspath.h"
 
-static char tmpl[] = "/tmp/test_fspath.XXXXXX";
 static int rootfd = -1;
 
 static void test_short(void)
@@ -183,12 +182,11 @@ static void test_fuse_hidden(void)
 
 int main(void)
 {
-	char cmd[128];
-	int ret;
+	const char *top = check_tmpdir();
 
-	if (!mkdtemp(tmpl))
+	if (!top)
 		return 1;
-	rootfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	rootfd = open(top, O_RDONLY | O_DIRECTORY);
 	if (rootfd < 0)
 		return 1;
 	RUN(test_short);
@@ -198,8 +196,5 @@ int main(void)
 	RUN(test_under);
 	RUN(test_fuse_hidden);
 	close(rootfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
-	ret = system(cmd);
-	(void)ret;
 	return CHECK_DONE();
 }

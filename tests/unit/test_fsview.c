@@ -18,8 +18,7 @@
 
 #include "check.h"
 
-static char dir[] = "/tmp/test_fsview.XXXXXX";
-static char src[64], mnt[64], hooklog[64];
+static char src[PATH_MAX], mnt[PATH_MAX], hooklog[PATH_MAX];
 static pid_t daemon_pid = -1;
 static const char text[] = "a view file\n";
 
@@ -156,7 +155,7 @@ static int mounted(void)
 {
 	struct stat a, b;
 
-	return stat(dir, &a) == 0 && stat(mnt, &b) == 0 && a.st_dev != b.st_dev;
+	return stat(src, &a) == 0 && stat(mnt, &b) == 0 && a.st_dev != b.st_dev;
 }
 
 static void test_register(void)
@@ -184,7 +183,7 @@ static void test_register(void)
 
 static void test_mounted_view(void)
 {
-	char path[128], buf[128], line[256];
+	char path[PATH_MAX + 32], buf[PATH_MAX + 32], line[PATH_MAX + 64];
 	struct dirent *e;
 	struct stat st;
 	int fd, i, names = 0, hidden = 0;
@@ -300,10 +299,11 @@ static void test_mounted_view(void)
 
 int main(void)
 {
-	char cmd[160];
+	const char *dir = check_tmpdir();
+	char cmd[PATH_MAX + 64];
 	int ret, fd;
 
-	if (!mkdtemp(dir))
+	if (!dir)
 		return 1;
 	snprintf(src, sizeof(src), "%s/src", dir);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
@@ -328,9 +328,7 @@ int main(void)
 		ret = system(cmd);
 		kill(daemon_pid, SIGKILL);
 		waitpid(daemon_pid, NULL, 0);
+		(void)ret;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ret = system(cmd);
-	(void)ret;
 	return CHECK_DONE();
 }

@@ -15,34 +15,6 @@
 
 static uint64_t rng_state = 42;
 
-static char tmpdir[256];
-
-static const char *new_dir(void)
-{
-	char cmd[300];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			return NULL;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_idx.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return NULL;
-	return tmpdir;
-}
-
-static void cleanup(void)
-{
-	char cmd[300];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cleanup of %s failed\n", tmpdir);
-	}
-}
-
 static struct idx_stat stat_of(uint64_t n)
 {
 	struct idx_stat st = { 1000 + n, (int64_t)n * 1000000007, (int64_t)n * 3, n + 7, 42 };
@@ -76,7 +48,7 @@ static uint64_t add_book(struct idx *ix, const char *path, const uint8_t sh[16],
 
 static void test_basic_persist(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	uint8_t sh[16], th[16];
 	uint64_t mh[4] = { 1, 2, 3, 4 }, id, id2, *bands = NULL;
 	struct idx *ix = NULL;
@@ -172,7 +144,7 @@ static int hit_has(const struct idx_hit *h, size_t n, uint64_t id)
 
 static void test_queries(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	uint8_t sh[5][16], th1[16], th2[16];
 	uint64_t mh1[4] = { 10, 20, 30, 40 }, mh2[4] = { 10, 21, 30, 41 }, mh3[4] = { 11, 22, 33, 44 };
 	uint64_t id[5], *ids = NULL;
@@ -268,7 +240,7 @@ static void test_queries(void)
 
 static void test_failed_and_counts(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	const char *paths[3] = { "x/1.txt", "x/2.bin", "x/3.epub" };
 	struct idx_stat sts[3] = { stat_of(1), stat_of(2), stat_of(3) };
 	uint64_t ids[3];
@@ -329,7 +301,7 @@ static void test_failed_and_counts(void)
 
 static void test_rename_unlink(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	uint8_t sh[16], th[16];
 	uint64_t a, b, c, d, e;
 	struct idx *ix = NULL;
@@ -455,7 +427,10 @@ static void test_apply(void)
 	uint64_t mh[4] = { 1, 2, 3, 4 }, a, b, c;
 	struct idx_op ops[7];
 
-	REQUIRE(idx_open(&ix, new_dir(), NULL) == 0);
+	const char *dir = check_tmpdir();
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	simgen_sh(&rng_state, sh);
 	simgen_sh(&rng_state, th);
 	a = add_book(ix, "a.txt", sh, th, mh, 4, "ra");
@@ -507,7 +482,7 @@ static void test_apply(void)
 
 static void test_long_paths(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	char p1[1200], p2[1200], p3[1200], dirp[700];
 	uint8_t sh[16], th[16];
 	struct idx *ix = NULL;
@@ -560,7 +535,7 @@ static void test_long_paths(void)
 /* Every pair within d through the index equals brute force. */
 static void test_bands_complete(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	enum { N = 1500 };
 	static uint8_t sh[N][16];
 	static uint64_t ids[N];
@@ -631,7 +606,7 @@ static void test_bands_complete(void)
 
 static void test_exemptions(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	uint8_t sh[3][16], th[16] = { 0 };
 	uint64_t a, b, c, *ids = NULL;
 	struct idx *ix = NULL;
@@ -677,7 +652,7 @@ static void test_exemptions(void)
 
 static void test_schema_rebuild(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	uint8_t sh[16], th[16], bad[4] = { 0, 0, 0, 99 };
 	struct idx *ix = NULL;
 	struct idx_counts c;
@@ -726,7 +701,7 @@ static void test_schema_rebuild(void)
 /* Short, long and lying values planted in every table: no crash, clear errors. */
 static void test_hostile_values(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	static const char *const dbs[] = { "files", "ids", "book", "rec", "shband", "mhband",
 					   "text", "exempt", "fail", "uqkey", "uqbook", "clusters", "meta" };
 	uint8_t sh[16], th[16], key[32], val[300];
@@ -859,7 +834,7 @@ static void *reader(void *p)
 
 static void test_growth_concurrent(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	struct idx_opts o = { 0, 1 << 20, 50 };
 	struct reader_arg ra[2];
 	atomic_int stop = 0;
@@ -909,7 +884,7 @@ static void test_growth_concurrent(void)
  * would; an unknown id among them stores none of them. */
 static void test_put_many(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	const char *paths[3] = { "m0", "m1", "m2" };
 	struct idx_stat st[3] = { stat_of(1), stat_of(2), stat_of(3) };
 	uint64_t mh[2][4] = { { 1, 2, 3, 4 }, { 1, 2, 5, 6 } }, id[3], bad[2];
@@ -975,6 +950,5 @@ int main(void)
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);
 	RUN(test_put_many);
-	cleanup();
 	return CHECK_DONE();
 }

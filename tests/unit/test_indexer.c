@@ -11,11 +11,8 @@
 
 #include "book.h"
 #include "bookrec.h"
-#include "check.h"
-#include "indexer.h"
+#include "ixtest.h"
 #include "simlist.h"
-
-static char src[64], ixdir[96];
 
 /* n pseudo-random words from seed (a fixed vocabulary of syllables). */
 static char *gen_text(unsigned n, uint32_t seed, unsigned change_every)
@@ -43,30 +40,6 @@ static char *gen_text(unsigned n, uint32_t seed, unsigned change_every)
 	return t;
 }
 
-static void put(const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", src, rel);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static uint64_t id_of(struct indexer *ixr, const char *path)
-{
-	struct idx_file f = { 0 };
-	uint64_t id = 0;
-
-	if (idx_get(indexer_idx(ixr), path, &f) == 0 && f.has_fp)
-		id = f.id;
-	idx_file_release(&f);
-	return id;
-}
-
 /* 1 when the list of path holds other. */
 static int lists(struct indexer *ixr, struct simcache *c, const char *path, const char *other)
 {
@@ -74,7 +47,7 @@ static int lists(struct indexer *ixr, struct simcache *c, const char *path, cons
 	size_t i;
 	int found = 0;
 
-	if (simlist_compute(indexer_idx(ixr), c, id_of(ixr, path), NULL, NULL, &l))
+	if (simlist_compute(indexer_idx(ixr), c, ixtest_id_of(ixr, path), NULL, NULL, &l))
 		return -1;
 	for (i = 0; i < l->n; i++)
 		found |= !strcmp(l->v[i].path, other);
@@ -90,15 +63,16 @@ static void test_pipeline(void)
 	struct indexer_status st;
 	struct idx_groups g = { 0 };
 	char *base = gen_text(6000, 1, 0), *near = gen_text(6000, 1, 60);
-	char *other = gen_text(5000, 2, 0), *vol = strdup(base), from[256], to[256];
+	char *other = gen_text(5000, 2, 0), *vol = strdup(base), from[PATH_MAX + 32], to[PATH_MAX + 32];
 	int fd;
 
+	REQUIRE(ixtest_dirs() == 0);
 	vol[strlen(vol) / 3] = '\0';
-	put("base.txt", base);
-	put("near.txt", near);
-	put("other.txt", other);
-	put("vol1.txt", vol);
-	put("pic.bin", "\x01\x02\x03\x00\xff binary");
+	ixtest_put("base.txt", base);
+	ixtest_put("near.txt", near);
+	ixtest_put("other.txt", other);
+	ixtest_put("vol1.txt", vol);
+	ixtest_put("pic.bin", "\x01\x02\x03\x00\xff binary");
 	o.index_dir = ixdir;
 	o.threads = 2;
 	o.no_watch = 1;
@@ -121,20 +95,20 @@ static void test_pipeline(void)
 	CHECK_EQ_INT(g.ngroups, 1);
 	if (g.ngroups == 1) {
 		CHECK_EQ_INT(g.start[1] - g.start[0], 2);
-		CHECK(g.ids[0] == id_of(ixr, "base.txt") || g.ids[1] == id_of(ixr, "base.txt"));
+		CHECK(g.ids[0] == ixtest_id_of(ixr, "base.txt") || g.ids[1] == ixtest_id_of(ixr, "base.txt"));
 	}
 	idx_groups_release(&g);
 
 	/* a rename keeps the id; reported twice (hook and watch), it still
 	 * does not drop the file */
-	uint64_t nid = id_of(ixr, "near.txt");
+	uint64_t nid = ixtest_id_of(ixr, "near.txt");
 	snprintf(from, sizeof(from), "%s/near.txt", src);
 	snprintf(to, sizeof(to), "%s/moved.txt", src);
 	REQUIRE(rename(from, to) == 0);
 	indexer_renamed(ixr, "near.txt", "moved.txt", 0);
 	indexer_renamed(ixr, "near.txt", "moved.txt", 0);
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
-	CHECK_EQ_INT(id_of(ixr, "moved.txt"), nid);
+	CHECK_EQ_INT(ixtest_id_of(ixr, "moved.txt"), nid);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "moved.txt"), 1);
 
 	/* exemption, kept across the rename */
@@ -143,7 +117,7 @@ static void test_pipeline(void)
 	CHECK_EQ_INT(lists(ixr, c, "moved.txt", "base.txt"), 0);
 
 	/* overwrite: the written file is fingerprinted again */
-	put("other.txt", base);
+	ixtest_put("other.txt", base);
 	indexer_written(ixr, "other.txt");
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "other.txt"), 1);
@@ -163,11 +137,11 @@ static void test_pipeline(void)
 	REQUIRE(unlink(from) == 0);
 	indexer_unlinked(ixr, "vol1.txt");
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
-	CHECK_EQ_INT(id_of(ixr, "vol1.txt"), 0);
+	CHECK_EQ_INT(ixtest_id_of(ixr, "vol1.txt"), 0);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "vol1.txt"), 0);
 
 	/* a file renamed into place from a name that was not a book */
-	put(".tmp.part", near);
+	ixtest_put(".tmp.part", near);
 	indexer_written(ixr, ".tmp.part");
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
 	snprintf(from, sizeof(from), "%s/.tmp.part", src);
@@ -175,7 +149,7 @@ static void test_pipeline(void)
 	REQUIRE(rename(from, to) == 0);
 	indexer_renamed(ixr, ".tmp.part", "landed.txt", 0);
 	REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
-	CHECK(id_of(ixr, "landed.txt") != 0);
+	CHECK(ixtest_id_of(ixr, "landed.txt") != 0);
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "landed.txt"), 1);
 
 	indexer_free(ixr);
@@ -189,7 +163,7 @@ static void test_pipeline(void)
 
 static void do_rename(const char *a, const char *b)
 {
-	char from[256], to[256];
+	char from[PATH_MAX + 32], to[PATH_MAX + 32];
 
 	snprintf(from, sizeof(from), "%s/%s", src, a);
 	snprintf(to, sizeof(to), "%s/%s", src, b);
@@ -198,7 +172,7 @@ static void do_rename(const char *a, const char *b)
 
 static void do_unlink(const char *a)
 {
-	char path[256];
+	char path[PATH_MAX + 32];
 
 	snprintf(path, sizeof(path), "%s/%s", src, a);
 	REQUIRE(unlink(path) == 0);
@@ -214,28 +188,25 @@ static void test_ordering(void)
 	struct idx_file f = { 0 };
 	char *t1 = gen_text(3000, 11, 0), *t2 = gen_text(3000, 12, 0), *t3 = gen_text(3000, 13, 0);
 	uint64_t id;
-	char name[32], saved[sizeof(src)];
+	char name[32];
 	int fd, i, round;
 
-	memcpy(saved, src, sizeof(src));
-	REQUIRE(system("rm -rf /tmp/test_indexer_o.src /tmp/test_indexer_o.ix") == 0);
-	REQUIRE(mkdir("/tmp/test_indexer_o.src", 0700) == 0);
-	snprintf(src, sizeof(src), "/tmp/test_indexer_o.src");
-	o.index_dir = "/tmp/test_indexer_o.ix";
+	REQUIRE(ixtest_dirs() == 0);
+	o.index_dir = ixdir;
 	o.threads = 2;
 	o.no_watch = 1;
 	REQUIRE(indexer_new(&ixr, (fd = open(src, O_RDONLY | O_DIRECTORY)), &o) == 0);
 	REQUIRE(indexer_start(ixr) == 0);
 	for (round = 0; round < 20; round++) {
 		/* a write, a rename, an unlink of one path, reported at once */
-		put("a.txt", t1);
+		ixtest_put("a.txt", t1);
 		indexer_written(ixr, "a.txt");
 		do_rename("a.txt", "b.txt");
 		indexer_renamed(ixr, "a.txt", "b.txt", 0);
 		do_unlink("b.txt");
 		indexer_unlinked(ixr, "b.txt");
 		/* a chain of renames of a written file */
-		put("c.txt", t2);
+		ixtest_put("c.txt", t2);
 		indexer_written(ixr, "c.txt");
 		do_rename("c.txt", "d.txt");
 		indexer_renamed(ixr, "c.txt", "d.txt", 0);
@@ -246,11 +217,11 @@ static void test_ordering(void)
 		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "b.txt", &f), -ENOENT);
 		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "c.txt", &f), -ENOENT);
 		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "d.txt", &f), -ENOENT);
-		CHECK(id_of(ixr, "e.txt") != 0);
+		CHECK(ixtest_id_of(ixr, "e.txt") != 0);
 		/* an indexed file overwritten and renamed before its worker
 		 * runs: the new name gets the new content's fingerprint */
-		id = id_of(ixr, "e.txt");
-		put("e.txt", t3);
+		id = ixtest_id_of(ixr, "e.txt");
+		ixtest_put("e.txt", t3);
 		indexer_written(ixr, "e.txt");
 		do_rename("e.txt", "g.txt");
 		indexer_renamed(ixr, "e.txt", "g.txt", 0);
@@ -280,7 +251,7 @@ static void test_ordering(void)
 	/* a burst of unlinks, applied in few transactions */
 	for (i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "m%03d.txt", i);
-		put(name, i % 2 ? t1 : t2);
+		ixtest_put(name, i % 2 ? t1 : t2);
 		indexer_written(ixr, name);
 	}
 	REQUIRE(indexer_wait_idle(ixr, 60000) == 0);
@@ -302,8 +273,6 @@ static void test_ordering(void)
 	free(t1);
 	free(t2);
 	free(t3);
-	REQUIRE(system("rm -rf /tmp/test_indexer_o.src /tmp/test_indexer_o.ix") == 0);
-	memcpy(src, saved, sizeof(src));
 }
 
 static void test_bookrec(void)
@@ -353,19 +322,8 @@ static void test_bookrec(void)
 
 int main(void)
 {
-	char cmd[256];
-	int ret;
-
-	snprintf(src, sizeof(src), "/tmp/test_indexer.XXXXXX");
-	if (!mkdtemp(src))
-		return 1;
-	snprintf(ixdir, sizeof(ixdir), "%s.index", src);
 	RUN(test_bookrec);
 	RUN(test_pipeline);
 	RUN(test_ordering);
-	ret = CHECK_DONE();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", src, ixdir);
-	if (system(cmd) != 0)
-		ret = 1;
-	return ret;
+	return CHECK_DONE();
 }

@@ -214,17 +214,17 @@ static void test_html(void)
 
 static void test_epub(void)
 {
-	char path[] = "/tmp/test_mutate_XXXXXX";
+	const char *dir = check_tmpdir();
+	char path[PATH_MAX];
 	struct sbuf a;
 	zip_t *za;
 	zip_stat_t zs;
-	int fd, err;
+	int err;
 
 	sbuf_init(&a);
 	REQUIRE(mut_synth(1, 1, 3000, &a) == 0);
-	fd = mkstemp(path);
-	REQUIRE(fd >= 0);
-	close(fd);
+	REQUIRE(dir);
+	snprintf(path, sizeof(path), "%s/a.epub", dir);
 	REQUIRE(mut_epub_write(path, "T", a.buf, a.len, 3) == 0);
 	za = zip_open(path, ZIP_RDONLY, &err);
 	REQUIRE(za);
@@ -235,7 +235,6 @@ static void test_epub(void)
 	CHECK(zip_name_locate(za, "META-INF/container.xml", 0) >= 0);
 	zip_close(za);
 	CHECK_EQ_INT(mut_epub_write(path, "T", a.buf, a.len, 0), -EINVAL);
-	unlink(path);
 	sbuf_release(&a);
 }
 

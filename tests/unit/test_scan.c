@@ -13,7 +13,7 @@
 #include "queue.h"
 #include "scan.h"
 
-static char src[256], idxdir[300];
+static char src[PATH_MAX], idxdir[PATH_MAX + 8];
 static int src_fd = -1;
 static struct idx *ix;
 static atomic_uint work_calls;
@@ -64,12 +64,13 @@ static int fake_work(void *arg, const char *path)
 
 static int setup(void)
 {
+	const char *dir = check_tmpdir();
 	char p[64];
 	int d, i;
 
-	snprintf(src, sizeof(src), "/tmp/test_scan.XXXXXX");
-	if (!mkdtemp(src))
-		return -errno;
+	if (!dir)
+		return -EIO;
+	snprintf(src, sizeof(src), "%s", dir);
 	src_fd = open(src, O_RDONLY | O_DIRECTORY);
 	if (src_fd < 0)
 		return -errno;
@@ -99,15 +100,11 @@ static int setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
 	idx_close(ix);
 	ix = NULL;
 	if (src_fd >= 0)
 		close(src_fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", src);
-	if (src[0] && system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	src_fd = -1;
 }
 
 static int scan_once(struct queue *q, uint32_t rec_version, struct scan_progress *pr)
@@ -236,7 +233,7 @@ static void test_scan_cycle(void)
 
 	/* a whole directory removed */
 	{
-		char cmd[400];
+		char cmd[PATH_MAX + 32];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s/d01'", src);
 		CHECK(system(cmd) == 0);

@@ -20,33 +20,6 @@
 #include "mutate.h"
 #include "simlist.h"
 
-static char tmpdir[64];
-
-static const char *fresh_dir(void)
-{
-	char cmd[128];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cleanup of %s failed\n", tmpdir);
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_uqkeys.XXXXXX");
-	return mkdtemp(tmpdir);
-}
-
-static void cleanup(void)
-{
-	char cmd[128];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cleanup of %s failed\n", tmpdir);
-		tmpdir[0] = '\0';
-	}
-}
-
 static int has_u32(const uint32_t *v, uint32_t n, uint32_t x)
 {
 	uint32_t i;
@@ -185,6 +158,7 @@ static uint32_t shared_of(const struct idx_uq_hit *h, size_t n, uint64_t id)
 static void test_index_tables(void)
 {
 	static uint32_t keys[NB][NK];
+	const char *dir;
 	struct idx_uq_hit *h = NULL;
 	struct idx_uq_stats st;
 	struct idx *ix = NULL;
@@ -194,8 +168,9 @@ static void test_index_tables(void)
 	size_t nh = 0;
 	const uint32_t common = 5, max_post = 25;
 
-	REQUIRE(fresh_dir());
-	REQUIRE(idx_open(&ix, tmpdir, NULL) == 0);
+	dir = check_tmpdir();
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	for (a = 0; a < NB; a++) {
 		/* sorted unique keys from 0..1023 (NK - 1 drawn, steps of
 		 * 1..32 modulo 1024), plus the "stop word" 5 in every book,
@@ -306,13 +281,12 @@ static void test_index_tables(void)
 	}
 	idx_close(ix);
 	/* the tables survive a reopen; a count check on one book */
-	REQUIRE(idx_open(&ix, tmpdir, NULL) == 0);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	CHECK(!idx_rebuilt(ix));
 	REQUIRE(idx_uq_candidates(ix, ids[3], max_post, 1, &h, &nh, &st) == 0);
 	CHECK_EQ_INT(st.keys, NK);
 	free(h);
 	idx_close(ix);
-	cleanup();
 }
 
 /* ---- the views' candidates against brute force ---- */
@@ -333,6 +307,7 @@ static int load(const struct sbuf *t, const char *name, struct book **b)
 static void test_views_vs_brute(void)
 {
 	struct book *bk[NBOOKS] = { NULL };
+	const char *dir;
 	struct sbuf t[NBOOKS], big, tmp;
 	struct mut_rng r;
 	struct simcache *cache = NULL;
@@ -374,8 +349,9 @@ static void test_views_vs_brute(void)
 		snprintf(path, sizeof(path), "b%zu.txt", i);
 		REQUIRE(load(&t[i], path, &bk[i]) == 0);
 	}
-	REQUIRE(fresh_dir());
-	REQUIRE(idx_open(&ix, tmpdir, NULL) == 0);
+	dir = check_tmpdir();
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	cache = simcache_new(0);
 	REQUIRE(cache);
 	for (i = 0; i < NBOOKS; i++) {
@@ -436,7 +412,6 @@ static void test_views_vs_brute(void)
 	CHECK(story_new >= 1);
 	simcache_free(cache);
 	idx_close(ix);
-	cleanup();
 	for (i = 0; i < NBOOKS; i++) {
 		book_free(bk[i]);
 		sbuf_release(&t[i]);
@@ -451,6 +426,5 @@ int main(void)
 	RUN(test_anchors);
 	RUN(test_index_tables);
 	RUN(test_views_vs_brute);
-	cleanup();
 	return CHECK_DONE();
 }

@@ -61,13 +61,14 @@ static int write_file(int dfd, const char *rel)
 
 static void test_events(void)
 {
-	char top[64] = "/tmp/test_watch.XXXXXX", src[128], out[128], skip[160], cmd[200];
+	const char *top = check_tmpdir();
+	char src[PATH_MAX], out[PATH_MAX], skip[PATH_MAX + 8], cmd[PATH_MAX + 16];
 	struct watch_opts o;
 	struct watch_stats st;
 	struct watch *w = NULL;
 	int fd;
 
-	REQUIRE(mkdtemp(top));
+	REQUIRE(top);
 	snprintf(src, sizeof(src), "%s/src", top);
 	snprintf(out, sizeof(out), "%s/outside", top);
 	snprintf(skip, sizeof(skip), "%s/.index", src);
@@ -126,8 +127,6 @@ static void test_events(void)
 out:
 	watch_free(w);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	CHECK(system(cmd) == 0);
 }
 
 /* The wiring docs/INDEX.md describes: watch events drive the index. */
@@ -215,7 +214,8 @@ static int wait_state(struct idx *ix, const char *path, int want_present)
 
 static void test_index_follows(void)
 {
-	char src[64] = "/tmp/test_watch_idx.XXXXXX", idxdir[128], cmd[128];
+	const char *src = check_tmpdir();
+	char idxdir[PATH_MAX + 8];
 	struct queue_opts qo;
 	struct watch_opts o;
 	struct follow fl;
@@ -223,7 +223,7 @@ static void test_index_follows(void)
 	struct idx_file f;
 	uint64_t id;
 
-	REQUIRE(mkdtemp(src));
+	REQUIRE(src);
 	snprintf(idxdir, sizeof(idxdir), "%s/.index", src);
 	fl.src_fd = open(src, O_RDONLY | O_DIRECTORY);
 	REQUIRE(fl.src_fd >= 0);
@@ -269,8 +269,6 @@ static void test_index_follows(void)
 	queue_free(fl.q);
 	idx_close(fl.ix);
 	close(fl.src_fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", src);
-	CHECK(system(cmd) == 0);
 }
 
 /* Blocks the watch thread so the kernel queue overflows. */
@@ -286,7 +284,8 @@ static void gated_event(void *arg, enum watch_what what, const char *path, const
 
 static void test_overflow(void)
 {
-	char src[64] = "/tmp/test_watch_ovf.XXXXXX", cmd[128], name[32];
+	const char *src;
+	char name[32];
 	struct watch_opts o;
 	struct watch_stats st;
 	struct watch *w = NULL;
@@ -302,7 +301,8 @@ static void test_overflow(void)
 	}
 	if (limit > 40000)
 		SKIP("max_queued_events too large to overflow quickly");
-	REQUIRE(mkdtemp(src));
+	src = check_tmpdir();
+	REQUIRE(src);
 	fd = open(src, O_RDONLY | O_DIRECTORY);
 	REQUIRE(fd >= 0);
 	log_buf[0] = '\0';
@@ -331,8 +331,6 @@ static void test_overflow(void)
 	CHECK(saw("file late/x.txt\n"));
 	watch_free(w);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", src);
-	CHECK(system(cmd) == 0);
 }
 
 int main(void)

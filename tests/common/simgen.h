@@ -1,6 +1,6 @@
-/* simgen.h - deterministic random simhashes for the index and band tests:
- * a splitmix64 stream whose state the caller owns, so each test keeps its
- * own seed and sequence. */
+/* simgen.h - deterministic random simhashes for the index and band tests
+ * and bench_index: a splitmix64 stream whose state the caller owns, so
+ * each user keeps its own seed and sequence. */
 #ifndef SIMBOOK_TEST_SIMGEN_H
 #define SIMBOOK_TEST_SIMGEN_H
 
