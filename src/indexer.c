@@ -249,17 +249,21 @@ out:
 	return ret;
 }
 
-/* Called once path's entry exists (id): 1 when the file opened as sb has
+/* Called once path's entry exists (id; had: the entry's id before this job
+ * made sure of it, 0 if there was none): 1 when the file opened as sb has
  * left path and the rename or unlink that took it was applied before the
- * entry was made, which then stands for nothing and is removed.  A change
- * applied later moves or removes the entry itself. */
+ * entry was made, which then stands for nothing and is removed.  An entry
+ * that was already there is left alone: the change that took the file is
+ * still to come and moves or removes it (with its id and exemptions). */
 static int indexer_left(struct indexer *ixr, const char *path, const struct stat *sb,
-			uint64_t id)
+			uint64_t id, uint64_t had)
 {
 	struct idx_file f = { 0 };
 	struct stat now;
 	int stale;
 
+	if (id == had)
+		return 0;
 	indexer_flush(ixr);
 	if (fstatat(ixr->rootfd, path, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_ino == sb->st_ino && now.st_dev == sb->st_dev)
@@ -336,7 +340,7 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 		goto out;
 	}
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
-	if (!ret && indexer_left(ixr, path, &sb, id))
+	if (!ret && indexer_left(ixr, path, &sb, id, known ? f.id : 0))
 		goto out;
 	if (!ret)
 		ret = index_fd(ixr, path, fd, id, &st);

@@ -224,6 +224,9 @@ static void test_ordering(void)
 		ixtest_put("e.txt", t3);
 		indexer_written(ixr, "e.txt");
 		do_rename("e.txt", "g.txt");
+		/* reported late (as the watch does): the worker may find
+		 * e.txt gone while its entry still stands for the book */
+		usleep(20000);
 		indexer_renamed(ixr, "e.txt", "g.txt", 0);
 		REQUIRE(indexer_wait_idle(ixr, 30000) == 0);
 		CHECK_EQ_INT(idx_get(indexer_idx(ixr), "e.txt", &f), -ENOENT);
