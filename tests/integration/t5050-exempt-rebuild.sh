@@ -62,13 +62,14 @@ exempt a/base1.txt c/base1-vol1.txt || fail "not-duplicate did not exempt the pa
 umount_fs
 
 say "another schema version: rebuilt, the marks kept"
-[ "$(schema)" = 00000003 ] || fail "stored schema is $(schema), the test expects 3"
-set_schema 2
+cur=$(schema)
+[[ $cur =~ ^[0-9a-f]{8}$ ]] && [ "$cur" != 00000002 ] || fail "stored schema: '$cur'"
+set_schema 2	# a real older version, older than any in-place upgrade
 [ "$(schema)" = 00000002 ] || fail "schema not changed"
 : >"$FS_LOG"
 mount_fs -o rescan=0
 wait_idle
-[ "$(schema)" = 00000003 ] || fail "index not rebuilt (schema $(schema))"
+[ "$(schema)" = "$cur" ] || fail "index not rebuilt (schema $(schema))"
 grep -q 'another version: rebuilding it; kept 5 files.* ids and 2 "not a duplicate" marks' "$FS_LOG" ||
 	fail "log: $(cat "$FS_LOG")"
 [ ! -e "$IDX/data.mdb.prev" ] || fail "old data file left"

@@ -751,7 +751,8 @@ static void test_rebuild_keeps_marks(void)
 	const char *dir = new_dir();
 	char longp[700], to[512];
 	const char *paths[5] = { "a", "b", "c", longp, "x" };
-	uint8_t sh[5][16], th[16] = { 0 }, old[4] = { 0, 0, 0, IDX_SCHEMA_VERSION - 1 };
+	/* schema 2: a real older version, and one no in-place upgrade handles */
+	uint8_t sh[5][16], th[16] = { 0 }, old[4] = { 0, 0, 0, 2 };
 	uint8_t junk[16] = { 0 }, fresh_sh[16];
 	uint64_t id[5], files = 0, pairs = 0, *ids = NULL, nid;
 	struct idx *ix = NULL;
