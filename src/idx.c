@@ -1132,11 +1132,13 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 			ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
 		if (ret == 0)
 			ret = count_move(w, 0, 0, IDX_QUEUED, 0);
-		if (ret == 0 && f->id >= w->nextid) {
-			w->nextid = f->id + 1;
-			w->meta_dirty = 1;
+		if (ret == 0) {
+			if (f->id >= w->nextid) {
+				w->nextid = f->id + 1;
+				w->meta_dirty = 1;
+			}
+			a->nfiles++;
 		}
-		a->nfiles++;
 	}
 	if (cur)
 		mdb_cursor_close(cur);
