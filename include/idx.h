@@ -183,16 +183,31 @@ struct idx_counts {
 /* Opens (creating when needed) the index in directory dir (created, mode
  * 0700, if missing; its parent must exist).  opts may be NULL for defaults.
  * An index written with another schema version, or one LMDB cannot read, is
- * emptied and rebuilt (idx_rebuilt() says so; the next scan refills it).
- * Returns 0 and *out, or -errno (-EINVAL for bad options). */
+ * rebuilt (idx_rebuilt() says how; the next scan refills it).  A rebuild
+ * keeps what a person made: every file's entry with its id and stored stat
+ * (state IDX_QUEUED, no fingerprint), the "not a duplicate" pairs between
+ * them and the next id, when the old file is readable.  The old data file
+ * waits in dir as data.mdb.prev until the copy is on disk; an open that
+ * finds it (a rebuild that was stopped) does the rebuild again.
+ * Returns 0 and *out, or -errno (-EINVAL for bad options; an error reading
+ * the old file that is not the file's fault, such as -ENOMEM, fails and
+ * keeps it for the next open). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
 /* Flushes committed writes to disk. */
 int idx_sync(struct idx *ix);
-/* 1 when idx_open() found an incompatible or unreadable index and started
- * over, 0 otherwise. */
+/* What idx_open() did with the index it found. */
+enum idx_rebuild {
+	IDX_REBUILT_NOT = 0,	/* opened as it was (or created in an empty dir) */
+	IDX_REBUILT_KEPT = 1,	/* another schema: rebuilt, entries, ids and marks kept */
+	IDX_REBUILT_LOST = 2	/* unreadable: rebuilt empty; its marks are lost */
+};
+/* enum idx_rebuild: non-zero when idx_open() started over. */
 int idx_rebuilt(const struct idx *ix);
+/* After IDX_REBUILT_KEPT: how many file entries and "not a duplicate" pairs
+ * the rebuild carried over (0 and 0 otherwise). */
+void idx_rebuild_kept(const struct idx *ix, uint64_t *files, uint64_t *pairs);
 /* The band layout's threshold (opts.max_d). */
 uint32_t idx_max_d(const struct idx *ix);
 /* A number that grows with every committed write (LMDB's last transaction

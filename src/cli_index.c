@@ -125,6 +125,9 @@ int cli_not_duplicate(int argc, char **argv)
 	if (!index)
 		index = lr.index;
 	ret = idx_open(&ix, index, NULL);
+	if (!ret && idx_rebuilt(ix) == IDX_REBUILT_LOST)
+		fprintf(stderr, "simbook: the index in %s was unreadable and has been reset: its "
+			"\"not a duplicate\" marks are lost\n", index);
 	if (!ret)
 		ret = idx_exempt_set(ix, ra, rb, !undo);
 	if (ret) {

@@ -180,9 +180,17 @@ int cli_index(int argc, char **argv)
 			strerror(-ret));
 		goto out;
 	}
-	if (idx_rebuilt(indexer_idx(ixr)))
-		fprintf(stderr, "simbook index: the index in %s was from another version or "
-			"unreadable: rebuilding it\n", lr.index);
+	if (idx_rebuilt(indexer_idx(ixr)) == IDX_REBUILT_KEPT) {
+		uint64_t kf = 0, kp = 0;
+
+		idx_rebuild_kept(indexer_idx(ixr), &kf, &kp);
+		fprintf(stderr, "simbook index: the index in %s was from another version: "
+			"rebuilding it; kept %llu files' ids and %llu \"not a duplicate\" marks\n",
+			lr.index, (unsigned long long)kf, (unsigned long long)kp);
+	} else if (idx_rebuilt(indexer_idx(ixr))) {
+		fprintf(stderr, "simbook index: the index in %s was unreadable: rebuilding it; "
+			"its \"not a duplicate\" marks are lost\n", lr.index);
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -201,9 +201,11 @@ static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
 		return 2;
 	}
 	if (idx_rebuilt(c->ix)) {
-		fprintf(stderr, "simbook %s: the index in %s was from another version or unreadable "
-			"and has been reset: run 'simbook index %s'\n", c->cmd, dir,
-			root ? root : "DIR");
+		fprintf(stderr, "simbook %s: the index in %s was %s and has been reset%s: run "
+			"'simbook index %s'\n", c->cmd, dir,
+			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? "from another version" : "unreadable",
+			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? " (\"not a duplicate\" marks kept)" :
+			" (its \"not a duplicate\" marks are lost)", root ? root : "DIR");
 		return 2;
 	}
 	return 0;

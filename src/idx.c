@@ -75,7 +75,8 @@ struct idx {
 	struct band_layout bl;
 	pthread_mutex_t wlock;		/* one writer at a time */
 	pthread_rwlock_t maplock;	/* held shared by every txn, exclusive to resize */
-	int rebuilt;
+	int rebuilt;			/* enum idx_rebuild */
+	uint64_t kept_files, kept_pairs;	/* carried over by the rebuild */
 	/* the flusher: fdatasync within sync_ms of a commit */
 	pthread_t flusher;
 	pthread_mutex_t flock;
@@ -1039,6 +1040,248 @@ static int env_remove(const char *dir)
 	return 0;
 }
 
+/* ---- carrying a person's marks over a rebuild ----
+ *
+ * The "not a duplicate" marks are the only thing in the index a scan cannot
+ * recreate, and they are stored by book id.  So a rebuild keeps every
+ * file's path -> id row (with its stored stat, state reset to queued, no
+ * fingerprint), the exemption pairs between kept ids, and nextid; the scan
+ * then fingerprints every book again under the id it had.  The old data
+ * file is first renamed to PREV_NAME and removed only after the copy is on
+ * disk, so a crash mid-rebuild redoes the copy at the next open.
+ * frec_decode() reads the file record of every schema so far (FREC_VERSION
+ * 1, id at byte 8, since schema 1): a new record layout must keep decoding
+ * the old one here, or the marks of its users are lost. */
+
+#define PREV_NAME "data.mdb.prev"
+
+/* The data file's (or its set-aside copy's) path in p. */
+static int dir_file(const char *dir, const char *name, char *p, size_t size)
+{
+	return snprintf(p, size, "%s/%s", dir, name) >= (int)size ? -ENAMETOOLONG : 0;
+}
+
+/* Moves an incompatible data file aside for carry_over(); the lock file goes. */
+static int env_set_aside(const char *dir)
+{
+	char from[4096], to[4096];
+	int ret = dir_file(dir, "data.mdb", from, sizeof(from));
+
+	if (ret == 0)
+		ret = dir_file(dir, PREV_NAME, to, sizeof(to));
+	if (ret)
+		return ret;
+	if (rename(from, to) && errno != ENOENT)
+		return -errno;
+	return env_remove(dir);
+}
+
+struct carry_arg {
+	MDB_txn *old;
+	MDB_dbi files, exempt;
+	int has_files, has_exempt;
+	uint64_t old_nextid;
+	int old_bad;		/* a read of the old file failed: it is unreadable */
+	struct frec *f;
+	uint64_t nfiles, npairs;
+};
+
+/* 1 when id has a row in the new ids table, 0 when not, or -errno. */
+static int carry_has_id(struct wtx *w, const uint8_t *kb)
+{
+	MDB_val v;
+	int ret = w_get(w, DB_IDS, kb, 8, &v);
+
+	return ret == 0 ? 1 : ret == -ENOENT ? 0 : ret;
+}
+
+static int carry_files(struct wtx *w, struct carry_arg *a)
+{
+	struct frec *f = a->f;
+	MDB_cursor *cur = NULL;
+	struct pkey k;
+	MDB_val key, v, cur_v;
+	uint8_t kb[8];
+	int rc, ret = 0;
+
+	rc = mdb_cursor_open(a->old, a->files, &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &key, &cur_v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &key, &cur_v, MDB_NEXT)) {
+		/* A row that does not decode, or whose id or key is taken (a
+		 * damaged table), is left to the scan: a new id, no marks. */
+		if (frec_decode(&cur_v, f))
+			continue;
+		put_be(kb, f->id, 8);
+		path_key(f->path, f->pathlen, &k);
+		ret = carry_has_id(w, kb);
+		if (ret == 0) {
+			ret = w_get(w, DB_FILES, k.b, k.len, &v);
+			ret = ret == 0 ? 1 : ret == -ENOENT ? 0 : ret;
+		}
+		if (ret == 1) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		f->state = IDX_QUEUED;
+		f->flags = 0;
+		frec_set_err(f, NULL);
+		ret = file_store(w, f);
+		if (ret == 0)
+			ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
+		if (ret == 0)
+			ret = count_move(w, 0, 0, IDX_QUEUED, 0);
+		if (ret == 0) {
+			if (f->id >= w->nextid) {
+				w->nextid = f->id + 1;
+				w->meta_dirty = 1;
+			}
+			a->nfiles++;
+		}
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	if (ret == 0 && rc != MDB_NOTFOUND) {
+		a->old_bad = 1;
+		ret = idx_err(rc);
+	}
+	return ret;
+}
+
+static int carry_exempt(struct wtx *w, struct carry_arg *a)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val key, v;
+	int rc, ret = 0;
+
+	rc = mdb_cursor_open(a->old, a->exempt, &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &key, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) {
+		const uint8_t *p = key.mv_data;
+
+		if (key.mv_size != 16 || get_be(p, 8) == get_be(p + 8, 8))
+			continue;
+		ret = carry_has_id(w, p);
+		if (ret == 1)
+			ret = carry_has_id(w, p + 8);
+		if (ret == 1) {
+			ret = w_put(w, DB_EXEMPT, p, 16, NULL, 0);
+			/* both orders are stored: count each pair once */
+			a->npairs += get_be(p, 8) < get_be(p + 8, 8);
+		}
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	if (ret == 0 && rc != MDB_NOTFOUND) {
+		a->old_bad = 1;
+		ret = idx_err(rc);
+	}
+	return ret;
+}
+
+static int carry_fn(struct wtx *w, void *arg)
+{
+	struct carry_arg *a = arg;
+	int ret = meta_load(w);
+
+	a->nfiles = a->npairs = 0;
+	a->old_bad = 0;
+	if (ret)
+		return ret;
+	if (a->old_nextid > w->nextid) {
+		w->nextid = a->old_nextid;	/* ids are never reused */
+		w->meta_dirty = 1;
+	}
+	if (a->has_files)
+		ret = carry_files(w, a);
+	if (ret == 0 && a->has_exempt)
+		ret = carry_exempt(w, a);
+	return ret;
+}
+
+/* Opens one table of the old file: 1 = there, 0 = absent, -1 = unreadable. */
+static int carry_dbi(MDB_txn *txn, const char *name, MDB_dbi *dbi)
+{
+	int rc = mdb_dbi_open(txn, name, 0, dbi);
+
+	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : -1;
+}
+
+/* Reads the old file's nextid into a (0 when absent); an LMDB code. */
+static int carry_nextid(struct carry_arg *a)
+{
+	MDB_val key = mval("nextid", 6), v;
+	MDB_dbi meta;
+	int rc = carry_dbi(a->old, "meta", &meta);
+
+	if (rc <= 0)
+		return rc ? MDB_CORRUPTED : 0;
+	rc = mdb_get(a->old, meta, &key, &v);
+	if (rc == 0 && v.mv_size == 8)
+		a->old_nextid = get_be(v.mv_data, 8);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* Copies the set-aside data file's files (path -> id rows), exemptions and
+ * nextid into the new, empty index in one transaction, syncs, then removes
+ * the old file.  An old file LMDB cannot read is removed too, and
+ * ix->rebuilt says the marks are lost; an error that is not the file's
+ * (memory, descriptors, the new index) keeps it for the next open. */
+static int carry_over(struct idx *ix, const char *prev)
+{
+	struct carry_arg a = { 0 };
+	MDB_env *old = NULL;
+	int rc, ret = 0;
+
+	rc = mdb_env_create(&old);
+	if (rc)
+		return idx_err(rc);
+	rc = mdb_env_set_maxdbs(old, NDB + 4);
+	if (rc == 0)
+		rc = mdb_env_open(old, prev, MDB_NOSUBDIR | MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS,
+				  0600);
+	if (rc == 0)
+		rc = mdb_txn_begin(old, NULL, MDB_RDONLY, &a.old);
+	if (rc == 0) {
+		a.has_files = carry_dbi(a.old, "files", &a.files);
+		a.has_exempt = carry_dbi(a.old, "exempt", &a.exempt);
+		rc = carry_nextid(&a);
+		if (rc == 0 && (a.has_files < 0 || a.has_exempt < 0))
+			rc = MDB_CORRUPTED;
+	}
+	if (rc == ENOMEM || rc == EMFILE || rc == ENFILE || rc == EACCES || rc == EAGAIN) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	if (rc == 0) {
+		a.f = malloc(sizeof(*a.f));
+		if (!a.f) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = idx_write(ix, carry_fn, &a);
+		free(a.f);
+		if (ret < 0 && !a.old_bad)
+			goto out;
+	}
+	if (rc == 0 && !a.old_bad) {
+		ix->rebuilt = IDX_REBUILT_KEPT;
+		ix->kept_files = a.nfiles;
+		ix->kept_pairs = a.npairs;
+	} else {
+		ix->rebuilt = IDX_REBUILT_LOST;
+	}
+	ret = idx_err(mdb_env_sync(ix->env, 1));
+	if (ret == 0 && unlink(prev))
+		ret = -errno;
+out:
+	if (a.old)
+		mdb_txn_abort(a.old);
+	mdb_env_close(old);
+	return ret;
+}
+
 struct init_arg {
 	uint32_t max_d;
 	int incompatible;
@@ -1144,6 +1387,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	struct init_arg ia = { 7, 0 };
 	uint64_t map_size = MAP_DEFAULT;
 	struct idx *ix = NULL;
+	char prev[4096];
 	int ret, rc, attempt, locks = 0;
 
 	*out = NULL;
@@ -1185,6 +1429,15 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		pthread_cond_init(&ix->fcond, NULL);
 		locks = 1;
 	}
+	ret = dir_file(dir, PREV_NAME, prev, sizeof(prev));
+	if (ret)
+		goto out;
+	if (access(prev, F_OK) == 0) {
+		/* A rebuild stopped before its copy was on disk: start it again. */
+		ret = env_remove(dir);
+		if (ret)
+			goto out;
+	}
 	for (attempt = 0; attempt < 2; attempt++) {
 		rc = env_open(ix, dir, map_size);
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == MDB_CORRUPTED) {
@@ -1204,15 +1457,20 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		}
 		if (attempt == 1)
 			break;
-		/* Unreadable or another schema: start over (a scan refills it). */
-		ret = env_remove(dir);
+		/* Unreadable or another schema: start over (a scan refills
+		 * it), keeping what the old file holds of the marks. */
+		ret = env_set_aside(dir);
 		if (ret)
 			goto out;
-		ix->rebuilt = 1;
 	}
 	if (!ix->env) {
 		ret = -EIO;
 		goto out;
+	}
+	if (access(prev, F_OK) == 0) {
+		ret = carry_over(ix, prev);
+		if (ret)
+			goto out;
 	}
 	ret = -pthread_create(&ix->flusher, NULL, flusher_main, ix);
 	if (ret)
@@ -1258,6 +1516,12 @@ int idx_sync(struct idx *ix)
 int idx_rebuilt(const struct idx *ix)
 {
 	return ix->rebuilt;
+}
+
+void idx_rebuild_kept(const struct idx *ix, uint64_t *files, uint64_t *pairs)
+{
+	*files = ix->kept_files;
+	*pairs = ix->kept_pairs;
 }
 
 uint32_t idx_max_d(const struct idx *ix)

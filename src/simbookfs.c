@@ -165,6 +165,28 @@ static void sbfs_usage(FILE *out)
 		"\n");
 }
 
+/* Says what a rebuild of the index kept: the "not a duplicate" marks are
+ * the one thing in it no scan can make again. */
+static void sbfs_log_rebuild(const struct idx *ix, const char *where)
+{
+	uint64_t files = 0, pairs = 0;
+
+	switch (idx_rebuilt(ix)) {
+	case IDX_REBUILT_KEPT:
+		idx_rebuild_kept(ix, &files, &pairs);
+		slog(LOG_NOTICE, "the index of %s was from another version: rebuilding it; kept "
+		     "%llu files' ids and %llu \"not a duplicate\" marks", where,
+		     (unsigned long long)files, (unsigned long long)pairs);
+		break;
+	case IDX_REBUILT_LOST:
+		slog(LOG_WARNING, "the index of %s was unreadable: rebuilding it; its \"not a "
+		     "duplicate\" marks are lost", where);
+		break;
+	default:
+		break;
+	}
+}
+
 /* With -d, every change the hook sees is logged, which is how the tests
  * observe the change-notification interface. */
 static void sbfs_log_change(void *arg, enum fs_change what, const char *path, const char *path2)
@@ -529,6 +551,7 @@ int main(int argc, char **argv)
 			     strerror(-ret), o.index ? "" : " (use -o index=DIR for a read-only SRC)");
 			goto out;
 		}
+		sbfs_log_rebuild(indexer_idx(glue.ixr), o.index ? o.index : o.src);
 		views_attach(views, glue.ixr);
 		ret = views_start(views, f);
 		if (!ret)

@@ -667,23 +667,26 @@ static void test_schema_rebuild(void)
 	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
 	idx_close(ix);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_KEPT);
 	REQUIRE(idx_counts(ix, &c) == 0);
-	CHECK_EQ_INT(c.files, 0);
+	CHECK_EQ_INT(c.files, 1);
+	CHECK_EQ_INT(c.books, 0);
+	CHECK_EQ_INT(c.state[IDX_QUEUED], 1);
 	REQUIRE(add_book(ix, "a", sh, th, NULL, 0, NULL));
 	idx_close(ix);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	CHECK_EQ_INT(idx_rebuilt(ix), 0);
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.files, 1);
+	CHECK_EQ_INT(c.books, 1);
 	/* schema 1 (before the clusters table) is rebuilt too */
 	bad[3] = 1;
 	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
 	idx_close(ix);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_KEPT);
 	REQUIRE(idx_counts(ix, &c) == 0);
-	CHECK_EQ_INT(c.files, 0);
+	CHECK_EQ_INT(c.books, 0);
 	idx_close(ix);
 	/* a data file that is not LMDB at all */
 	snprintf(p, sizeof(p), "%s/data.mdb", dir);
@@ -692,7 +695,131 @@ static void test_schema_rebuild(void)
 	CHECK(write(fd, "this is not an lmdb file, just text....", 39) == 39);
 	close(fd);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	CHECK_EQ_INT(idx_rebuilt(ix), 1);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_LOST);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.files, 0);
+	idx_close(ix);
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* Forces another schema (or leaves the old data file set aside, as a
+ * rebuild stopped midway does), reopens and checks the entries, ids and
+ * "not a duplicate" pairs come through; the books, put again under their
+ * old ids, are exempt again. */
+static void test_rebuild_keeps_marks(void)
+{
+	const char *dir = new_dir();
+	char longp[700], to[512];
+	const char *paths[5] = { "a", "b", "c", longp, "x" };
+	/* schema 2: a real older version, and one no in-place upgrade handles */
+	uint8_t sh[5][16], th[16] = { 0 }, old[4] = { 0, 0, 0, 2 };
+	uint8_t junk[16] = { 0 }, fresh_sh[16];
+	uint64_t id[5], files = 0, pairs = 0, *ids = NULL, nid;
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	struct idx_file f;
+	size_t n = 0, i, round;
+	char cmd[1200];
+
+	REQUIRE(dir);
+	memset(longp, 'l', 600);
+	longp[300] = '/';
+	longp[600] = '\0';
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	simgen_sh(&rng_state, sh[0]);
+	simgen_flip(&rng_state, sh[0], sh[1], 2);
+	simgen_flip(&rng_state, sh[0], sh[2], 3);
+	simgen_flip(&rng_state, sh[0], sh[3], 4);
+	simgen_sh(&rng_state, sh[4]);
+	for (i = 0; i < 5; i++)
+		REQUIRE((id[i] = add_book(ix, paths[i], sh[i], th, NULL, 0, "r")) != 0);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == 0);
+	REQUIRE(idx_exempt_set(ix, longp, "a", 1) == 0);
+	REQUIRE(idx_exempt_set(ix, "x", "c", 1) == 0);
+	REQUIRE(idx_unlink(ix, "x") == 1);	/* its pair goes, its id is not reused */
+	/* a damaged row and a pair with an unknown id are left behind */
+	REQUIRE(idx_debug_raw_put(ix, "files", "zz", 2, "junk", 4) == 0);
+	put_be64(junk, id[0]);
+	put_be64(junk + 8, 999);
+	REQUIRE(idx_debug_raw_put(ix, "exempt", junk, 16, NULL, 0) == 0);
+	for (round = 0; round < 2; round++) {
+		if (round == 0) {
+			REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, old, 4) == 0);
+			idx_close(ix);
+		} else {
+			/* stopped after the old file was set aside: the
+			 * data file beside it is the unfinished new one */
+			REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, old, 4) == 0);
+			idx_close(ix);
+			snprintf(cmd, sizeof(cmd), "cp '%s/data.mdb' '%s/old'", dir, dir);
+			REQUIRE(system(cmd) == 0);
+			REQUIRE(idx_open(&ix, dir, NULL) == 0);
+			REQUIRE(add_book(ix, "stray", sh[4], th, NULL, 0, "r"));
+			idx_close(ix);
+			snprintf(cmd, sizeof(cmd), "mv '%s/old' '%s/data.mdb.prev'", dir, dir);
+			REQUIRE(system(cmd) == 0);
+		}
+		REQUIRE(idx_open(&ix, dir, NULL) == 0);
+		CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_KEPT);
+		CHECK(!file_exists(dir, "data.mdb.prev"));
+		idx_rebuild_kept(ix, &files, &pairs);
+		CHECK_EQ_INT(files, 4);
+		CHECK_EQ_INT(pairs, 2);
+		REQUIRE(idx_counts(ix, &c) == 0);
+		CHECK_EQ_INT(c.files, 4);
+		CHECK_EQ_INT(c.state[IDX_QUEUED], 4);
+		CHECK_EQ_INT(c.books, 0);
+		REQUIRE(idx_get(ix, longp, &f) == 0);
+		CHECK(f.id == id[3] && f.state == IDX_QUEUED && !f.has_fp);
+		CHECK(f.st.ino == stat_of(strlen(longp)).ino);	/* a lost rename is still found */
+		idx_file_release(&f);
+		CHECK_EQ_INT(idx_exempt_has(ix, id[0], id[1]), 1);
+		CHECK_EQ_INT(idx_exempt_has(ix, id[3], id[0]), 1);
+		CHECK_EQ_INT(idx_exempt_has(ix, id[0], id[2]), 0);
+		/* the scan puts the books again: the same ids, the marks apply */
+		for (i = 0; i < 4; i++)
+			CHECK(add_book(ix, paths[i], sh[i], th, NULL, 0, "r") == id[i]);
+		REQUIRE(idx_exempt_ids(ix, id[0], &ids, &n) == 0);
+		CHECK_EQ_INT(n, 2);
+		if (n == 2)
+			CHECK(ids[0] == id[1] && ids[1] == id[3]);
+		free(ids);
+		ids = NULL;
+		/* a new book takes an id no book ever had */
+		simgen_sh(&rng_state, fresh_sh);
+		nid = add_book(ix, round ? "new2" : "new", fresh_sh, th, NULL, 0, "r");
+		CHECK(nid > id[4]);
+		REQUIRE(idx_unlink(ix, round ? "new2" : "new") == 1);
+	}
+	REQUIRE(idx_exempt_set(ix, "a", "b", 0) == 0);
+	CHECK_EQ_INT(idx_exempt_has(ix, id[0], id[1]), 0);
+	idx_close(ix);
+	/* an old file LMDB cannot read is rebuilt empty and says so */
+	snprintf(to, sizeof(to), "%s/data.mdb.prev", dir);
+	i = (size_t)open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE((int)i >= 0);
+	CHECK(write((int)i, "not an lmdb file at all, only some text", 39) == 39);
+	close((int)i);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_LOST);
+	CHECK(!file_exists(dir, "data.mdb.prev"));
+	idx_rebuild_kept(ix, &files, &pairs);
+	CHECK_EQ_INT(files + pairs, 0);
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.files, 0);
 	idx_close(ix);
@@ -947,6 +1074,7 @@ int main(void)
 	RUN(test_bands_complete);
 	RUN(test_exemptions);
 	RUN(test_schema_rebuild);
+	RUN(test_rebuild_keeps_marks);
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);
 	RUN(test_put_many);
