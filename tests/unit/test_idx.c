@@ -723,7 +723,7 @@ static int file_exists(const char *dir, const char *name)
  * old ids, are exempt again. */
 static void test_rebuild_keeps_marks(void)
 {
-	const char *dir = new_dir();
+	const char *dir = check_tmpdir();
 	char longp[700], to[512];
 	const char *paths[5] = { "a", "b", "c", longp, "x" };
 	/* schema 2: a real older version, and one no in-place upgrade handles */
