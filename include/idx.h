@@ -384,6 +384,9 @@ void idx_groups_release(struct idx_groups *g);
 int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
 /* 1 when the pair is exempted, 0 when not, -errno. */
 int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b);
+/* Every exempted pair (a < b, dist 0), in ascending order: *pairs
+ * malloc'd (NULL when there is none), *n.  0 or -errno. */
+int idx_exemptions(struct idx *ix, struct idx_pair **pairs, size_t *n);
 
 #define IDX_LIST_RECURSIVE 1u	/* every file under dir, names = full paths */
 /* Lists dir ("" = the top): its files and the subdirectories that contain

@@ -155,6 +155,12 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out);
  * mount root pointing at path (relative to the root): "../" depth times,
  * then path, NUL-terminated in buf.  0 or -ENAMETOOLONG. */
 int simlist_link(char *buf, size_t size, int depth, const char *path);
+/* The "not a duplicate" pairs of ix, appended to out: one line per pair,
+ * path TAB path (relative to SRC, escaped as in simlist_tsv()), the two
+ * paths of a line and the lines in byte order (a pair whose book is being
+ * removed at that moment is left out).  0, -ENOMEM or -errno of the
+ * index. */
+int simlist_exemptions_tsv(struct idx *ix, struct sbuf *out);
 /* Appends s with tabs, newlines and backslashes escaped. 0 or -ENOMEM. */
 int simlist_escape(struct sbuf *out, const char *s);
 

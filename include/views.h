@@ -13,6 +13,7 @@
  *   duplicates/<Title (N)>/     groups with the same normalised text
  *   lookup/<32 hex digits>/     the books within the threshold of any id
  *   .simbookfs/status, errors   JSON status; one line per unindexable file
+ *   .simbookfs/not-duplicates   one line per "not a duplicate" pair
  * and the computed xattr user.simbookfs.id on every indexed book.
  *
  * Every symlink points at a regular file of the mount (never at a

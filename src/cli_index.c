@@ -12,8 +12,12 @@
 #include "cli.h"
 #include "idx.h"
 #include "libroot.h"
+#include "sbuf.h"
+#include "simlist.h"
 
-static const char nd_usage[] = "usage: simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B\n";
+static const char nd_usage[] =
+	"usage: simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B\n"
+	"       simbook not-duplicate --list [--src SRC] [--index DIR] [PATH]\n";
 
 /* path relative to root (both real paths), or NULL when outside. */
 static const char *rel_to(const char *path, const char *root)
@@ -51,6 +55,84 @@ static int nd_mount(const char *mnt, const char *ra, const char *rb)
 	return ret;
 }
 
+/* Copies the mount's .simbookfs/not-duplicates to stdout.  0 or -errno. */
+static int nd_list_mount(const char *mnt)
+{
+	char path[PATH_MAX + 32], buf[65536];
+	size_t n;
+	FILE *in;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/.simbookfs/not-duplicates", mnt);
+	in = fopen(path, "r");
+	if (!in)
+		return -errno;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			ret = -errno;
+			break;
+		}
+	if (!ret && ferror(in))
+		ret = -EIO;
+	fclose(in);
+	return ret;
+}
+
+/* --list: every "not a duplicate" pair of the library holding path (a
+ * mount or SRC), one per line: path TAB path.  Returns the exit status. */
+static int nd_list(const char *path, const char *src, const char *index)
+{
+	char p[PATH_MAX], srcbuf[PATH_MAX];
+	struct libroot lr = { 0 };
+	struct idx *ix = NULL;
+	struct sbuf out;
+	char *root = NULL;
+	int ret, status = 1;
+
+	sbuf_init(&out);
+	if (!realpath(path, p)) {
+		fprintf(stderr, "simbook: %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!src && !index && libroot_above(p, ".simbookfs/status", &root) == 0) {
+		ret = nd_list_mount(root);
+		if (ret)
+			fprintf(stderr, "simbook: %s/.simbookfs/not-duplicates: %s\n", root,
+				strerror(-ret));
+		status = ret ? 1 : 0;
+		goto out;
+	}
+	if (src && !realpath(src, srcbuf)) {
+		fprintf(stderr, "simbook: %s: %s\n", src, strerror(errno));
+		goto out;
+	}
+	ret = libroot_find(&lr, p, src ? index : NULL, src ? srcbuf : NULL, NULL, NULL);
+	if (ret) {
+		fprintf(stderr, "simbook: %s\n", ret == -ENOENT && !src ?
+			"no " LIBROOT_INDEX_NAME " folder above the path (use --src SRC [--index DIR])" :
+			strerror(-ret));
+		goto out;
+	}
+	ret = idx_open(&ix, index ? index : lr.index, NULL);
+	if (!ret)
+		ret = simlist_exemptions_tsv(ix, &out);
+	if (ret) {
+		fprintf(stderr, "simbook: %s: %s\n", index ? index : lr.index, strerror(-ret));
+		goto out;
+	}
+	if (out.len && fwrite(out.buf, 1, out.len, stdout) != out.len) {
+		perror("simbook: stdout");
+		goto out;
+	}
+	status = 0;
+out:
+	idx_close(ix);
+	libroot_release(&lr);
+	sbuf_release(&out);
+	free(root);
+	return status;
+}
+
 int cli_not_duplicate(int argc, char **argv)
 {
 	const char *src = NULL, *index = NULL, *files[2] = { NULL, NULL }, *ra, *rb;
@@ -58,11 +140,13 @@ int cli_not_duplicate(int argc, char **argv)
 	struct libroot lr = { 0 };
 	char *root = NULL;
 	struct idx *ix = NULL;
-	int undo = 0, nf = 0, i, ret, status = 2;
+	int undo = 0, list = 0, nf = 0, i, ret, status = 2;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--undo"))
 			undo = 1;
+		else if (!strcmp(argv[i], "--list"))
+			list = 1;
 		else if (!strcmp(argv[i], "--src") && i + 1 < argc)
 			src = argv[++i];
 		else if (!strcmp(argv[i], "--index") && i + 1 < argc)
@@ -74,7 +158,9 @@ int cli_not_duplicate(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (nf != 2)
+	if (list && !undo && nf < 2)
+		return nd_list(nf ? files[0] : src ? src : ".", src, index);
+	if (nf != 2 || list)
 		goto usage;
 	status = 1;
 	if (!realpath(files[0], pa) || !realpath(files[1], pb)) {

@@ -2677,8 +2677,7 @@ out:
 	return ret;
 }
 
-/* Every exempted pair (a < b), sorted; for filtering pairs in bulk. */
-static int load_exempt(struct idx *ix, struct idx_pair **out, size_t *n_out)
+int idx_exemptions(struct idx *ix, struct idx_pair **out, size_t *n_out)
 {
 	struct idx_pair *v = NULL;
 	size_t n = 0, cap = 0;
@@ -2858,7 +2857,7 @@ int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g)
 		return -EINVAL;
 	ret = load_simhashes(ix, &ids, &sh, &nb);
 	if (ret == 0)
-		ret = load_exempt(ix, &ex, &nex);
+		ret = idx_exemptions(ix, &ex, &nex);
 	if (ret == 0)
 		ret = band_pairs(&ix->bl, (const uint8_t (*)[BAND_SH_BYTES])sh, nb, d, &bp, &np);
 	if (ret)
@@ -3403,7 +3402,7 @@ int idx_link_groups(struct idx *ix, struct idx_groups *g)
 	memset(g, 0, sizeof(*g));
 	ret = load_links(ix, &ids, &nids, &bp, &np);
 	if (ret == 0)
-		ret = load_exempt(ix, &ex, &nex);
+		ret = idx_exemptions(ix, &ex, &nex);
 	if (ret)
 		goto out;
 	if (nex && np) {

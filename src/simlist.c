@@ -286,6 +286,71 @@ int simlist_escape(struct sbuf *out, const char *s)
 	return ret;
 }
 
+struct nd_line {
+	const char *a, *b;	/* a < b, byte order */
+};
+
+static int nd_line_cmp(const void *x, const void *y)
+{
+	const struct nd_line *p = x, *q = y;
+	int c = strcmp(p->a, q->a);
+
+	return c ? c : strcmp(p->b, q->b);
+}
+
+int simlist_exemptions_tsv(struct idx *ix, struct sbuf *out)
+{
+	struct idx_file *f = NULL;
+	struct idx_pair *p = NULL;
+	struct nd_line *l = NULL;
+	uint64_t *ids = NULL;
+	size_t n = 0, nl = 0, i;
+	int ret = idx_exemptions(ix, &p, &n);
+
+	if (ret || !n)
+		goto out;
+	ids = malloc(2 * n * sizeof(*ids));
+	f = calloc(2 * n, sizeof(*f));
+	l = malloc(n * sizeof(*l));
+	if (!ids || !f || !l) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ids[2 * i] = p[i].a;
+		ids[2 * i + 1] = p[i].b;
+	}
+	ret = idx_get_ids(ix, ids, 2 * n, f);
+	if (ret)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const char *a = f[2 * i].path, *b = f[2 * i + 1].path;
+
+		if (!a || !b)
+			continue;
+		l[nl++] = strcmp(a, b) < 0 ? (struct nd_line){ a, b } : (struct nd_line){ b, a };
+	}
+	qsort(l, nl, sizeof(*l), nd_line_cmp);
+	for (i = 0; i < nl && !ret; i++) {
+		ret = simlist_escape(out, l[i].a);
+		if (!ret)
+			ret = sbuf_addch(out, '\t');
+		if (!ret)
+			ret = simlist_escape(out, l[i].b);
+		if (!ret)
+			ret = sbuf_addch(out, '\n');
+	}
+out:
+	if (f)
+		for (i = 0; i < 2 * n; i++)
+			idx_file_release(&f[i]);
+	free(f);
+	free(l);
+	free(ids);
+	free(p);
+	return ret;
+}
+
 int simlist_tsv(const struct simlist *l, struct sbuf *out)
 {
 	size_t i;

@@ -109,7 +109,7 @@ struct views {
 		uint64_t hash;
 		size_t len;
 		struct timespec t;
-	} meta_stamp[2];		/* .simbookfs/status, errors */
+	} meta_stamp[3];		/* .simbookfs/ status, errors, not-duplicates */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
@@ -1337,13 +1337,29 @@ static int meta_errors(struct views *v, struct sbuf *out)
 	return ret;
 }
 
+/* The files of .simbookfs/, in listing order; a file's index is its
+ * slot in meta_stamp. */
+static const char *const meta_names[] = { "status", "errors", "not-duplicates" };
+
 static int meta_content(struct views *v, const char *rel, struct sbuf *out)
 {
-	if (!strcmp(rel, "status"))
+	if (!strcmp(rel, meta_names[0]))
 		return meta_status(v, out);
-	if (!strcmp(rel, "errors"))
+	if (!strcmp(rel, meta_names[1]))
 		return meta_errors(v, out);
+	if (!strcmp(rel, meta_names[2]))
+		return simlist_exemptions_tsv(v->ix, out);
 	return -ENOENT;
+}
+
+static int meta_slot(const char *rel)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(meta_names) / sizeof(meta_names[0])); i++)
+		if (!strcmp(rel, meta_names[i]))
+			return i;
+	return -1;
 }
 
 /* ---- dispatch ---- */
@@ -1371,13 +1387,15 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 			fill_dir(v, st, view_ino(VK_META, 0));
 			return 0;
 		}
+		/* Counted as served: the kernel keeps the size it is given,
+		 * and cmp or rsync trust it; it must go when the index moves. */
 		sbuf_init(&sb);
 		ret = meta_content(v, rel, &sb);
 		if (!ret)
 			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), sb.len,
-				  file_time(v, !strcmp(rel, "errors"), &sb));
+				  file_time(v, meta_slot(rel), &sb));
 		sbuf_release(&sb);
-		return ret;
+		break;
 	}
 	if (!ret && *rel)
 		served_add(v, nd->kind, rel, NULL);
@@ -1387,6 +1405,7 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler)
 {
 	struct view_node *nd = arg;
+	size_t i;
 
 	switch (nd->kind) {
 	case VK_SIMILAR:
@@ -1401,8 +1420,8 @@ static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t fill
 			return -ENOTDIR;
 		filler(buf, ".", NULL, 0, 0);
 		filler(buf, "..", NULL, 0, 0);
-		filler(buf, "status", NULL, 0, 0);
-		filler(buf, "errors", NULL, 0, 0);
+		for (i = 0; i < sizeof(meta_names) / sizeof(meta_names[0]); i++)
+			filler(buf, meta_names[i], NULL, 0, 0);
 		return 0;
 	}
 }

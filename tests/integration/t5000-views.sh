@@ -135,6 +135,11 @@ no_entry base2.txt base2.epub || fail "not-duplicate through the mount not appli
 ls -R "$MNT/duplicates" | grep -qx base2.epub || fail "group split too early"
 "$SIMBOOK_BUILD/simbook" not-duplicate "$MNT/base2-copy.txt" "$MNT/base2.epub" || fail "second not-duplicate"
 until_ok 3 sh -c "! ls -R '$MNT/duplicates' | grep -qx base2.epub" || fail "exemption not applied to duplicates/"
+printf 'b/base1-near.txt\tc/base1-vol1.txt\nbase2-copy.txt\tbase2.epub\nbase2.epub\tbase2.txt\n' >"$T/nd.want"
+until_ok 3 cmp -s "$MNT/.simbookfs/not-duplicates" "$T/nd.want" ||
+	fail "not-duplicates listing: $(cat "$MNT/.simbookfs/not-duplicates")"
+(cd "$MNT/a" && "$SIMBOOK_BUILD/simbook" not-duplicate --list) >"$T/nd.cli" || fail "--list on the mount"
+cmp -s "$T/nd.cli" "$T/nd.want" || fail "--list on the mount: $(cat "$T/nd.cli")"
 
 say "writes through the mount: overwrite, rename, delete"
 t0=$(stat -c %Y "$MNT/clusters")
@@ -192,6 +197,8 @@ grep -q '"watch":"on"' "$MNT/.simbookfs/status" || fail "watch: $(cat "$MNT/.sim
 say "simbook not-duplicate on SRC, without a mount"
 umount_fs
 "$SIMBOOK_BUILD/simbook" not-duplicate "$SRC/a/base1.txt" "$SRC/d/offline.txt" || fail "not-duplicate failed"
+"$SIMBOOK_BUILD/simbook" not-duplicate --list "$SRC/d" >"$T/nd.src" || fail "--list on SRC"
+grep -qx 'a/base1.txt	d/offline.txt' "$T/nd.src" || fail "--list on SRC: $(cat "$T/nd.src")"
 mount_fs -o rescan=0
 wait_idle 60
 no_entry a/base1.txt d/offline.txt || fail "CLI exemption not applied"
