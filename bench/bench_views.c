@@ -3,6 +3,7 @@
  *
  *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
  *   build/bench/bench_views --clone M [--n N] [--queries Q] [--words W] [--index DIR]
+ *   build/bench/bench_views --books DIR
  *
  * (--keep 1: leave the library and its index in /tmp and print their paths,
  * for bench/clustersbench.sh to mount.)
@@ -10,6 +11,9 @@
  * --clone M: the similar list with M books in the index, built from the
  * records of N template books instead of M texts (see bench_clone());
  * --index DIR keeps that index in DIR and reuses it on the next run.
+ * --books DIR: the lists of every book of a real library and their
+ * candidates (how many books share pruning keys: bench_books()).
+ * Every mode prints the candidates per list (cand_stats()).
  *
  * Writes N synthetic books (W words each from a vocabulary of 20,000 random
  * letter strings; groups of 5 share a base text with 2% of the words
@@ -120,8 +124,67 @@ static int dcmp(const void *a, const void *b)
 static void pct(const char *what, double *t, size_t n)
 {
 	qsort(t, n, sizeof(*t), dcmp);
-	printf("%-44s p50 %8.3f ms  p99 %8.3f ms\n", what, t[n / 2] * 1e3,
-	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3);
+	printf("%-44s p50 %8.3f ms  p99 %8.3f ms  max %8.3f ms\n", what, t[n / 2] * 1e3,
+	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3, t[n - 1] * 1e3);
+}
+
+/* mean, p50 and max of v[0..n) (sorts v) */
+static void dist(const char *what, double *v, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	qsort(v, n, sizeof(*v), dcmp);
+	printf("  %-42s mean %9.1f  p50 %9.1f  max %9.1f\n", what, n ? sum / (double)n : 0,
+	       n ? v[n / 2] : 0, n ? v[n - 1] : 0);
+}
+
+/* What a list's candidates are for the books ids[0..n) of a library of
+ * nbooks: the pruning keys (asked as simlist.c does: at most 1000 postings
+ * a key, 2 shared keys) with the postings they read, the books sharing two
+ * keys or more, the share of the other books that is, and how many of them
+ * the share rule keeps; then the candidates of every source, each one
+ * compared on its stored record. */
+static int cand_stats(struct idx *ix, const uint64_t *ids, size_t n, size_t nbooks)
+{
+	double *v = calloc(n ? n * 6 : 1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct idx_uq_hit *h = NULL;
+		struct idx_uq_stats us;
+		uint64_t *c = NULL;
+		size_t nh = 0, nc = 0, na = 0;
+
+		if (idx_uq_candidates(ix, ids[i], 1000, 2, &h, &nh, &us) ||
+		    simlist_candidates(ix, ids[i], SIMLIST_SRC_UNIQUE, &c, &nc))
+			return -1;
+		free(h);
+		free(c);
+		c = NULL;
+		if (simlist_candidates(ix, ids[i], SIMLIST_SRC_ALL, &c, &na))
+			return -1;
+		free(c);
+		v[i] = us.keys;
+		v[n + i] = (double)us.postings;
+		v[2 * n + i] = (double)nh;
+		v[3 * n + i] = nbooks > 1 ? 100.0 * (double)nh / (double)(nbooks - 1) : 0;
+		v[4 * n + i] = (double)nc;
+		v[5 * n + i] = (double)na;
+	}
+	printf("# candidates per list, %zu lists in a library of %zu books:\n", n, nbooks);
+	dist("pruning keys of the book", v, n);
+	dist("postings read", v + n, n);
+	dist("books sharing >= 2 keys", v + 2 * n, n);
+	dist("  the same, % of the other books", v + 3 * n, n);
+	dist("kept by the share rule (at most 200)", v + 4 * n, n);
+	dist("candidates of all sources (compared)", v + 5 * n, n);
+	free(v);
+	return 0;
 }
 
 static double ms(double t)
@@ -560,6 +623,8 @@ query:
 	printf("# of which pruning-key candidates: %.0f postings read per list on average\n",
 	       uqs / q);
 	pct("  idx_uq_candidates() alone, warm", t, q);
+	if (cand_stats(ix, qid, q, nbooks))
+		return -1;
 	for (i = 0; i < q; i++) {
 		struct idx_file f = { 0 };
 
@@ -594,6 +659,60 @@ query:
 	return system(cmd) ? -1 : 0;
 }
 
+/* --books DIR: a real library indexed by the indexer (scan and workers)
+ * into a temp index; the list of every book, cold and warm, and its
+ * candidates. */
+static int bench_books(const char *books)
+{
+	char ixdir[] = "/tmp/bench_views_books.XXXXXX", cmd[200];
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct idx_entry *e = NULL;
+	struct simcache *c = NULL;
+	uint64_t *ids = NULL;
+	double *t = NULL, t0;
+	size_t ne = 0, n = 0, i, nent = 0;
+	int fd, ret = -1;
+
+	if (!mkdtemp(ixdir))
+		return -1;
+	o.index_dir = ixdir;
+	o.no_watch = 1;
+	fd = open(books, O_RDONLY | O_DIRECTORY);
+	t0 = now();
+	if (fd < 0 || indexer_new(&ixr, fd, &o) || indexer_start(ixr) ||
+	    indexer_wait_idle(ixr, -1) ||
+	    idx_list(indexer_idx(ixr), "", IDX_LIST_RECURSIVE, &e, &ne))
+		goto out;
+	ids = calloc(ne ? ne : 1, sizeof(*ids));
+	t = calloc(ne ? ne : 1, sizeof(*t));
+	c = simcache_new(0);
+	if (!ids || !t || !c)
+		goto out;
+	for (i = 0; i < ne; i++)
+		if (!e[i].is_dir && e[i].file.has_fp)
+			ids[n++] = e[i].file.id;
+	printf("# %s: %zu books indexed in %.1f s\n", books, n, now() - t0);
+	if (!n || lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent))
+		goto out;
+	printf("# %.1f entries per list on average\n", (double)nent / (double)n);
+	pct("similar list, cold (records compared)", t, n);
+	if (lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent))
+		goto out;
+	pct("similar list, warm (pair cache)", t, n);
+	ret = cand_stats(indexer_idx(ixr), ids, n, n);
+out:
+	idx_entries_free(e, ne);
+	simcache_free(c);
+	indexer_free(ixr);
+	if (fd >= 0)
+		close(fd);
+	free(ids);
+	free(t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ixdir);
+	return system(cmd) ? -1 : ret;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = 20000, q = 500, words = 1500, i;
@@ -608,7 +727,7 @@ int main(int argc, char **argv)
 	char *buf;
 	int fd, i_arg, ret, keep = 0;
 	unsigned clone = 0;
-	const char *clone_dir = NULL;
+	const char *clone_dir = NULL, *books = NULL;
 
 	for (i_arg = 1; i_arg + 1 < argc; i_arg += 2) {
 		if (!strcmp(argv[i_arg], "--n"))
@@ -623,7 +742,11 @@ int main(int argc, char **argv)
 			clone = (unsigned)atoi(argv[i_arg + 1]);
 		else if (!strcmp(argv[i_arg], "--index"))
 			clone_dir = argv[i_arg + 1];
+		else if (!strcmp(argv[i_arg], "--books"))
+			books = argv[i_arg + 1];
 	}
+	if (books)
+		return bench_books(books) ? 1 : 0;
 	make_vocab();
 	if (clone) {
 		if (!n || !q || clone < n) {
@@ -707,7 +830,9 @@ int main(int argc, char **argv)
 	pct("similar list, cold (records compared)", tc, q);
 	pct("similar list, warm (pair cache)", tw, q);
 	pct("baseline: one idx_get()", tg, q);
-	ret = bench_clusters(indexer_idx(ixr), n);
+	ret = cand_stats(indexer_idx(ixr), ids, q, n);
+	if (!ret)
+		ret = bench_clusters(indexer_idx(ixr), n);
 	if (!ret)
 		ret = bench_update(indexer_idx(ixr), dir, ids, q, words);
 	if (ret)
