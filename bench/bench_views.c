@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -452,21 +453,34 @@ static int drop_pages(struct idx **ix, const char *ixdir, const struct idx_opts 
 	return idx_open(ix, ixdir, o) ? -1 : 0;
 }
 
-/* The q similar lists of the books ids[]: times into t, entries counted. */
+/* Pages read from disk so far (major faults: the LMDB map is file-backed). */
+static double majflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_majflt;
+}
+
+/* The q similar lists of the books ids[]: times into t, entries counted,
+ * the pages each read from disk into pg when not NULL. */
 static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q, double *t,
-		 size_t *nent)
+		 size_t *nent, double *pg)
 {
 	unsigned i;
-	double t0;
+	double t0, f0;
 
 	*nent = 0;
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
+		f0 = majflt();
 		t0 = now();
 		if (simlist_compute(ix, c, ids[i], NULL, NULL, &l))
 			return -1;
 		t[i] = now() - t0;
+		if (pg)
+			pg[i] = majflt() - f0;
 		*nent += l->n;
 		simlist_free(l);
 	}
@@ -487,7 +501,8 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	uint32_t *keys = malloc((size_t)BATCH * IDX_UQ_MAX * sizeof(*keys));
 	uint64_t *bands = malloc((size_t)BATCH * BOOKREC_MH_BANDS * sizeof(*bands));
 	struct idx_fp *fp = calloc(BATCH, sizeof(*fp));
-	double *t = calloc(q, sizeof(*t)), t0, tb, anon, hwm, uqs = 0, recs = 0;
+	double *t = calloc(q, sizeof(*t)), *pg = calloc(q, sizeof(*pg)), t0, tb, anon, hwm, uqs = 0,
+	       recs = 0;
 	char (*pbuf)[64] = calloc(BATCH, 64);
 	struct simcache *c = NULL;
 	struct idx *ix = NULL;
@@ -495,7 +510,8 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	unsigned i, k, j, b;
 	size_t nent;
 
-	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pbuf)
+	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pg ||
+	    !pbuf)
 		return -1;
 	if (keep_dir)
 		snprintf(ixdir, sizeof(ixdir), "%s", keep_dir);
@@ -594,16 +610,17 @@ query:
 	printf("# %u queries over %u books\n", q, nbooks);
 	pct("baseline: one idx_get(), pages cold", t, q);
 	c = simcache_new(0);
-	if (!c || lists(ix, c, qid, q, t, &nent))
+	if (!c || lists(ix, c, qid, q, t, &nent, pg))
 		return -1;
 	pct("similar list, cold (pages, pair cache)", t, q);
 	printf("# %.1f entries per list on average\n", (double)nent / q);
+	dist("pages read from disk per cold list", pg, q);
 	simcache_free(c);
 	c = simcache_new(0);
-	if (!c || lists(ix, c, qid, q, t, &nent))
+	if (!c || lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, pages warm, pair cache empty", t, q);
-	if (lists(ix, c, qid, q, t, &nent))
+	if (lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, warm (pair cache)", t, q);
 	/* the pruning-key lookup alone (simlist.c asks with at most 1000
@@ -652,6 +669,7 @@ query:
 	free(bands);
 	free(fp);
 	free(t);
+	free(pg);
 	free(pbuf);
 	if (keep_dir)
 		return 0;
@@ -693,11 +711,11 @@ static int bench_books(const char *books)
 		if (!e[i].is_dir && e[i].file.has_fp)
 			ids[n++] = e[i].file.id;
 	printf("# %s: %zu books indexed in %.1f s\n", books, n, now() - t0);
-	if (!n || lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent))
+	if (!n || lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent, NULL))
 		goto out;
 	printf("# %.1f entries per list on average\n", (double)nent / (double)n);
 	pct("similar list, cold (records compared)", t, n);
-	if (lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent))
+	if (lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent, NULL))
 		goto out;
 	pct("similar list, warm (pair cache)", t, n);
 	ret = cand_stats(indexer_idx(ixr), ids, n, n);
