@@ -453,7 +453,9 @@ static int drop_pages(struct idx **ix, const char *ixdir, const struct idx_opts 
 	return idx_open(ix, ixdir, o) ? -1 : 0;
 }
 
-/* Pages read from disk so far (major faults: the LMDB map is file-backed). */
+/* Faults that read the disk so far (major faults: the LMDB map is
+ * file-backed; each reads the page and, unless the map is advised random,
+ * the kernel's read-around). */
 static double majflt(void)
 {
 	struct rusage ru;
@@ -462,25 +464,45 @@ static double majflt(void)
 	return (double)ru.ru_majflt;
 }
 
-/* The q similar lists of the books ids[]: times into t, entries counted,
- * the pages each read from disk into pg when not NULL. */
+/* Bytes this process has had read from the disk so far (0 when the kernel
+ * keeps no I/O accounting). */
+static double disk_read(void)
+{
+	char line[128];
+	double v = 0;
+	FILE *f = fopen("/proc/self/io", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "read_bytes:", 11))
+			v = atof(line + 11);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The q similar lists of the books ids[]: times into t, entries counted;
+ * when pg is not NULL, the major faults of each list into pg[0..q) and the
+ * KB it read from the disk into pg[q..2q). */
 static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q, double *t,
 		 size_t *nent, double *pg)
 {
 	unsigned i;
-	double t0, f0;
+	double t0, f0, b0;
 
 	*nent = 0;
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
 		f0 = majflt();
+		b0 = disk_read();
 		t0 = now();
 		if (simlist_compute(ix, c, ids[i], NULL, NULL, &l))
 			return -1;
 		t[i] = now() - t0;
-		if (pg)
+		if (pg) {
 			pg[i] = majflt() - f0;
+			pg[q + i] = (disk_read() - b0) / 1024;
+		}
 		*nent += l->n;
 		simlist_free(l);
 	}
@@ -501,7 +523,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	uint32_t *keys = malloc((size_t)BATCH * IDX_UQ_MAX * sizeof(*keys));
 	uint64_t *bands = malloc((size_t)BATCH * BOOKREC_MH_BANDS * sizeof(*bands));
 	struct idx_fp *fp = calloc(BATCH, sizeof(*fp));
-	double *t = calloc(q, sizeof(*t)), *pg = calloc(q, sizeof(*pg)), t0, tb, anon, hwm, uqs = 0,
+	double *t = calloc(q, sizeof(*t)), *pg = calloc(2 * (size_t)q, sizeof(*pg)), t0, tb, anon, hwm, uqs = 0,
 	       recs = 0;
 	char (*pbuf)[64] = calloc(BATCH, 64);
 	struct simcache *c = NULL;
@@ -616,7 +638,8 @@ query:
 		return -1;
 	pct("similar list, cold (pages, pair cache)", t, q);
 	printf("# %.1f entries per list on average\n", (double)nent / q);
-	dist("pages read from disk per cold list", pg, q);
+	dist("major faults per cold list", pg, q);
+	dist("KB read from disk per cold list", pg + q, q);
 	simcache_free(c);
 	c = simcache_new(0);
 	if (!c || lists(ix, c, qid, q, t, &nent, NULL))
