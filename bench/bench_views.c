@@ -509,6 +509,37 @@ static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsign
 	return 0;
 }
 
+/* idx_uq_candidates() alone for the q books ids[], as simlist.c asks (at
+ * most 1000 postings a key, 2 shared keys): times into t, the postings
+ * read into *post (mean); faults and KB read into pg as lists() does. */
+static int uq_alone(struct idx *ix, const uint64_t *ids, unsigned q, double *t, double *pg,
+		    double *post)
+{
+	double t0, f0, b0, sum = 0;
+	unsigned i;
+
+	for (i = 0; i < q; i++) {
+		struct idx_uq_hit *h = NULL;
+		struct idx_uq_stats us;
+		size_t nh;
+
+		f0 = majflt();
+		b0 = disk_read();
+		t0 = now();
+		if (idx_uq_candidates(ix, ids[i], 1000, 2, &h, &nh, &us))
+			return -1;
+		t[i] = now() - t0;
+		if (pg) {
+			pg[i] = majflt() - f0;
+			pg[q + i] = (disk_read() - b0) / 1024;
+		}
+		sum += (double)us.postings;
+		free(h);
+	}
+	*post = q ? sum / q : 0;
+	return 0;
+}
+
 #define BATCH 2000	/* books marked and stored per write transaction */
 
 static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
@@ -648,25 +679,19 @@ query:
 	if (lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, warm (pair cache)", t, q);
-	/* the pruning-key lookup alone (simlist.c asks with at most 1000
-	 * postings per key and 2 shared keys), and the postings it reads */
-	for (i = 0, uqs = 0; i < q; i++) {
-		struct idx_uq_hit *h = NULL;
-		struct idx_uq_stats us;
-		size_t nh;
-
-		t0 = now();
-		if (idx_uq_candidates(ix, qid[i], 1000, 2, &h, &nh, &us))
-			return -1;
-		t[i] = now() - t0;
-		uqs += (double)us.postings;
-		free(h);
-	}
+	if (uq_alone(ix, qid, q, t, NULL, &uqs))
+		return -1;
 	printf("# of which pruning-key candidates: %.0f postings read per list on average\n",
-	       uqs / q);
+	       uqs);
 	pct("  idx_uq_candidates() alone, warm", t, q);
 	if (cand_stats(ix, qid, q, nbooks))
 		return -1;
+	/* what the pruning-key source alone reads of a cold index */
+	if (drop_pages(&ix, ixdir, &o) || uq_alone(ix, qid, q, t, pg, &uqs))
+		return -1;
+	pct("  idx_uq_candidates() alone, cold", t, q);
+	dist("  its major faults", pg, q);
+	dist("  its KB read from disk", pg + q, q);
 	for (i = 0; i < q; i++) {
 		struct idx_file f = { 0 };
 
