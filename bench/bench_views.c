@@ -3,6 +3,7 @@
  *
  *   build/bench/bench_views [--n N] [--queries Q] [--words W] [--keep 1]
  *   build/bench/bench_views --clone M [--n N] [--queries Q] [--words W] [--index DIR]
+ *   build/bench/bench_views --books DIR
  *
  * (--keep 1: leave the library and its index in $TMPDIR (default /tmp) and
  * print their paths, for bench/clustersbench.sh to mount.)
@@ -10,6 +11,9 @@
  * --clone M: the similar list with M books in the index, built from the
  * records of N template books instead of M texts (see bench_clone());
  * --index DIR keeps that index in DIR and reuses it on the next run.
+ * --books DIR: the lists of every book of a real library and their
+ * candidates (how many books share pruning keys: bench_books()).
+ * Every mode prints the candidates per list (cand_stats()).
  *
  * Writes N synthetic books (W words each from a vocabulary of 20,000 random
  * letter strings; groups of 5 share a base text with 2% of the words
@@ -37,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,8 +80,67 @@ static size_t uf(size_t *p, size_t x)
 static void pct(const char *what, double *t, size_t n)
 {
 	qsort(t, n, sizeof(*t), bench_dcmp);
-	printf("%-44s p50 %8.3f ms  p99 %8.3f ms\n", what, t[n / 2] * 1e3,
-	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3);
+	printf("%-44s p50 %8.3f ms  p99 %8.3f ms  max %8.3f ms\n", what, t[n / 2] * 1e3,
+	       t[n * 99 / 100 < n ? n * 99 / 100 : n - 1] * 1e3, t[n - 1] * 1e3);
+}
+
+/* mean, p50 and max of v[0..n) (sorts v) */
+static void dist(const char *what, double *v, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	qsort(v, n, sizeof(*v), bench_dcmp);
+	printf("  %-42s mean %9.1f  p50 %9.1f  max %9.1f\n", what, n ? sum / (double)n : 0,
+	       n ? v[n / 2] : 0, n ? v[n - 1] : 0);
+}
+
+/* What a list's candidates are for the books ids[0..n) of a library of
+ * nbooks: the pruning keys (asked as simlist.c does: at most 1000 postings
+ * a key, 2 shared keys) with the postings they read, the books sharing two
+ * keys or more, the share of the other books that is, and how many of them
+ * the share rule keeps; then the candidates of every source, each one
+ * compared on its stored record. */
+static int cand_stats(struct idx *ix, const uint64_t *ids, size_t n, size_t nbooks)
+{
+	double *v = calloc(n ? n * 6 : 1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct idx_uq_hit *h = NULL;
+		struct idx_uq_stats us;
+		uint64_t *c = NULL;
+		size_t nh = 0, nc = 0, na = 0;
+
+		if (idx_uq_candidates(ix, ids[i], 1000, 2, &h, &nh, &us) ||
+		    simlist_candidates(ix, ids[i], SIMLIST_SRC_UNIQUE, &c, &nc))
+			return -1;
+		free(h);
+		free(c);
+		c = NULL;
+		if (simlist_candidates(ix, ids[i], SIMLIST_SRC_ALL, &c, &na))
+			return -1;
+		free(c);
+		v[i] = us.keys;
+		v[n + i] = (double)us.postings;
+		v[2 * n + i] = (double)nh;
+		v[3 * n + i] = nbooks > 1 ? 100.0 * (double)nh / (double)(nbooks - 1) : 0;
+		v[4 * n + i] = (double)nc;
+		v[5 * n + i] = (double)na;
+	}
+	printf("# candidates per list, %zu lists in a library of %zu books:\n", n, nbooks);
+	dist("pruning keys of the book", v, n);
+	dist("postings read", v + n, n);
+	dist("books sharing >= 2 keys", v + 2 * n, n);
+	dist("  the same, % of the other books", v + 3 * n, n);
+	dist("kept by the share rule (at most 200)", v + 4 * n, n);
+	dist("candidates of all sources (compared)", v + 5 * n, n);
+	free(v);
+	return 0;
 }
 
 static double ms(double t)
@@ -344,24 +408,90 @@ static int drop_pages(struct idx **ix, const char *ixdir, const struct idx_opts 
 	return idx_open(ix, ixdir, o) ? -1 : 0;
 }
 
-/* The q similar lists of the books ids[]: times into t, entries counted. */
+/* Faults that read the disk so far (major faults: the LMDB map is
+ * file-backed; each reads the page and, unless the map is advised random,
+ * the kernel's read-around). */
+static double majflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_majflt;
+}
+
+/* Bytes this process has had read from the disk so far (0 when the kernel
+ * keeps no I/O accounting). */
+static double disk_read(void)
+{
+	char line[128];
+	double v = 0;
+	FILE *f = fopen("/proc/self/io", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "read_bytes:", 11))
+			v = atof(line + 11);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The q similar lists of the books ids[]: times into t, entries counted;
+ * when pg is not NULL, the major faults of each list into pg[0..q) and the
+ * KB it read from the disk into pg[q..2q). */
 static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q, double *t,
-		 size_t *nent)
+		 size_t *nent, double *pg)
 {
 	unsigned i;
-	double t0;
+	double t0, f0, b0;
 
 	*nent = 0;
 	for (i = 0; i < q; i++) {
 		struct simlist *l = NULL;
 
+		f0 = majflt();
+		b0 = disk_read();
 		t0 = bench_now();
 		if (simlist_compute(ix, c, ids[i], NULL, NULL, &l))
 			return -1;
 		t[i] = bench_now() - t0;
+		if (pg) {
+			pg[i] = majflt() - f0;
+			pg[q + i] = (disk_read() - b0) / 1024;
+		}
 		*nent += l->n;
 		simlist_free(l);
 	}
+	return 0;
+}
+
+/* idx_uq_candidates() alone for the q books ids[], as simlist.c asks (at
+ * most 1000 postings a key, 2 shared keys): times into t, the postings
+ * read into *post (mean); faults and KB read into pg as lists() does. */
+static int uq_alone(struct idx *ix, const uint64_t *ids, unsigned q, double *t, double *pg,
+		    double *post)
+{
+	double t0, f0, b0, sum = 0;
+	unsigned i;
+
+	for (i = 0; i < q; i++) {
+		struct idx_uq_hit *h = NULL;
+		struct idx_uq_stats us;
+		size_t nh;
+
+		f0 = majflt();
+		b0 = disk_read();
+		t0 = bench_now();
+		if (idx_uq_candidates(ix, ids[i], 1000, 2, &h, &nh, &us))
+			return -1;
+		t[i] = bench_now() - t0;
+		if (pg) {
+			pg[i] = majflt() - f0;
+			pg[q + i] = (disk_read() - b0) / 1024;
+		}
+		sum += (double)us.postings;
+		free(h);
+	}
+	*post = q ? sum / q : 0;
 	return 0;
 }
 
@@ -379,7 +509,8 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	uint32_t *keys = malloc((size_t)BATCH * IDX_UQ_MAX * sizeof(*keys));
 	uint64_t *bands = malloc((size_t)BATCH * BOOKREC_MH_BANDS * sizeof(*bands));
 	struct idx_fp *fp = calloc(BATCH, sizeof(*fp));
-	double *t = calloc(q, sizeof(*t)), t0, tb, anon, hwm, uqs = 0, recs = 0;
+	double *t = calloc(q, sizeof(*t)), *pg = calloc(2 * (size_t)q, sizeof(*pg)), t0, tb, anon, hwm, uqs = 0,
+	       recs = 0;
 	char (*pbuf)[64] = calloc(BATCH, 64);
 	struct simcache *c = NULL;
 	struct idx *ix = NULL;
@@ -387,7 +518,8 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	unsigned i, k, j, b;
 	size_t nent;
 
-	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pbuf)
+	if (!tf || !buf || !paths || !sts || !bid || !qid || !keys || !bands || !fp || !t || !pg ||
+	    !pbuf)
 		return -1;
 	if (keep_dir) {
 		snprintf(ixdir, sizeof(ixdir), "%s", keep_dir);
@@ -416,10 +548,12 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	if (stat(ixdir, &sb) == 0) {
 		struct idx_counts cn;
 
+		t0 = bench_now();
 		if (idx_open(&ix, ixdir, &o) || idx_counts(ix, &cn))
 			return -1;
-		printf("# reusing the index in %s: %llu books\n", ixdir,
-		       (unsigned long long)cn.books);
+		/* an index of the previous schema is upgraded by this open */
+		printf("# reusing the index in %s: %llu books, opened in %.1f s\n", ixdir,
+		       (unsigned long long)cn.books, bench_now() - t0);
 		goto query;
 	}
 	if (idx_open(&ix, ixdir, &o))
@@ -491,35 +625,33 @@ query:
 	printf("# %u queries over %u books\n", q, nbooks);
 	pct("baseline: one idx_get(), pages cold", t, q);
 	c = simcache_new(0);
-	if (!c || lists(ix, c, qid, q, t, &nent))
+	if (!c || lists(ix, c, qid, q, t, &nent, pg))
 		return -1;
 	pct("similar list, cold (pages, pair cache)", t, q);
 	printf("# %.1f entries per list on average\n", (double)nent / q);
+	dist("major faults per cold list", pg, q);
+	dist("KB read from disk per cold list", pg + q, q);
 	simcache_free(c);
 	c = simcache_new(0);
-	if (!c || lists(ix, c, qid, q, t, &nent))
+	if (!c || lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, pages warm, pair cache empty", t, q);
-	if (lists(ix, c, qid, q, t, &nent))
+	if (lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, warm (pair cache)", t, q);
-	/* the pruning-key lookup alone (simlist.c asks with at most 1000
-	 * postings per key and 2 shared keys), and the postings it reads */
-	for (i = 0, uqs = 0; i < q; i++) {
-		struct idx_uq_hit *h = NULL;
-		struct idx_uq_stats us;
-		size_t nh;
-
-		t0 = bench_now();
-		if (idx_uq_candidates(ix, qid[i], 1000, 2, &h, &nh, &us))
-			return -1;
-		t[i] = bench_now() - t0;
-		uqs += (double)us.postings;
-		free(h);
-	}
+	if (uq_alone(ix, qid, q, t, NULL, &uqs))
+		return -1;
 	printf("# of which pruning-key candidates: %.0f postings read per list on average\n",
-	       uqs / q);
+	       uqs);
 	pct("  idx_uq_candidates() alone, warm", t, q);
+	if (cand_stats(ix, qid, q, nbooks))
+		return -1;
+	/* what the pruning-key source alone reads of a cold index */
+	if (drop_pages(&ix, ixdir, &o) || uq_alone(ix, qid, q, t, pg, &uqs))
+		return -1;
+	pct("  idx_uq_candidates() alone, cold", t, q);
+	dist("  its major faults", pg, q);
+	dist("  its KB read from disk", pg + q, q);
 	for (i = 0; i < q; i++) {
 		struct idx_file f = { 0 };
 
@@ -547,11 +679,66 @@ query:
 	free(bands);
 	free(fp);
 	free(t);
+	free(pg);
 	free(pbuf);
 	if (keep_dir)
 		return 0;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ixdir);
 	return system(cmd) ? -1 : 0;
+}
+
+/* --books DIR: a real library indexed by the indexer (scan and workers)
+ * into a temp index; the list of every book, cold and warm, and its
+ * candidates. */
+static int bench_books(const char *books)
+{
+	char ixdir[] = "/tmp/bench_views_books.XXXXXX", cmd[200];
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct idx_entry *e = NULL;
+	struct simcache *c = NULL;
+	uint64_t *ids = NULL;
+	double *t = NULL, t0;
+	size_t ne = 0, n = 0, i, nent = 0;
+	int fd, ret = -1;
+
+	if (!mkdtemp(ixdir))
+		return -1;
+	o.index_dir = ixdir;
+	o.no_watch = 1;
+	fd = open(books, O_RDONLY | O_DIRECTORY);
+	t0 = bench_now();
+	if (fd < 0 || indexer_new(&ixr, fd, &o) || indexer_start(ixr) ||
+	    indexer_wait_idle(ixr, -1) ||
+	    idx_list(indexer_idx(ixr), "", IDX_LIST_RECURSIVE, &e, &ne))
+		goto out;
+	ids = calloc(ne ? ne : 1, sizeof(*ids));
+	t = calloc(ne ? ne : 1, sizeof(*t));
+	c = simcache_new(0);
+	if (!ids || !t || !c)
+		goto out;
+	for (i = 0; i < ne; i++)
+		if (!e[i].is_dir && e[i].file.has_fp)
+			ids[n++] = e[i].file.id;
+	printf("# %s: %zu books indexed in %.1f s\n", books, n, bench_now() - t0);
+	if (!n || lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent, NULL))
+		goto out;
+	printf("# %.1f entries per list on average\n", (double)nent / (double)n);
+	pct("similar list, cold (records compared)", t, n);
+	if (lists(indexer_idx(ixr), c, ids, (unsigned)n, t, &nent, NULL))
+		goto out;
+	pct("similar list, warm (pair cache)", t, n);
+	ret = cand_stats(indexer_idx(ixr), ids, n, n);
+out:
+	idx_entries_free(e, ne);
+	simcache_free(c);
+	indexer_free(ixr);
+	if (fd >= 0)
+		close(fd);
+	free(ids);
+	free(t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ixdir);
+	return system(cmd) ? -1 : ret;
 }
 
 int main(int argc, char **argv)
@@ -568,7 +755,7 @@ int main(int argc, char **argv)
 	char *buf;
 	int fd, i_arg, ret, keep = 0;
 	unsigned clone = 0;
-	const char *clone_dir = NULL;
+	const char *clone_dir = NULL, *books = NULL;
 
 	for (i_arg = 1; i_arg + 1 < argc; i_arg += 2) {
 		if (!strcmp(argv[i_arg], "--n"))
@@ -583,7 +770,11 @@ int main(int argc, char **argv)
 			clone = (unsigned)atoi(argv[i_arg + 1]);
 		else if (!strcmp(argv[i_arg], "--index"))
 			clone_dir = argv[i_arg + 1];
+		else if (!strcmp(argv[i_arg], "--books"))
+			books = argv[i_arg + 1];
 	}
+	if (books)
+		return bench_books(books) ? 1 : 0;
 	textgen_vocab(vocab, VOCAB, 12345);
 	if (clone) {
 		if (!n || !q || clone < n) {
@@ -667,7 +858,9 @@ int main(int argc, char **argv)
 	pct("similar list, cold (records compared)", tc, q);
 	pct("similar list, warm (pair cache)", tw, q);
 	pct("baseline: one idx_get()", tg, q);
-	ret = bench_clusters(indexer_idx(ixr), n);
+	ret = cand_stats(indexer_idx(ixr), ids, q, n);
+	if (!ret)
+		ret = bench_clusters(indexer_idx(ixr), n);
 	if (!ret)
 		ret = bench_update(indexer_idx(ixr), dir, ids, q, words);
 	if (ret)

@@ -62,7 +62,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IDX_SCHEMA_VERSION 3	/* 2: the pruning-key tables; 3: the clusters table */
+/* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
+ * carry the book's key counts (a schema 3 index is upgraded in place on
+ * open; any other is rebuilt) */
+#define IDX_SCHEMA_VERSION 4
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
@@ -330,7 +333,11 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
  * second kind of key).  *hits malloc'd, sorted by shared keys
  * (descending) then id;
  * *stats says how many keys were skipped.  A book without keys has no
- * hits.  0, -EINVAL (max_postings 0 or > IDX_UQ_POSTINGS_MAX), -ENOMEM,
+ * hits.  The hits and their key counts come from the postings alone (one
+ * read per key, none per candidate: the postings are written and removed
+ * with their book in one transaction), so a posting planted in a damaged
+ * index can name an id that is no book: callers look a hit up before use,
+ * as the views do.  0, -EINVAL (max_postings 0 or > IDX_UQ_POSTINGS_MAX), -ENOMEM,
  * -EIO. */
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats);

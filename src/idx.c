@@ -13,12 +13,16 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
- *   uqkey   u32 pruning key -> ids (MDB_DUPSORT | MDB_DUPFIXED: 8 bytes a
- *           posting, and the count of a key without reading its postings):
- *           the pruning keys of every book (sampled unique words,
- *           dupniq.h; shingle anchors, fp.h)
+ *   uqkey   u32 pruning key -> postings (MDB_DUPSORT | MDB_DUPFIXED: 12
+ *           bytes a posting, and the count of a key without reading its
+ *           postings): the pruning keys of every book (sampled unique
+ *           words, dupniq.h; shingle anchors, fp.h).  A posting is the id
+ *           (u64) then the book's u16 key count and u16 count of keys with
+ *           IDX_UQ_HI, so a candidate's score needs no lookup of its own
+ *           (schema 4; schema 3 postings held the id alone and are
+ *           rewritten from uqbook on open)
  *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
- *           count the candidate score divides by)
+ *           counts its postings carry)
  *   clusters id + id -> (empty), both orders: verified near-duplicate links
  *           (idx_links_add), removed with either book's fingerprint
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
@@ -607,10 +611,36 @@ static int shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t 
 
 /* ---- pruning keys (uqkey, uqbook) ---- */
 
+#define UQ_POSTING 12	/* bytes of a uqkey posting: id, key count, high-key count */
+
+/* Keys with IDX_UQ_HI among n ascending big-endian keys: the tail. */
+static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
+{
+	uint32_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (keys[4 * (size_t)mid] & 0x80)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return n - lo;
+}
+
+/* The posting of book id, which has n keys, nhi of them with IDX_UQ_HI
+ * (n <= IDX_UQ_MAX, so both fit 16 bits). */
+static void uq_posting(uint8_t p[UQ_POSTING], uint64_t id, uint32_t n, uint32_t nhi)
+{
+	put_be(p, id, 8);
+	put_be(p + 8, n, 2);
+	put_be(p + 10, nhi, 2);
+}
+
 /* Removes the pruning keys of id (none stored: nothing to do). */
 static int uq_remove(struct wtx *w, uint64_t id)
 {
-	uint8_t kb[8], key[12];
+	uint8_t kb[8], key[4], post[UQ_POSTING];
 	uint32_t *keys = NULL, n, i;
 	MDB_val v;
 	int ret, rc;
@@ -622,6 +652,7 @@ static int uq_remove(struct wtx *w, uint64_t id)
 	if (ret)
 		return ret;
 	n = (uint32_t)(v.mv_size / 4);
+	uq_posting(post, id, n, uq_count_hi(v.mv_data, n));
 	if (n) {
 		/* copy out: the deletes below may move the page */
 		keys = malloc(n * sizeof(*keys));
@@ -630,9 +661,8 @@ static int uq_remove(struct wtx *w, uint64_t id)
 		for (i = 0; i < n; i++)
 			keys[i] = (uint32_t)get_be((const uint8_t *)v.mv_data + 4 * i, 4);
 	}
-	put_be(key + 4, id, 8);
 	for (i = 0; ret == 0 && i < n; i++) {
-		MDB_val k = mval(key, 4), d = mval(key + 4, 8);
+		MDB_val k = mval(key, 4), d = mval(post, UQ_POSTING);
 
 		put_be(key, keys[i], 4);
 		rc = mdb_del(w->txn, w->ix->db[DB_UQKEY], &k, &d);
@@ -644,25 +674,36 @@ static int uq_remove(struct wtx *w, uint64_t id)
 	return ret ? ret : w_del(w, DB_UQBOOK, kb, 8);
 }
 
-static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+/* Puts the postings of id for its n big-endian keys (uqbook's value). */
+static int uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint32_t n)
 {
-	uint8_t kb[8], key[12], *buf = NULL;
+	uint8_t post[UQ_POSTING];
 	uint32_t i;
 	int ret = 0;
+
+	uq_posting(post, id, n, uq_count_hi(keys, n));
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = w_put(w, DB_UQKEY, keys + 4 * (size_t)i, 4, post, UQ_POSTING);
+		if (ret == -EEXIST)
+			ret = 0;
+	}
+	return ret;
+}
+
+static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint8_t kb[8], *buf = NULL;
+	uint32_t i;
+	int ret;
 
 	if (!fp->n_uq_keys)
 		return 0;
 	buf = malloc((size_t)fp->n_uq_keys * 4);
 	if (!buf)
 		return -ENOMEM;
-	put_be(key + 4, id, 8);
-	for (i = 0; ret == 0 && i < fp->n_uq_keys; i++) {
+	for (i = 0; i < fp->n_uq_keys; i++)
 		put_be(buf + 4 * i, fp->uq_keys[i], 4);
-		put_be(key, fp->uq_keys[i], 4);
-		ret = w_put(w, DB_UQKEY, key, 4, key + 4, 8);
-		if (ret == -EEXIST)
-			ret = 0;
-	}
+	ret = uq_put_postings(w, id, buf, fp->n_uq_keys);
 	put_be(kb, id, 8);
 	if (ret == 0)
 		ret = w_put(w, DB_UQBOOK, kb, 8, buf, (size_t)fp->n_uq_keys * 4);
@@ -1313,6 +1354,34 @@ static int rebuild_shband(struct wtx *w)
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
 
+/* Schema 3 to 4: the pruning-key postings rewritten from uqbook with the
+ * books' key counts; nothing else changed, so nothing else is lost (a
+ * rebuild would drop the exemptions, stored by id). */
+static int rebuild_uqkey(struct wtx *w)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = idx_err(mdb_drop(w->txn, w->ix->db[DB_UQKEY], 0));
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_UQBOOK], &cur);
+	if (rc)
+		return idx_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 8 || v.mv_size % 4 || v.mv_size / 4 > IDX_UQ_MAX)
+			continue;
+		/* the uqkey puts do not touch the uqbook table the cursor walks */
+		ret = uq_put_postings(w, get_be(k.mv_data, 8), v.mv_data, (uint32_t)(v.mv_size / 4));
+	}
+	mdb_cursor_close(cur);
+	if (ret)
+		return ret;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
 static int init_fn(struct wtx *w, void *arg)
 {
 	struct init_arg *ia = arg;
@@ -1320,7 +1389,7 @@ static int init_fn(struct wtx *w, void *arg)
 	MDB_stat st;
 	MDB_val v;
 	uint8_t b[4];
-	int rc, ret, i, fresh = 0;
+	int rc, ret, i, fresh = 0, upgrade = 0;
 
 	rc = mdb_dbi_open(w->txn, db_names[DB_META], MDB_CREATE, &ix->db[DB_META]);
 	if (rc == MDB_INCOMPATIBLE) {
@@ -1346,6 +1415,8 @@ static int init_fn(struct wtx *w, void *arg)
 		fresh = 1;
 	} else if (ret) {
 		return ret;
+	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) == 3) {
+		upgrade = 1;
 	} else if (v.mv_size != 4 || get_be(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
 		ia->incompatible = 1;
 		return -EIO;
@@ -1359,6 +1430,16 @@ static int init_fn(struct wtx *w, void *arg)
 		}
 		if (rc)
 			return idx_err(rc);
+	}
+	if (upgrade) {
+		uint8_t s[4];
+
+		put_be(s, IDX_SCHEMA_VERSION, 4);
+		ret = rebuild_uqkey(w);
+		if (ret == 0)
+			ret = w_put(w, DB_META, "schema", 6, s, 4);
+		if (ret)
+			return ret;
 	}
 	put_be(b, ia->max_d, 4);
 	if (fresh) {
@@ -3435,16 +3516,48 @@ static int uqhit_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Appends the ids holding key (4 bytes) to *ids, each as id << 1 | (the
- * key has IDX_UQ_HI), unless more than max hold it (a frequent key): then
- * nothing is appended and *stop is set. */
-static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64_t **ids,
-		       size_t *n, size_t *cap, int *stop)
+/* The postings read for one query: ids[i] = id << 1 | (its key has
+ * IDX_UQ_HI), cnt[i] = that book's key count << 16 | its high-key count. */
+struct uqread {
+	uint64_t *ids;
+	uint32_t *cnt;
+	size_t n, cap;
+};
+
+static int uqread_room(struct uqread *r, size_t m)
 {
-	uint64_t hi = key[0] >> 7;
+	size_t nc = r->cap ? r->cap : 256;
+	uint64_t *ids;
+	uint32_t *cnt;
+
+	if (r->n + m <= r->cap)
+		return 0;
+	while (nc < r->n + m)
+		nc *= 2;
+	ids = realloc(r->ids, nc * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	r->ids = ids;
+	cnt = realloc(r->cnt, nc * sizeof(*cnt));
+	if (!cnt)
+		return -ENOMEM;
+	r->cnt = cnt;
+	r->cap = nc;
+	return 0;
+}
+
+/* Appends the postings of key (4 bytes) to r, unless more than max books
+ * hold it (a frequent key): then nothing is appended and *stop is set.
+ * Reads a page of postings per call (MDB_DUPFIXED); a posting whose counts
+ * cannot be a book's is left out. */
+static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, struct uqread *r,
+		       int *stop)
+{
+	uint64_t hi = key[0] >> 7, pid;
 	MDB_val k = mval(key, 4), v;
-	size_t cnt = 0;
-	int rc;
+	size_t cnt = 0, i, m;
+	uint32_t nk, nhi;
+	int rc, ret;
 
 	*stop = 0;
 	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY);
@@ -3458,48 +3571,51 @@ static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64
 		*stop = 1;
 		return 0;
 	}
-	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if (v.mv_size != 8)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+	if (v.mv_size != UQ_POSTING)
+		return 0;	/* not a posting of this layout */
+	/* one value: GET_MULTIPLE leaves v as it is */
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_MULTIPLE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_MULTIPLE)) {
+		m = v.mv_size / UQ_POSTING;
+		ret = uqread_room(r, m);
+		if (ret)
+			return ret;
+		for (i = 0; i < m; i++) {
+			const uint8_t *p = (const uint8_t *)v.mv_data + i * UQ_POSTING;
 
-			if (!p)
-				return -ENOMEM;
-			*ids = p;
-			*cap = nc;
+			pid = get_be(p, 8);
+			nk = (uint32_t)get_be(p + 8, 2);
+			nhi = (uint32_t)get_be(p + 10, 2);
+			if (pid == 0 || pid >> 63 || nk > IDX_UQ_MAX || nhi > nk)
+				continue;
+			r->ids[r->n] = pid << 1 | hi;
+			r->cnt[r->n++] = nk << 16 | nhi;
 		}
-		(*ids)[(*n)++] = get_be(v.mv_data, 8) << 1 | hi;
 	}
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
 
-/* Keys with IDX_UQ_HI among n ascending big-endian keys: the tail. */
-static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
+/* Slot of id in an open-addressed table of mask + 1 slots (0 = empty). */
+static size_t uq_slot(const uint64_t *tab, size_t mask, uint64_t id)
 {
-	uint32_t lo = 0, hi = n, mid;
+	size_t s = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (keys[4 * (size_t)mid] & 0x80)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return n - lo;
+	while (tab[s] && tab[s] != id)
+		s = (s + 1) & mask;
+	return s;
 }
 
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats)
 {
 	struct idx_uq_hit *h = NULL;
-	uint64_t *ids = NULL;
-	size_t nids = 0, cap = 0, nh = 0, s, e;
+	struct uqread r = { 0 };
+	uint64_t *tab = NULL;
+	uint32_t *tcnt = NULL, n = 0, i, c;
+	size_t nh = 0, s, e, mask = 15, slot;
 	MDB_cursor *cur = NULL;
 	MDB_txn *txn = NULL;
 	uint8_t kb[8], *own = NULL;
-	uint32_t n = 0, i;
 	MDB_val k, v;
 	int rc, ret, stop;
 
@@ -3533,19 +3649,35 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	if (rc)
 		ret = idx_err(rc);
 	for (i = 0; ret == 0 && i < n; i++) {
-		ret = uq_postings(cur, own + 4 * (size_t)i, max_postings, &ids, &nids, &cap, &stop);
+		ret = uq_postings(cur, own + 4 * (size_t)i, max_postings, &r, &stop);
 		stats->stopped += (uint32_t)stop;
 	}
-	stats->postings = nids;
-	if (ret)
+	stats->postings = r.n;
+	if (ret || !r.n)
 		goto out;
-	if (nids)
-		rsort_u64(ids, nids);
+	/* every posting of a book carries its counts: keep them by id before
+	 * the sort below separates them from the ids */
+	while (mask + 1 < 2 * r.n)
+		mask = mask * 2 + 1;
+	tab = calloc(mask + 1, sizeof(*tab));
+	tcnt = malloc((mask + 1) * sizeof(*tcnt));
+	if (!tab || !tcnt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < r.n; s++) {
+		slot = uq_slot(tab, mask, r.ids[s] >> 1);
+		if (!tab[slot]) {
+			tab[slot] = r.ids[s] >> 1;
+			tcnt[slot] = r.cnt[s];
+		}
+	}
+	rsort_u64(r.ids, r.n);
 	/* runs of one id (id << 1 | kind sorts both kinds of an id together) */
-	for (s = 0; s < nids; s = e) {
-		for (e = s + 1; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
+	for (s = 0; s < r.n; s = e) {
+		for (e = s + 1; e < r.n && r.ids[e] >> 1 == r.ids[s] >> 1; e++)
 			;
-		nh += ids[s] >> 1 != id && e - s >= min_shared;
+		nh += r.ids[s] >> 1 != id && e - s >= min_shared;
 	}
 	h = malloc((nh ? nh : 1) * sizeof(*h));
 	if (!h) {
@@ -3553,31 +3685,26 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 		goto out;
 	}
 	nh = 0;
-	for (s = 0; s < nids && ret == 0; s = e) {
+	for (s = 0; s < r.n; s = e) {
 		uint32_t nhi = 0;
 
-		for (e = s; e < nids && ids[e] >> 1 == ids[s] >> 1; e++)
-			nhi += (uint32_t)(ids[e] & 1);
-		if (ids[s] >> 1 == id || e - s < min_shared)
+		for (e = s; e < r.n && r.ids[e] >> 1 == r.ids[s] >> 1; e++)
+			nhi += (uint32_t)(r.ids[e] & 1);
+		if (r.ids[s] >> 1 == id || e - s < min_shared)
 			continue;
-		put_be(kb, ids[s] >> 1, 8);
-		k = mval(kb, 8);
-		rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
-		if (rc == MDB_NOTFOUND)
-			continue;	/* a stale posting: not a book any more */
-		if (rc) {
-			ret = idx_err(rc);
-			break;
-		}
-		h[nh++] = (struct idx_uq_hit){ ids[s] >> 1, (uint32_t)(e - s), (uint32_t)(v.mv_size / 4),
-					       nhi, uq_count_hi(v.mv_data, (uint32_t)(v.mv_size / 4)) };
+		c = tcnt[uq_slot(tab, mask, r.ids[s] >> 1)];
+		h[nh++] = (struct idx_uq_hit){ r.ids[s] >> 1, (uint32_t)(e - s), c >> 16, nhi,
+					       c & 0xffff };
 	}
 out:
 	if (cur)
 		mdb_cursor_close(cur);
 	rtx_end(ix, txn);
 	free(own);
-	free(ids);
+	free(r.ids);
+	free(r.cnt);
+	free(tab);
+	free(tcnt);
 	if (ret) {
 		free(h);
 		return ret;
