@@ -646,22 +646,33 @@ static int uq_remove(struct wtx *w, uint64_t id)
 static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 {
 	uint8_t kb[8], key[12], *buf = NULL;
+	MDB_cursor *cur = NULL;
 	uint32_t i;
-	int ret = 0;
+	int ret = 0, rc;
 
 	if (!fp->n_uq_keys)
 		return 0;
 	buf = malloc((size_t)fp->n_uq_keys * 4);
 	if (!buf)
 		return -ENOMEM;
+	/* one cursor for every posting (mdb_put() sets one up per call) */
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_UQKEY], &cur);
+	if (rc) {
+		free(buf);
+		return idx_err(rc);
+	}
 	put_be(key + 4, id, 8);
 	for (i = 0; ret == 0 && i < fp->n_uq_keys; i++) {
+		MDB_val k = mval(key, 4), d = mval(key + 4, 8);
+
 		put_be(buf + 4 * i, fp->uq_keys[i], 4);
 		put_be(key, fp->uq_keys[i], 4);
-		ret = w_put(w, DB_UQKEY, key, 4, key + 4, 8);
-		if (ret == -EEXIST)
-			ret = 0;
+		rc = mdb_cursor_put(cur, &k, &d, 0);
+		if (rc == MDB_MAP_FULL)
+			w->mapfull = 1;
+		ret = rc == MDB_KEYEXIST ? 0 : idx_err(rc);
 	}
+	mdb_cursor_close(cur);
 	put_be(kb, id, 8);
 	if (ret == 0)
 		ret = w_put(w, DB_UQBOOK, kb, 8, buf, (size_t)fp->n_uq_keys * 4);
@@ -3224,19 +3235,32 @@ static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, uint64
 		*stop = 1;
 		return 0;
 	}
-	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if (v.mv_size != 8)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+	/* MDB_DUPFIXED: every posting of the key has the first one's size */
+	if (v.mv_size != 8)
+		return 0;
+	if (*n + cnt > *cap) {
+		size_t nc = *cap ? *cap : 256;
+		uint64_t *p;
 
-			if (!p)
-				return -ENOMEM;
-			*ids = p;
-			*cap = nc;
-		}
-		(*ids)[(*n)++] = get_be(v.mv_data, 8) << 1 | hi;
+		while (nc < *n + cnt)
+			nc *= 2;
+		p = realloc(*ids, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*ids = p;
+		*cap = nc;
+	}
+	/* a page of postings per call rather than one */
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_MULTIPLE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_MULTIPLE)) {
+		const uint8_t *d = v.mv_data;
+		size_t j, m = v.mv_size / 8;
+
+		if (m > cnt)	/* no more than counted (a corrupt page) */
+			m = cnt;
+		for (j = 0; j < m; j++)
+			(*ids)[(*n)++] = get_be(d + 8 * j, 8) << 1 | hi;
+		cnt -= m;
 	}
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
