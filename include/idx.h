@@ -268,21 +268,30 @@ int idx_drop(struct idx *ix, uint64_t id);
  * -EINVAL.  Returns the number of entries moved from from (0 when from is
  * unknown: nothing to do) or -errno. */
 int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags);
-/* A path change for idx_apply(). */
+/* A change for idx_apply(): a path change or a book's indexing result. */
 enum idx_op_kind {
 	IDX_OP_UNLINK = 1,	/* as idx_unlink(path) */
 	IDX_OP_RENAME = 2,	/* as idx_rename(path, to, flags) */
+	IDX_OP_PUT = 3,		/* as idx_put(id, st, fp) */
+	IDX_OP_PUT_FAILED = 4,	/* as idx_put_failed(id, st, state, error) */
 };
 struct idx_op {
 	enum idx_op_kind kind;
-	const char *path;
+	const char *path;	/* IDX_OP_UNLINK, IDX_OP_RENAME */
 	const char *to;		/* IDX_OP_RENAME only */
 	unsigned flags;		/* IDX_OP_RENAME only */
+	uint64_t id;		/* IDX_OP_PUT, IDX_OP_PUT_FAILED */
+	const struct idx_stat *st;	/* IDX_OP_PUT, IDX_OP_PUT_FAILED */
+	const struct idx_fp *fp;	/* IDX_OP_PUT only */
+	enum idx_state state;	/* IDX_OP_PUT_FAILED only */
+	const char *error;	/* IDX_OP_PUT_FAILED only (may be NULL) */
 	int result;		/* out: what the single call would have returned */
 };
 /* Applies the n ops in order in one write transaction, so a burst of
- * unlinks or renames (rm -r, rsync) costs one commit.  An op with bad
- * arguments gets its -errno in result and the others still apply; when the
+ * unlinks or renames (rm -r, rsync), or of finished books, costs one commit
+ * (the pages the books' band and pruning-key entries share are copied and
+ * written once).  An op with bad arguments, or a put whose id is gone
+ * (-ENOENT), gets its -errno in result and the others still apply; when the
  * transaction itself fails, nothing is applied, every result is that error
  * and it is returned (callers may retry op by op).  Returns 0 or -errno. */
 int idx_apply(struct idx *ix, struct idx_op *ops, size_t n);

@@ -13,10 +13,12 @@
  *    neither name indexed).  Until then the views may briefly show a book
  *    under its old name; they check that a link's target exists.
  *  - worker threads read each queued file through the SRC directory fd,
- *    extract and fingerprint it (book.h) and store the record (bookrec.h),
- *    or record why it is not indexed (IDX_FAILED with the reason, or
- *    IDX_NOT_BOOK).  A file already indexed with the same size, mtime, ctime
- *    and inode is not read again.
+ *    extract and fingerprint it (book.h) and append the record (bookrec.h),
+ *    or why it is not indexed (IDX_FAILED with the reason, or IDX_NOT_BOOK),
+ *    to the same list; the writer stores many books per transaction (at
+ *    once when no more work is queued) and then judges their cluster links.
+ *    A file already indexed with the same size, mtime, ctime and inode is
+ *    not read again.
  *  - indexer_start() runs the incremental scan in the background (the index
  *    and the views stay usable meanwhile), then watches SRC with inotify
  *    (watch.h) so changes made behind the mount's back are followed at

@@ -102,6 +102,13 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
  * one, so every pair is judged.  Costs what a cold similar list costs.
  * 0, -ENOENT (id has no fingerprint), -ENOMEM, -EIO, -ENOSPC. */
 int simlist_cluster_update(struct idx *ix, uint64_t id);
+/* simlist_cluster_update() when the nlater books later[] (may be NULL when
+ * nlater is 0) were stored together with id and will be updated after it:
+ * the pairs with them are left to their own update, so a batch of books
+ * stored in one transaction compares each of its pairs once, as books
+ * stored one by one do.  Same returns. */
+int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *later,
+				 size_t nlater);
 
 /* The groups of clusters/: idx_link_groups() (the stored links minus
  * exemptions, one pass; same order rules as idx_clusters()).  Free with

@@ -378,6 +378,10 @@ int dupniq_lcs_find(const struct dupniq_seq *x, const struct dupniq_seq *y, uint
 	for (i = 0; i < m; i++) {
 		uint32_t lo = 0, hi = len;
 
+		/* near duplicates keep their order: most matches extend the
+		 * longest run, where the search below would end too */
+		if (len && l->yi[tail[len - 1]] < l->yi[i])
+			lo = hi;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 

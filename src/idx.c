@@ -678,15 +678,24 @@ static int uq_remove(struct wtx *w, uint64_t id)
 static int uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint32_t n)
 {
 	uint8_t post[UQ_POSTING];
+	MDB_cursor *cur = NULL;
 	uint32_t i;
-	int ret = 0;
+	int ret = 0, rc;
 
 	uq_posting(post, id, n, uq_count_hi(keys, n));
+	/* one cursor for every posting (mdb_put() sets one up per call) */
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_UQKEY], &cur);
+	if (rc)
+		return idx_err(rc);
 	for (i = 0; ret == 0 && i < n; i++) {
-		ret = w_put(w, DB_UQKEY, keys + 4 * (size_t)i, 4, post, UQ_POSTING);
-		if (ret == -EEXIST)
-			ret = 0;
+		MDB_val k = mval(keys + 4 * (size_t)i, 4), d = mval(post, UQ_POSTING);
+
+		rc = mdb_cursor_put(cur, &k, &d, 0);
+		if (rc == MDB_MAP_FULL)
+			w->mapfull = 1;
+		ret = rc == MDB_KEYEXIST ? 0 : idx_err(rc);
 	}
+	mdb_cursor_close(cur);
 	return ret;
 }
 
@@ -1789,14 +1798,22 @@ static int put_fn(struct wtx *w, void *arg)
 	return file_store(w, f);
 }
 
+/* 0 when fp can be stored, else -EINVAL. */
+static int fp_check(const struct idx_fp *fp)
+{
+	if (!fp || fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
+	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
+	    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
+		return -EINVAL;
+	return 0;
+}
+
 int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp)
 {
 	struct put_arg a = { id, st, fp, IDX_INDEXED, NULL, NULL };
 	int ret;
 
-	if (!fp || fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
-	    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
-	    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
+	if (fp_check(fp))
 		return -EINVAL;
 	a.f = malloc(sizeof(*a.f));
 	if (!a.f)
@@ -1834,17 +1851,12 @@ int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts
 		 const struct idx_fp *fps, size_t n)
 {
 	struct put_many_arg m = { n, ids, sts, fps, NULL };
-	const struct idx_fp *fp;
 	size_t i;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		fp = &fps[i];
-		if (fp->n_mh_bands > MH_MAX || fp->rec_len > REC_MAX ||
-		    (fp->n_mh_bands && !fp->mh_bands) || (fp->rec_len && !fp->rec) ||
-		    fp->n_uq_keys > IDX_UQ_MAX || (fp->n_uq_keys && !fp->uq_keys))
+	for (i = 0; i < n; i++)
+		if (fp_check(&fps[i]))
 			return -EINVAL;
-	}
 	m.f = malloc(sizeof(*m.f));
 	if (!m.f)
 		return -ENOMEM;
@@ -2073,6 +2085,7 @@ int idx_rename(struct idx *ix, const char *from, const char *to, unsigned flags)
 struct apply_arg {
 	struct idx_op *ops;
 	size_t n;
+	struct frec *f;		/* scratch for the puts */
 };
 
 static int apply_fn(struct wtx *w, void *arg)
@@ -2087,7 +2100,20 @@ static int apply_fn(struct wtx *w, void *arg)
 
 		if (op->result < 0)	/* refused before the transaction */
 			continue;
-		if (op->kind == IDX_OP_UNLINK) {
+		if (op->kind == IDX_OP_PUT || op->kind == IDX_OP_PUT_FAILED) {
+			struct put_arg pa = { op->id, op->st,
+					      op->kind == IDX_OP_PUT ? op->fp : NULL,
+					      op->kind == IDX_OP_PUT ? IDX_INDEXED : op->state,
+					      op->kind == IDX_OP_PUT ? NULL : op->error, a->f };
+
+			/* gone meanwhile: put_fn() found no entry and wrote
+			 * nothing; the other ops still apply */
+			ret = put_fn(w, &pa);
+			if (ret == -ENOENT) {
+				op->result = ret;
+				continue;
+			}
+		} else if (op->kind == IDX_OP_UNLINK) {
 			ret = unlink_fn(w, (void *)(uintptr_t)op->path);
 		} else if (strcmp(op->path, op->to) == 0) {
 			ret = 0;	/* onto itself: nothing moves */
@@ -2104,20 +2130,32 @@ static int apply_fn(struct wtx *w, void *arg)
 
 int idx_apply(struct idx *ix, struct idx_op *ops, size_t n)
 {
-	struct apply_arg a = { ops, n };
+	struct apply_arg a = { ops, n, NULL };
 	size_t i;
-	int ret;
+	int ret, puts = 0;
 
 	for (i = 0; i < n; i++) {
 		if (ops[i].kind == IDX_OP_UNLINK)
 			ret = idx_path_check(ops[i].path);
 		else if (ops[i].kind == IDX_OP_RENAME)
 			ret = rename_check(ops[i].path, ops[i].to, ops[i].flags);
+		else if (ops[i].kind == IDX_OP_PUT)
+			ret = !ops[i].st ? -EINVAL : fp_check(ops[i].fp);
+		else if (ops[i].kind == IDX_OP_PUT_FAILED)
+			ret = !ops[i].st || (ops[i].state != IDX_FAILED &&
+					     ops[i].state != IDX_NOT_BOOK) ? -EINVAL : 0;
 		else
 			ret = -EINVAL;
 		ops[i].result = ret < 0 ? ret : 0;
+		puts |= ops[i].kind == IDX_OP_PUT || ops[i].kind == IDX_OP_PUT_FAILED;
+	}
+	if (puts && !(a.f = malloc(sizeof(*a.f)))) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	ret = idx_write(ix, apply_fn, &a);
+	free(a.f);
+out:
 	for (i = 0; ret < 0 && i < n; i++)
 		ops[i].result = ret;
 	return ret < 0 ? ret : 0;

@@ -8,7 +8,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,12 +28,21 @@
 #define SNIFF_BYTES 4096
 #define OPS_BATCH 4096		/* path changes per index transaction at most */
 #define OPS_GATHER_NS 2000000L	/* a burst of path changes gathers this long */
+/* Finished books wait for the writer until PUT_BATCH of them are ready, or
+ * the work queue has nothing more to give, or the first has waited
+ * PUT_GATHER_NS; a worker waits while PUT_MAX are pending. */
+#define PUT_BATCH 16
+#define PUT_GATHER_NS 500000000L
+#define PUT_MAX (4 * PUT_BATCH)
+#define WRITER_NICE 5		/* as the workers: the filesystem's threads first */
 
-/* A path change waiting for the index (see indexer_flush()). */
+/* A change waiting for the index (see indexer_flush()). */
 enum ixop_kind {
 	IXOP_UNLINK,
 	IXOP_RENAME,		/* from -> to, flags as idx_rename() */
 	IXOP_RESTAT,		/* from's ctime changed (a hard link) */
+	IXOP_PUT,		/* a worker's result for book id: rf, or the
+				 * failure state with the reason in from */
 };
 
 struct ixop {
@@ -39,6 +50,10 @@ struct ixop {
 	enum ixop_kind kind;
 	unsigned flags;
 	char *to;		/* IXOP_RENAME: points into from's allocation */
+	uint64_t id;		/* IXOP_PUT */
+	struct idx_stat st;	/* IXOP_PUT: the stat the file was read with */
+	struct bookrec_fp *rf;	/* IXOP_PUT: owned; NULL for a failure */
+	enum idx_state state;	/* IXOP_PUT failure: IDX_FAILED or IDX_NOT_BOOK */
 	char from[];
 };
 
@@ -64,11 +79,19 @@ struct indexer {
 	/* Unlinks and renames wait here for the writer thread, so the
 	 * filesystem's threads never wait for an index transaction.  Anyone
 	 * about to read or write a path's entry (a worker, the watch) applies
-	 * them first, under flush_lock, so the index sees them in order. */
+	 * them first, under flush_lock, so the index sees them in order.  The
+	 * workers' finished books go into the same list, so a book and the
+	 * path changes around it reach the index in the order they happened,
+	 * and the writer stores many books per transaction. */
 	pthread_mutex_t ops_lock;
-	pthread_cond_t ops_cond;
+	pthread_cond_t ops_cond;	/* wakes the writer */
+	pthread_cond_t puts_cond;	/* wakes a worker waiting for room */
 	struct ixop *ops_head, **ops_tail;
 	uint64_t ops_pending;		/* appended and not yet applied */
+	uint64_t paths_pending;		/* of which path changes */
+	uint64_t puts_pending;		/* of which books */
+	uint64_t put_since_ns;		/* when the oldest pending book came */
+	int put_now;			/* no more work queued: store them now */
 	int ops_stop;
 	pthread_t writer;
 	int has_writer;
@@ -81,8 +104,77 @@ static void indexer_notify(struct indexer *ixr)
 		ixr->notify(ixr->notify_arg);
 }
 
-static void indexer_flush(struct indexer *ixr);
+static void indexer_flush(struct indexer *ixr, int all);
 static void *indexer_writer(void *arg);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Links op at the end of the list; ops_lock held. */
+static void ops_link(struct indexer *ixr, struct ixop *op)
+{
+	op->next = NULL;
+	*ixr->ops_tail = op;
+	ixr->ops_tail = &op->next;
+	ixr->ops_pending++;
+	if (op->kind == IXOP_PUT)
+		ixr->puts_pending++;
+	else
+		ixr->paths_pending++;
+}
+
+static void ixop_free(struct ixop *op)
+{
+	if (op->rf)
+		bookrec_fp_release(op->rf);
+	free(op->rf);
+	free(op);
+}
+
+/* Hands a worker's result for book id (read with stat st) to the writer:
+ * the fingerprint rf (taken, also on error), or with rf NULL the failure
+ * state and its reason err.  Waits while PUT_MAX books are pending, so a
+ * writer that falls behind holds the workers back instead of their records
+ * piling up.  0 or -ENOMEM. */
+static int indexer_push_put(struct indexer *ixr, uint64_t id, const struct idx_stat *st,
+			    struct bookrec_fp *rf, enum idx_state state, const char *err)
+{
+	size_t le = err ? strlen(err) + 1 : 1;
+	struct ixop *op = calloc(1, sizeof(*op) + le);
+	struct queue_stats qs;
+
+	if (!op) {
+		if (rf)
+			bookrec_fp_release(rf);
+		free(rf);
+		return -ENOMEM;
+	}
+	op->kind = IXOP_PUT;
+	op->id = id;
+	op->st = *st;
+	op->rf = rf;
+	op->state = state;
+	memcpy(op->from, err ? err : "", le);
+	queue_stats(ixr->q, &qs);
+	pthread_mutex_lock(&ixr->ops_lock);
+	while (ixr->puts_pending >= PUT_MAX && !ixr->ops_stop)
+		pthread_cond_wait(&ixr->puts_cond, &ixr->ops_lock);
+	if (!ixr->puts_pending)
+		ixr->put_since_ns = now_ns();
+	/* nothing else waits for a worker: no reason to hold this one back
+	 * (a book written alone shows in the views at once) */
+	if (!qs.pending)
+		ixr->put_now = 1;
+	ops_link(ixr, op);
+	pthread_cond_signal(&ixr->ops_cond);
+	pthread_mutex_unlock(&ixr->ops_lock);
+	return 0;
+}
 
 static void stat_to_idx(const struct stat *s, struct idx_stat *o)
 {
@@ -139,13 +231,12 @@ static int read_all(int fd, uint64_t max, uint64_t hint, char **buf, size_t *len
 	return 0;
 }
 
-/* Stores a failure (or "not a book") for id with reason err. */
+/* Records a failure (or "not a book") for id with reason err, through the
+ * writer like a fingerprint. */
 static int put_failed(struct indexer *ixr, uint64_t id, const struct idx_stat *st,
 		      enum idx_state state, const char *err)
 {
-	int ret = idx_put_failed(ixr->ix, id, st, state, err);
-
-	return ret == -ENOENT ? 0 : ret;
+	return indexer_push_put(ixr, id, st, NULL, state, err);
 }
 
 /* After storing book id read with stat st: if the file was renamed while it
@@ -174,12 +265,13 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 	idx_file_release(&f);
 }
 
-/* Fingerprints the open file fd (stat st) as book id. */
+/* Fingerprints the open file fd (stat st) as book id and hands the result
+ * to the writer. */
 static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		    const struct idx_stat *st)
 {
 	struct sbuf err;
-	struct bookrec_fp rf;
+	struct bookrec_fp *rf = NULL;
 	struct book *b = NULL;
 	char *data = NULL;
 	uint64_t max;
@@ -190,7 +282,6 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	int ret;
 
 	sbuf_init(&err);
-	memset(&rf, 0, sizeof(rf));
 	n = pread(fd, head, sizeof(head), 0);
 	if (n < 0) {
 		sbuf_addf(&err, "%s: %s", path, strerror(errno));
@@ -226,27 +317,37 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		goto out;
 	}
 	/* record, bands and pruning keys, as every index user stores them */
-	ret = bookrec_fp_make(b, &rf);
-	if (ret)
+	rf = malloc(sizeof(*rf));
+	if (!rf) {
+		ret = -ENOMEM;
 		goto out;
-	ret = idx_put(ixr->ix, id, st, &rf.fp);
-	if (ret == -ENOENT) {
-		ret = 0;
-	} else if (!ret) {
-		atomic_fetch_add(&ixr->indexed, 1);
-		indexer_settle(ixr, id, st);
-		/* the near-duplicate links of clusters/, judged here so that
-		 * readers never compare; gone meanwhile (-ENOENT) is fine */
-		ret = simlist_cluster_update(ixr->ix, id);
-		if (ret == -ENOENT)
-			ret = 0;
 	}
+	ret = bookrec_fp_make(b, rf);
+	if (ret) {
+		bookrec_fp_release(rf);
+		free(rf);
+		goto out;
+	}
+	/* stored, then settled and linked, by the writer (indexer_put_after()) */
+	ret = indexer_push_put(ixr, id, st, rf, IDX_INDEXED, NULL);
 out:
 	book_free(b);
 	free(data);
 	sbuf_release(&err);
-	bookrec_fp_release(&rf);
 	return ret;
+}
+
+/* What a stored book leaves to do (on the thread that stored it); the
+ * nlater books later[] were stored with it and come next. */
+static void indexer_put_after(struct indexer *ixr, const struct ixop *op, const uint64_t *later,
+			      size_t nlater)
+{
+	atomic_fetch_add(&ixr->indexed, 1);
+	indexer_settle(ixr, op->id, &op->st);
+	/* the near-duplicate links of clusters/, judged here so that readers
+	 * never compare; gone meanwhile (-ENOENT) is fine, and a failure
+	 * only costs links, which the next indexing of either book makes */
+	(void)simlist_cluster_update_batch(ixr->ix, op->id, later, nlater);
 }
 
 /* Called once path's entry exists (id; had: the entry's id before this job
@@ -264,7 +365,7 @@ static int indexer_left(struct indexer *ixr, const char *path, const struct stat
 
 	if (id == had)
 		return 0;
-	indexer_flush(ixr);
+	indexer_flush(ixr, 0);
 	if (fstatat(ixr->rootfd, path, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_ino == sb->st_ino && now.st_dev == sb->st_dev)
 		return 0;
@@ -283,7 +384,8 @@ static int indexer_drop_unborn(struct indexer *ixr, const char *path)
 	struct stat sb;
 	int ret = 0;
 
-	indexer_flush(ixr);
+	/* the books too: one waiting for the writer has a fingerprint */
+	indexer_flush(ixr, 1);
 	if (idx_get(ixr->ix, path, &f) == 0 && f.state == IDX_QUEUED && !f.has_fp &&
 	    fstatat(ixr->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
 		ret = idx_unlink(ixr->ix, path);
@@ -295,7 +397,8 @@ static int indexer_drop_unborn(struct indexer *ixr, const char *path)
 	return ret;
 }
 
-int indexer_index_file(struct indexer *ixr, const char *path)
+/* A worker's job: the result goes to the writer (indexer_push_put()). */
+static int index_file(struct indexer *ixr, const char *path)
 {
 	struct idx_file f = { 0 };
 	struct idx_stat st;
@@ -305,7 +408,7 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
-	indexer_flush(ixr);
+	indexer_flush(ixr, 0);
 	fd = openat(ixr->rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		ret = fd < 0 ? -errno : 0;
@@ -342,10 +445,9 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
 	if (!ret && indexer_left(ixr, path, &sb, id, known ? f.id : 0))
 		goto out;
+	/* the writer notifies when the result is in the index */
 	if (!ret)
 		ret = index_fd(ixr, path, fd, id, &st);
-	if (!ret)
-		indexer_notify(ixr);
 out:
 	idx_file_release(&f);
 	close(fd);
@@ -364,14 +466,21 @@ unreadable:
 		sbuf_addf(&err, "%s: cannot open: %s", path, strerror(EACCES));
 		ret = put_failed(ixr, id, &st, IDX_FAILED, err.buf);
 		sbuf_release(&err);
-		indexer_notify(ixr);
 	}
+	return ret;
+}
+
+int indexer_index_file(struct indexer *ixr, const char *path)
+{
+	int ret = index_file(ixr, path);
+
+	indexer_flush(ixr, 1);
 	return ret;
 }
 
 static int indexer_work(void *arg, const char *path)
 {
-	return indexer_index_file(arg, path);
+	return index_file(arg, path);
 }
 
 /* 1 when the index holds files under the folder path. */
@@ -396,7 +505,7 @@ static void indexer_watch_renamed(struct indexer *ixr, const char *from, const c
 
 	if (fstatat(ixr->rootfd, to, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	indexer_flush(ixr);
+	indexer_flush(ixr, 0);
 	if (S_ISDIR(st.st_mode)) {
 		/* A folder: its files move with it, ids kept. */
 		if (faccessat(ixr->rootfd, from, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
@@ -502,12 +611,13 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
 	pthread_mutex_init(&ixr->ops_lock, NULL);
-	pthread_cond_init(&ixr->ops_cond, NULL);
+	pthread_cond_init(&ixr->puts_cond, NULL);
 	pthread_mutex_init(&ixr->flush_lock, NULL);
 	ixr->ops_tail = &ixr->ops_head;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ixr->cond, &ca);
+	pthread_cond_init(&ixr->ops_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	ret = idx_open(&ixr->ix, opts->index_dir, NULL);
 	if (ret)
@@ -572,18 +682,21 @@ void indexer_free(struct indexer *ixr)
 		pthread_mutex_lock(&ixr->ops_lock);
 		ixr->ops_stop = 1;
 		pthread_cond_signal(&ixr->ops_cond);
+		pthread_cond_broadcast(&ixr->puts_cond);
 		pthread_mutex_unlock(&ixr->ops_lock);
 		pthread_join(ixr->writer, NULL);
 	}
-	/* The last path changes reach the index (their follow-up pushes fail
-	 * quietly: the queue is stopped, the next scan does that work). */
+	/* The last path changes and books reach the index (their follow-up
+	 * pushes fail quietly: the queue is stopped, the next scan does that
+	 * work). */
 	if (ixr->ix)
-		indexer_flush(ixr);
+		indexer_flush(ixr, 1);
 	queue_free(ixr->q);
 	idx_close(ixr->ix);
 	pthread_cond_destroy(&ixr->cond);
 	pthread_mutex_destroy(&ixr->lock);
 	pthread_cond_destroy(&ixr->ops_cond);
+	pthread_cond_destroy(&ixr->puts_cond);
 	pthread_mutex_destroy(&ixr->ops_lock);
 	pthread_mutex_destroy(&ixr->flush_lock);
 	free(ixr->skip_dir);
@@ -608,11 +721,10 @@ static void indexer_push_op(struct indexer *ixr, enum ixop_kind kind, const char
 			    const char *to, unsigned flags)
 {
 	size_t lf = strlen(from) + 1, lt = to ? strlen(to) + 1 : 0;
-	struct ixop *op = malloc(sizeof(*op) + lf + lt);
+	struct ixop *op = calloc(1, sizeof(*op) + lf + lt);
 
 	if (!op)
 		return;
-	op->next = NULL;
 	op->kind = kind;
 	op->flags = flags;
 	memcpy(op->from, from, lf);
@@ -622,9 +734,8 @@ static void indexer_push_op(struct indexer *ixr, enum ixop_kind kind, const char
 		memcpy(op->to, to, lt);
 	}
 	pthread_mutex_lock(&ixr->ops_lock);
-	*ixr->ops_tail = op;
-	ixr->ops_tail = &op->next;
-	if (ixr->ops_pending++ == 0)
+	ops_link(ixr, op);
+	if (ixr->paths_pending == 1)
 		pthread_cond_signal(&ixr->ops_cond);
 	pthread_mutex_unlock(&ixr->ops_lock);
 }
@@ -676,26 +787,46 @@ static void indexer_renamed_after(struct indexer *ixr, const struct ixop *op)
 	}
 }
 
-/* Applies the batch (n ops, in order) in one transaction when possible. */
+/* Applies the batch (n ops, in order) in one transaction when possible,
+ * then what each leaves to do.  1 when the index changed. */
 static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 {
 	struct idx_op *ops = calloc(n, sizeof(*ops));
-	size_t i, m = 0;
+	uint64_t *stored = calloc(n, sizeof(*stored));
+	size_t i, m = 0, ns = 0, k = 0;
 	int changed = 0, ret = 0;
 
-	if (!ops)
+	if (!ops || !stored)
 		ret = -ENOMEM;
-	for (i = 0; ops && i < n; i++) {
-		if (batch[i]->kind == IXOP_RESTAT)
+	for (i = 0; !ret && i < n; i++) {
+		struct ixop *op = batch[i];
+
+		switch (op->kind) {
+		case IXOP_RESTAT:
 			continue;
-		ops[m].kind = batch[i]->kind == IXOP_UNLINK ? IDX_OP_UNLINK : IDX_OP_RENAME;
-		ops[m].path = batch[i]->from;
-		ops[m].to = batch[i]->to;
-		ops[m].flags = batch[i]->flags;
+		case IXOP_PUT:
+			ops[m].kind = op->rf ? IDX_OP_PUT : IDX_OP_PUT_FAILED;
+			ops[m].id = op->id;
+			ops[m].st = &op->st;
+			ops[m].fp = op->rf ? &op->rf->fp : NULL;
+			ops[m].state = op->state;
+			ops[m].error = op->from;
+			break;
+		default:
+			ops[m].kind = op->kind == IXOP_UNLINK ? IDX_OP_UNLINK : IDX_OP_RENAME;
+			ops[m].path = op->from;
+			ops[m].to = op->to;
+			ops[m].flags = op->flags;
+			break;
+		}
 		m++;
 	}
-	if (ops && m)
+	if (!ret && m)
 		ret = idx_apply(ixr->ix, ops, m);
+	/* the books stored together, in order (see indexer_put_after()) */
+	for (i = 0; !ret && i < m; i++)
+		if (ops[i].kind == IDX_OP_PUT && ops[i].result == 0)
+			stored[ns++] = ops[i].id;
 	for (i = 0, m = 0; i < n; i++) {
 		struct ixop *op = batch[i];
 		int r;
@@ -706,12 +837,26 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 		}
 		/* The batch failed as a whole (no memory, a full disk): one
 		 * by one, so one bad change does not hold back the others. */
-		if (!ops || ret < 0)
-			r = op->kind == IXOP_UNLINK ? idx_unlink(ixr->ix, op->from) :
-			    idx_rename(ixr->ix, op->from, op->to, op->flags);
-		else
+		if (!ret)
 			r = ops[m++].result;
-		if (op->kind == IXOP_RENAME) {
+		else if (op->kind == IXOP_PUT && op->rf)
+			r = idx_put(ixr->ix, op->id, &op->st, &op->rf->fp);
+		else if (op->kind == IXOP_PUT)
+			r = idx_put_failed(ixr->ix, op->id, &op->st, op->state, op->from);
+		else if (op->kind == IXOP_UNLINK)
+			r = idx_unlink(ixr->ix, op->from);
+		else
+			r = idx_rename(ixr->ix, op->from, op->to, op->flags);
+		if (op->kind == IXOP_PUT) {
+			/* -ENOENT: the file went meanwhile, the work is dropped */
+			if (r == 0 && op->rf && ns) {
+				k++;	/* stored[k - 1] is op->id */
+				indexer_put_after(ixr, op, stored + k, ns - k);
+			} else if (r == 0 && op->rf) {
+				indexer_put_after(ixr, op, NULL, 0);
+			}
+			changed |= r == 0;
+		} else if (op->kind == IXOP_RENAME) {
 			indexer_renamed_after(ixr, op);
 			changed |= r != 0;
 		} else {
@@ -719,64 +864,101 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 		}
 	}
 	free(ops);
+	free(stored);
 	return changed;
 }
 
-/* Applies every path change appended so far, in order; returns when the
- * index has them.  Cheap when there are none. */
-static void indexer_flush(struct indexer *ixr)
+/* Applies every change appended so far, in order; returns when the index
+ * has them.  With all = 0 only when a path change is among them (a worker
+ * about to look a path up needs those; books waiting for the writer can
+ * wait on).  Cheap when there is nothing to do. */
+static void indexer_flush(struct indexer *ixr, int all)
 {
 	struct ixop *batch[OPS_BATCH];
-	size_t n;
+	size_t n, puts;
 	int changed = 0;
 
 	pthread_mutex_lock(&ixr->ops_lock);
-	n = (size_t)ixr->ops_pending;
+	n = (size_t)(all ? ixr->ops_pending : ixr->paths_pending);
 	pthread_mutex_unlock(&ixr->ops_lock);
 	if (!n)
 		return;
 	pthread_mutex_lock(&ixr->flush_lock);
 	for (;;) {
 		pthread_mutex_lock(&ixr->ops_lock);
-		for (n = 0; n < OPS_BATCH && ixr->ops_head; n++) {
+		for (n = 0, puts = 0; n < OPS_BATCH && ixr->ops_head; n++) {
 			batch[n] = ixr->ops_head;
 			ixr->ops_head = batch[n]->next;
+			puts += batch[n]->kind == IXOP_PUT;
 		}
 		if (!ixr->ops_head)
 			ixr->ops_tail = &ixr->ops_head;
+		/* taken: room for the workers' next books */
+		ixr->puts_pending -= puts;
+		ixr->paths_pending -= n - puts;
+		ixr->put_now = ixr->put_now && ixr->puts_pending;
+		pthread_cond_broadcast(&ixr->puts_cond);
 		pthread_mutex_unlock(&ixr->ops_lock);
 		if (!n)
 			break;
 		changed |= indexer_apply(ixr, batch, n);
+		/* only now: status and indexer_wait_idle() count them until
+		 * their follow-ups are done */
 		pthread_mutex_lock(&ixr->ops_lock);
 		ixr->ops_pending -= n;
 		pthread_mutex_unlock(&ixr->ops_lock);
 		while (n)
-			free(batch[--n]);
+			ixop_free(batch[--n]);
 	}
 	pthread_mutex_unlock(&ixr->flush_lock);
 	if (changed)
 		indexer_notify(ixr);
 }
 
-/* The index writer for path changes: applies them in batches.  After the
- * first change of a burst it lets the burst gather for OPS_GATHER_NS (an
- * `rm -r` reports one unlink every few tens of microseconds), so a burst
- * costs a few commits instead of one per file, on a thread that competes
- * with the filesystem's for the same cores. */
+/* The index writer: applies the list in batches.  After the first path
+ * change of a burst it lets the burst gather for OPS_GATHER_NS (an `rm -r`
+ * reports one unlink every few tens of microseconds), so a burst costs a
+ * few commits instead of one per file, on a thread that competes with the
+ * filesystem's for the same cores.  Finished books gather up to PUT_BATCH
+ * per transaction while the workers have more to do: one commit then
+ * writes the pages the books' postings share once, instead of once per
+ * book; a book written alone goes in at once. */
 static void *indexer_writer(void *arg)
 {
 	struct indexer *ixr = arg;
+	/* as nice as the workers whose results it stores (per thread on
+	 * Linux; best effort) */
+	id_t tid = (id_t)syscall(SYS_gettid);
+	struct timespec ts;
+	uint64_t due;
 
+	(void)setpriority(PRIO_PROCESS, tid, getpriority(PRIO_PROCESS, tid) + WRITER_NICE);
 	pthread_mutex_lock(&ixr->ops_lock);
-	for (;;) {
-		while (!ixr->ops_stop && !ixr->ops_pending)
+	while (!ixr->ops_stop) {
+		if (!ixr->ops_pending) {
 			pthread_cond_wait(&ixr->ops_cond, &ixr->ops_lock);
-		if (ixr->ops_stop)
-			break;
-		pthread_mutex_unlock(&ixr->ops_lock);
-		nanosleep(&(struct timespec){ 0, OPS_GATHER_NS }, NULL);
-		indexer_flush(ixr);
+			continue;
+		}
+		if (ixr->paths_pending) {
+			pthread_mutex_unlock(&ixr->ops_lock);
+			nanosleep(&(struct timespec){ 0, OPS_GATHER_NS }, NULL);
+		} else {
+			due = ixr->put_since_ns + PUT_GATHER_NS;
+			if (ixr->puts_pending && ixr->puts_pending < PUT_BATCH && !ixr->put_now &&
+			    now_ns() < due) {
+				ts.tv_sec = (time_t)(due / 1000000000u);
+				ts.tv_nsec = (long)(due % 1000000000u);
+				pthread_cond_timedwait(&ixr->ops_cond, &ixr->ops_lock, &ts);
+				continue;
+			}
+			if (!ixr->puts_pending) {
+				/* taken by a flush elsewhere, follow-ups running */
+				pthread_cond_wait(&ixr->ops_cond, &ixr->ops_lock);
+				continue;
+			}
+			pthread_mutex_unlock(&ixr->ops_lock);
+		}
+		indexer_flush(ixr, 1);
 		pthread_mutex_lock(&ixr->ops_lock);
 	}
 	pthread_mutex_unlock(&ixr->ops_lock);

@@ -752,6 +752,12 @@ static int joins_cluster(enum relate_class cls)
 
 int simlist_cluster_update(struct idx *ix, uint64_t id)
 {
+	return simlist_cluster_update_batch(ix, id, NULL, 0);
+}
+
+int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *later,
+				 size_t nlater)
+{
 	struct idx_file f = { 0 }, cf = { 0 };
 	struct book *bf = NULL, *bc = NULL;
 	struct idx_link *links = NULL;
@@ -775,9 +781,15 @@ int simlist_cluster_update(struct idx *ix, uint64_t id)
 		goto out;
 	}
 	for (i = 0; i < nids; i++) {
+		size_t k;
+
 		idx_file_release(&cf);
 		book_free(bc);
 		bc = NULL;
+		for (k = 0; k < nlater && later[k] != ids[i]; k++)
+			;
+		if (k < nlater)
+			continue;	/* that book's own update judges the pair */
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
 			continue;
 		/* a record that does not decode is skipped, as in the lists */

@@ -441,16 +441,19 @@ static void test_apply(void)
 	REQUIRE(a && b && c);
 	memset(ops, 0, sizeof(ops));
 	/* a -> x -> y, then y unlinked: nothing is left of a */
-	ops[0] = (struct idx_op){ IDX_OP_RENAME, "a.txt", "x.txt", IDX_RENAME_KNOWN, 0 };
-	ops[1] = (struct idx_op){ IDX_OP_RENAME, "x.txt", "y.txt", IDX_RENAME_KNOWN, 0 };
-	ops[2] = (struct idx_op){ IDX_OP_UNLINK, "y.txt", NULL, 0, 0 };
+	ops[0] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "a.txt", .to = "x.txt",
+				  .flags = IDX_RENAME_KNOWN };
+	ops[1] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "x.txt", .to = "y.txt",
+				  .flags = IDX_RENAME_KNOWN };
+	ops[2] = (struct idx_op){ .kind = IDX_OP_UNLINK, .path = "y.txt" };
 	/* refused alone */
-	ops[3] = (struct idx_op){ IDX_OP_RENAME, "d", "d/e", 0, 0 };
+	ops[3] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "d", .to = "d/e" };
 	/* unknown from: c.txt stays */
-	ops[4] = (struct idx_op){ IDX_OP_RENAME, "gone.txt", "c.txt", IDX_RENAME_KNOWN, 0 };
+	ops[4] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "gone.txt", .to = "c.txt",
+				  .flags = IDX_RENAME_KNOWN };
 	/* a folder moves */
-	ops[5] = (struct idx_op){ IDX_OP_RENAME, "d", "e", 0, 0 };
-	ops[6] = (struct idx_op){ IDX_OP_UNLINK, "/bad", NULL, 0, 0 };
+	ops[5] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "d", .to = "e" };
+	ops[6] = (struct idx_op){ .kind = IDX_OP_UNLINK, .path = "/bad" };
 	CHECK_EQ_INT(idx_apply(ix, ops, 7), 0);
 	CHECK_EQ_INT(ops[0].result, 1);
 	CHECK_EQ_INT(ops[1].result, 1);
@@ -1063,6 +1066,75 @@ static void test_put_many(void)
 	idx_close(ix);
 }
 
+/* idx_apply() with books among the path changes: each as the single call,
+ * in order; a put whose file went earlier in the batch, or a bad one, fails
+ * alone. */
+static void test_apply_puts(void)
+{
+	const char *dir = check_tmpdir();
+	const char *paths[3] = { "p0", "p1", "p2" };
+	struct idx_stat st[3] = { stat_of(1), stat_of(2), stat_of(3) };
+	uint64_t mh[4] = { 1, 2, 3, 4 }, id[3];
+	uint32_t keys[2] = { 7, 9 };
+	struct idx_fp fp[2], bad;
+	struct idx_op ops[6];
+	struct idx_file f = { 0 };
+	struct idx_uq_hit *uh = NULL;
+	struct idx_uq_stats us;
+	struct idx_hit *h = NULL;
+	struct idx *ix = NULL;
+	size_t n = 0, i;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_mark_queued(ix, paths, st, 3, id) == 0);
+	memset(fp, 0, sizeof(fp));
+	for (i = 0; i < 2; i++) {
+		simgen_sh(&rng_state, fp[i].simhash);
+		simgen_sh(&rng_state, fp[i].text_hash);
+		fp[i].mh_bands = mh;
+		fp[i].n_mh_bands = 4;
+		fp[i].rec_version = 3;
+		fp[i].rec = "rec";
+		fp[i].rec_len = 3;
+		fp[i].uq_keys = keys;
+		fp[i].n_uq_keys = 2;
+	}
+	bad = fp[0];
+	bad.uq_keys = NULL;	/* keys announced, none given */
+	memset(ops, 0, sizeof(ops));
+	ops[0] = (struct idx_op){ .kind = IDX_OP_PUT, .id = id[0], .st = &st[0], .fp = &fp[0] };
+	ops[1] = (struct idx_op){ .kind = IDX_OP_UNLINK, .path = "p1" };
+	ops[2] = (struct idx_op){ .kind = IDX_OP_PUT, .id = id[1], .st = &st[1], .fp = &fp[1] };
+	ops[3] = (struct idx_op){ .kind = IDX_OP_PUT, .id = id[2], .st = &st[2], .fp = &bad };
+	ops[4] = (struct idx_op){ .kind = IDX_OP_PUT_FAILED, .id = id[2], .st = &st[2],
+				  .state = IDX_NOT_BOOK, .error = "p2: not a book" };
+	ops[5] = (struct idx_op){ .kind = IDX_OP_RENAME, .path = "p0", .to = "q0" };
+	CHECK_EQ_INT(idx_apply(ix, ops, 6), 0);
+	CHECK_EQ_INT(ops[0].result, 0);
+	CHECK_EQ_INT(ops[1].result, 1);
+	CHECK_EQ_INT(ops[2].result, -ENOENT);
+	CHECK_EQ_INT(ops[3].result, -EINVAL);
+	CHECK_EQ_INT(ops[4].result, 0);
+	CHECK_EQ_INT(ops[5].result, 1);
+	REQUIRE(idx_get(ix, "q0", &f) == 0);
+	CHECK(f.id == id[0] && f.has_fp && f.state == IDX_INDEXED);
+	CHECK(memcmp(f.simhash, fp[0].simhash, 16) == 0);
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_get_id(ix, id[1], &f), -ENOENT);
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	CHECK(!f.has_fp && f.state == IDX_NOT_BOOK);
+	CHECK(f.error && strcmp(f.error, "p2: not a book") == 0);
+	idx_file_release(&f);
+	REQUIRE(idx_near(ix, fp[0].simhash, 0, &h, &n) == 0);
+	CHECK(n == 1 && h[0].id == id[0]);
+	free(h);
+	REQUIRE(idx_uq_candidates(ix, id[0], 1000, 1, &uh, &n, &us) == 0);
+	CHECK_EQ_INT(n, 0);	/* the only other holder of the keys is gone */
+	free(uh);
+	idx_close(ix);
+}
+
 int main(void)
 {
 	RUN(test_basic_persist);
@@ -1070,6 +1142,7 @@ int main(void)
 	RUN(test_failed_and_counts);
 	RUN(test_rename_unlink);
 	RUN(test_apply);
+	RUN(test_apply_puts);
 	RUN(test_long_paths);
 	RUN(test_bands_complete);
 	RUN(test_exemptions);
