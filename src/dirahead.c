@@ -279,10 +279,15 @@ void dra_ahead(struct dra_dir *d, unsigned n)
 	if (!more)
 		return;
 	pthread_mutex_lock(&dra->lock);
-	/* Queued even while the helper is on d: it may be just leaving. */
+	/* Queued even while the helper is on d: it may be just leaving.
+	 * Last in line, so that every listing gets its turn. */
 	if (!d->queued && !dra->quit && dra_start(dra)) {
-		d->next_job = dra->jobs;
-		dra->jobs = d;
+		struct dra_dir **pp;
+
+		for (pp = &dra->jobs; *pp; pp = &(*pp)->next_job)
+			;
+		d->next_job = NULL;
+		*pp = d;
 		d->queued = true;
 		pthread_cond_signal(&dra->work);
 	}
