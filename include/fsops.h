@@ -28,6 +28,8 @@ struct fs;
 struct fs_options {
 	bool xattr;		/* pass extended attributes through (off: the
 				 * kernel learns ENOTSUP once and stops asking) */
+	unsigned int max_read;	/* READ request size cap in bytes given to the
+				 * kernel as the max_read mount option (0: none) */
 };
 
 /* Kinds of change reported to the hook.  path and path2 are relative to

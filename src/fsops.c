@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirahead.h"
 #include "fspath.h"
 
 struct fs_view {
@@ -48,6 +50,10 @@ struct fs_listed {
 
 struct fs {
 	int rootfd;
+	/* Bumped after every change made to SRC: attributes read ahead
+	 * (dirahead.h) that are older are fetched again. */
+	_Atomic uint64_t gen;
+	struct dra *dra;
 	double entry_timeout;	/* seconds the kernel keeps entries we send */
 	pthread_mutex_t listed_lock;
 	struct fs_listed listed[FS_LISTED_SLOTS];
@@ -82,14 +88,12 @@ struct fs_vlist {
 	bool filled;	/* taken (a first read may come at an offset: seekdir) */
 };
 
-/* An open directory: the stream and where the kernel last stopped, so a
- * huge directory is listed in pieces at stable telldir() offsets; for a
- * view directory (dp NULL) the snapshot of its listing. */
+/* An open directory: its stream, read ahead with attributes while the
+ * kernel lists it with readdirplus and listed in pieces at stable telldir()
+ * offsets; for a view directory (dd NULL) the snapshot of its listing. */
 struct fs_dir {
 	struct fs_vlist vl;
-	DIR *dp;
-	struct dirent *entry;	/* read but not yet handed to the kernel */
-	off_t off;
+	struct dra_dir *dd;
 	struct stat st;		/* of the directory at opendir */
 	bool known;		/* the kernel has every entry with attributes */
 	bool plus_whole;	/* this listing sent every entry with attributes */
@@ -155,6 +159,12 @@ static struct fs *fs_cur(void)
 	return fuse_get_context()->private_data;
 }
 
+/* After any change to SRC (see struct fs gen). */
+static void fs_changed(struct fs *fs)
+{
+	atomic_fetch_add(&fs->gen, 1);
+}
+
 int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 {
 	struct fs *fs = calloc(1, sizeof(*fs));
@@ -164,6 +174,10 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->rootfd = rootfd;
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
+	if (dra_new(&fs->dra, &fs->gen) != 0) {
+		free(fs);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&fs->listed_lock, NULL);
 	pthread_mutex_init(&fs->open_lock, NULL);
 	*out = fs;
@@ -174,6 +188,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
+	dra_free(fs->dra);
 	pthread_mutex_destroy(&fs->listed_lock);
 	pthread_mutex_destroy(&fs->open_lock);
 	free(fs);
@@ -371,6 +386,7 @@ static int fs_mknod(const char *path, mode_t mode, dev_t rdev)
 		fs_undo_create(&fp, 0);
 out:
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
@@ -394,6 +410,7 @@ static int fs_mkdir(const char *path, mode_t mode)
 		fs_undo_create(&fp, AT_REMOVEDIR);
 out:
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
@@ -417,6 +434,7 @@ static int fs_symlink(const char *target, const char *path)
 		fs_undo_create(&fp, 0);
 out:
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
@@ -435,6 +453,7 @@ static int fs_remove(const char *path, int flags)
 		return ret;
 	ret = unlinkat(fp.dirfd, fp.name, flags) < 0 ? -errno : 0;
 	fspath_release(&fp);
+	fs_changed(fs);
 	if (!ret && !flags)
 		fs_notify(fs, FS_CHANGE_UNLINK, path, NULL);
 	return ret;
@@ -479,6 +498,7 @@ static int fs_rename(const char *from, const char *to, unsigned int flags)
 	ret = renameat2(fa.dirfd, fa.name, fb.dirfd, fb.name, flags) < 0 ? -errno : 0;
 	fspath_release(&fa);
 	fspath_release(&fb);
+	fs_changed(fs);
 	if (!ret)
 		fs_notify(fs, flags & RENAME_EXCHANGE ? FS_CHANGE_EXCHANGE : FS_CHANGE_RENAME,
 			  from, to);
@@ -497,6 +517,7 @@ static int fs_link(const char *from, const char *to)
 	ret = linkat(fa.dirfd, fa.name, fb.dirfd, fb.name, 0) < 0 ? -errno : 0;
 	fspath_release(&fa);
 	fspath_release(&fb);
+	fs_changed(fs);
 	if (!ret) {
 		/* The high-level API gives each name its own kernel inode: drop
 		 * the old name's cached attributes so its link count is fresh. */
@@ -514,13 +535,15 @@ static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	if (fi)
-		return fchmod((int)fi->fh, mode) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path);
-	if (ret)
-		return ret;
-	ret = fchmodat(fp.dirfd, fp.name, mode, 0) < 0 ? -errno : 0;
-	fspath_release(&fp);
+	if (fi) {
+		ret = fchmod((int)fi->fh, mode) < 0 ? -errno : 0;
+	} else {
+		ret = fspath_resolve(&fp, fs->rootfd, path);
+		if (!ret)
+			ret = fchmodat(fp.dirfd, fp.name, mode, 0) < 0 ? -errno : 0;
+		fspath_release(&fp);
+	}
+	fs_changed(fs);
 	return ret;
 }
 
@@ -532,13 +555,15 @@ static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	if (fi)
-		return fchown((int)fi->fh, uid, gid) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path);
-	if (ret)
-		return ret;
-	ret = fchownat(fp.dirfd, fp.name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-	fspath_release(&fp);
+	if (fi) {
+		ret = fchown((int)fi->fh, uid, gid) < 0 ? -errno : 0;
+	} else {
+		ret = fspath_resolve(&fp, fs->rootfd, path);
+		if (!ret)
+			ret = fchownat(fp.dirfd, fp.name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		fspath_release(&fp);
+	}
+	fs_changed(fs);
 	return ret;
 }
 
@@ -567,6 +592,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	fspath_release(&fp);
+	fs_changed(fs);
 	if (!ret)
 		fs_notify(fs, FS_CHANGE_WRITE, path, NULL);
 	return ret;
@@ -580,13 +606,15 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 
 	if (fs_view_of(fs, path, NULL))
 		return -EROFS;
-	if (fi)
-		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path);
-	if (ret)
-		return ret;
-	ret = utimensat(fp.dirfd, fp.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-	fspath_release(&fp);
+	if (fi) {
+		ret = futimens((int)fi->fh, tv) < 0 ? -errno : 0;
+	} else {
+		ret = fspath_resolve(&fp, fs->rootfd, path);
+		if (!ret)
+			ret = utimensat(fp.dirfd, fp.name, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		fspath_release(&fp);
+	}
+	fs_changed(fs);
 	return ret;
 }
 
@@ -728,6 +756,8 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	fs_open_flags(fi);
 out:
 	fspath_release(&fp);
+	if (fi->flags & O_TRUNC)
+		fs_changed(fs);
 	return ret;
 }
 
@@ -768,6 +798,7 @@ static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	fs_open_flags(fi);
 out:
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
@@ -817,12 +848,15 @@ static int fs_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 			struct fuse_file_info *fi)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(fuse_buf_size(buf));
+	ssize_t n;
 
 	(void)path;
 	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	dst.buf[0].fd = (int)fi->fh;
 	dst.buf[0].pos = off;
-	return (int)fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	fs_changed(fs_cur());
+	return (int)n;
 }
 
 static int fs_statfs(const char *path, struct statvfs *st)
@@ -960,6 +994,7 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	struct fs *fs = fs_cur();
 	struct fspath fp = FSPATH_INIT;
 	struct fs_dir *d = NULL;
+	DIR *dp = NULL;
 	int fd = -1, ret;
 
 	fi->fh = 0;
@@ -985,15 +1020,21 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 	}
 	if (fstat(fd, &d->st) == 0)
 		d->known = fs_listed_known(fs, &d->st);
-	d->dp = fdopendir(fd);
-	if (!d->dp) {
+	dp = fdopendir(fd);
+	if (!dp) {
 		ret = -errno;
 		goto out;
 	}
 	fd = -1;
+	ret = dra_dir_new(fs->dra, dp, &d->dd);
+	if (ret)
+		goto out;
+	dp = NULL;
 	fi->fh = (uintptr_t)d;
 	d = NULL;
 out:
+	if (dp)
+		closedir(dp);
 	if (fd >= 0)
 		close(fd);
 	free(d);
@@ -1007,9 +1048,10 @@ out:
  * offsets for the views. */
 static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_dir_t filler)
 {
+	struct dra_entry e;
 	struct stat st;
-	struct dirent *e;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < fs->nviews; i++) {
 		const struct fs_view *v = &fs->views[i];
@@ -1026,19 +1068,71 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 		filler(buf, v->name, &st, 0, 0);
 	}
 	memset(&st, 0, sizeof(st));
-	rewinddir(d->dp);
-	while ((errno = 0, e = readdir(d->dp))) {
+	dra_seek(d->dd, 0);
+	while ((ret = dra_peek(d->dd, false, &e)) == 1) {
 		char top[NAME_MAX + 3];
 
 		top[0] = '/';
-		strcpy(top + 1, e->d_name);
-		if (fs_view_of(fs, top, NULL) || fspath_fuse_hidden(e->d_name))
-			continue;
-		st.st_ino = e->d_ino;
-		st.st_mode = (mode_t)DTTOIF(e->d_type);
-		filler(buf, e->d_name, &st, 0, 0);
+		strcpy(top + 1, e.name);
+		if (!fs_view_of(fs, top, NULL) && !fspath_fuse_hidden(e.name)) {
+			st.st_ino = e.ino;
+			st.st_mode = (mode_t)DTTOIF(e.type);
+			filler(buf, e.name, &st, 0, 0);
+		}
+		dra_take(d->dd);
 	}
-	return errno ? -errno : 0;
+	return ret;
+}
+
+/* A directory of SRC, from offset off.  ls -l lists again and again:
+ * attributes the kernel still holds (d->known) are not fetched and sent
+ * again.  Otherwise the helper fetches them ahead (dirahead.h): as many as
+ * this reply held, while the kernel digests it, so the next request finds
+ * its entries ready (a 10,000-entry ls -l is 51 requests). */
+static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_dir_t filler,
+			  off_t off, bool plus)
+{
+	bool attrs = plus && !d->known;
+	unsigned sent = 0;
+	struct dra_entry e;
+	int ret;
+
+	dra_seek(d->dd, (long)off);
+	if (off == 0) {
+		d->plus_whole = plus;
+		clock_gettime(CLOCK_MONOTONIC, &d->started);
+	} else if (!plus) {
+		d->plus_whole = false;
+	}
+	/* The helper stops while this thread takes entries (no fighting over
+	 * the lock): it reads ahead while the kernel digests the reply. */
+	dra_ahead(d->dd, 0);
+	while ((ret = dra_peek(d->dd, attrs, &e)) == 1) {
+		enum fuse_fill_dir_flags fill = 0;
+		struct stat st;
+
+		/* Unlinked files still open are not listed, as on a local
+		 * filesystem (they stay reachable by name). */
+		if (!fspath_fuse_hidden(e.name)) {
+			if (attrs && e.st_err == 0) {
+				st = e.st;
+				fill = FUSE_FILL_DIR_PLUS;
+			} else {
+				memset(&st, 0, sizeof(st));
+				st.st_ino = e.ino;
+				st.st_mode = (mode_t)DTTOIF(e.type);
+			}
+			if (filler(buf, e.name, &st, e.next, fill))
+				break;
+			sent++;
+		}
+		dra_take(d->dd);
+	}
+	if (ret == 0 && d->plus_whole && !d->known && d->st.st_ino)
+		fs_listed_record(fs, d);
+	if (ret == 1 && attrs && sent)
+		dra_ahead(d->dd, sent);
+	return ret < 0 ? ret : 0;
 }
 
 static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
@@ -1078,56 +1172,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	}
 	if (fs->nviews && path && !strcmp(path, "/"))
 		return fs_readdir_root_views(fs, d, buf, filler);
-	if (off != d->off) {
-		seekdir(d->dp, off);
-		d->entry = NULL;
-		d->off = off;
-	}
-	if (off == 0) {
-		d->plus_whole = plus;
-		clock_gettime(CLOCK_MONOTONIC, &d->started);
-	} else if (!plus) {
-		d->plus_whole = false;
-	}
-	for (;;) {
-		struct stat st;
-		enum fuse_fill_dir_flags fill = 0;
-		off_t next;
-
-		if (!d->entry) {
-			errno = 0;
-			d->entry = readdir(d->dp);
-			if (!d->entry) {
-				if (errno)
-					return -errno;
-				if (d->plus_whole && !d->known && d->st.st_ino)
-					fs_listed_record(fs, d);
-				return 0;
-			}
-		}
-		next = telldir(d->dp);
-		/* Unlinked files still open are not listed, as on a local
-		 * filesystem (they stay reachable by name). */
-		if (fspath_fuse_hidden(d->entry->d_name)) {
-			d->entry = NULL;
-			d->off = next;
-			continue;
-		}
-		memset(&st, 0, sizeof(st));
-		/* ls -l lists again and again: attributes the kernel still holds
-		 * need not be looked up and sent each time. */
-		if (plus && !d->known &&
-		    fstatat(dirfd(d->dp), d->entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			fill = FUSE_FILL_DIR_PLUS;
-		} else {
-			st.st_ino = d->entry->d_ino;
-			st.st_mode = (mode_t)DTTOIF(d->entry->d_type);
-		}
-		if (filler(buf, d->entry->d_name, &st, next, fill))
-			return 0;
-		d->entry = NULL;
-		d->off = next;
-	}
+	return fs_readdir_src(fs, d, buf, filler, off, plus);
 }
 
 static int fs_releasedir(const char *path, struct fuse_file_info *fi)
@@ -1136,8 +1181,7 @@ static int fs_releasedir(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	if (d) {
-		if (d->dp)
-			closedir(d->dp);
+		dra_dir_free(d->dd);
 		fs_vlist_clear(&d->vl);
 		free(d);
 	}
@@ -1150,9 +1194,9 @@ static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
 	int ret;
 
 	(void)path;
-	if (!d || !d->dp)
+	if (!d || !d->dd)
 		return 0;
-	ret = datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp));
+	ret = datasync ? fdatasync(dra_dir_fd(d->dd)) : fsync(dra_dir_fd(d->dd));
 	return ret < 0 ? -errno : 0;
 }
 
@@ -1174,6 +1218,8 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * change hook. */
 	cfg->nullpath_ok = 0;
 
+	if (fs_cur()->opt.max_read)
+		conn->max_read = fs_cur()->opt.max_read;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	if (conn->capable & FUSE_CAP_SPLICE_MOVE)
@@ -1214,11 +1260,15 @@ static int fs_flock(const char *path, struct fuse_file_info *fi, int op)
 static int fs_fallocate(const char *path, int mode, off_t off, off_t len,
 			struct fuse_file_info *fi)
 {
+	int ret;
+
 	if (fs_view_of(fs_cur(), path, NULL))
 		return -EROFS;
 	if (!fi)
 		return -EOPNOTSUPP;
-	return fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
+	ret = fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
+	fs_changed(fs_cur());
+	return ret;
 }
 
 static ssize_t fs_copy_file_range(const char *path_in, struct fuse_file_info *fi_in,
@@ -1233,6 +1283,7 @@ static ssize_t fs_copy_file_range(const char *path_in, struct fuse_file_info *fi
 		return -EXDEV;
 	n = copy_file_range((int)fi_in->fh, &off_in, (int)fi_out->fh, &off_out, len,
 			    (unsigned int)flags);
+	fs_changed(fs);
 	if (n < 0)
 		return -errno;
 	fs_notify(fs, FS_CHANGE_WRITE, path_out, NULL);
@@ -1308,6 +1359,7 @@ static int fs_setxattr(const char *path, const char *name, const char *value, si
 		return ret;
 	ret = lsetxattr(proc, name, value, size, flags) < 0 ? -errno : 0;
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
@@ -1375,6 +1427,7 @@ static int fs_removexattr(const char *path, const char *name)
 		return ret;
 	ret = lremovexattr(proc, name) < 0 ? -errno : 0;
 	fspath_release(&fp);
+	fs_changed(fs);
 	return ret;
 }
 
