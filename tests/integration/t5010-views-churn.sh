@@ -7,8 +7,9 @@
 # between rsync following it and reading it (counted and printed).  A book
 # deleted while rsync copies it stays readable and fstat()-able through
 # rsync's fd (no ESTALE: exit 11 fails, except one rare ENOENT, counted).
-# Once the churn stops, every entry resolves.  SIMBOOK_VIEWMODE=files runs it all with -o viewmode=files
-# (t5011), where every entry is a read-only file and rsync -a copies books.
+# Once the churn stops, every entry resolves.  SIMBOOK_VIEWMODE=files runs
+# it all with -o viewmode=files (t5011), where every entry is a read-only
+# file and rsync -a copies books.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
