@@ -5,6 +5,7 @@
 # couple of seconds, survive a remount, see changes made while unmounted,
 # and never dangle or loop (find -L, rsync -aL, du -L).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
 FS_ARGS=()
@@ -12,41 +13,6 @@ FS_ARGS=()
 LIB=$T/lib
 python3 "$(dirname "$0")/genlib.py" "$LIB"
 
-wait_idle() { # [timeout seconds]
-	local i
-	for i in $(seq 1 $((${1:-60} * 10))); do
-		grep -q "\"state\":\"idle\"" "$MNT/${VP:-}.simbookfs/status" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "not idle after ${1:-60}s: $(cat "$MNT/${VP:-}.simbookfs/status")"
-}
-
-# until_ok SECONDS CMD...: retries CMD until it succeeds (views follow
-# changes asynchronously).
-until_ok() {
-	local t=$1 i
-	shift
-	for i in $(seq 1 $((t * 10))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	"$@"
-}
-
-# The entry of similar/BOOK/ whose link resolves to TARGET (relative to MNT).
-entry_for() { # book target
-	local e
-	for e in "$MNT/similar/$1"/*; do
-		[ -L "$e" ] || continue
-		[ "$(cd "$(dirname "$e")" && realpath -m "$(readlink "$e")")" = "$MNT/$2" ] && {
-			basename "$e"
-			return 0
-		}
-	done
-	return 1
-}
-has_entry() { entry_for "$1" "$2" >/dev/null; }
-no_entry() { ! entry_for "$1" "$2" >/dev/null; }
 
 mount_fs -o rescan=0,idxattr
 say "copy in with cp and rsync"

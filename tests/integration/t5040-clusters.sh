@@ -5,6 +5,7 @@
 # with the view; "not a duplicate" and its undo, renames and deletes are
 # followed.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
 SB=$SIMBOOK_BUILD/simbook
 FS_ARGS=()
@@ -36,14 +37,6 @@ put("x/volume.txt", gen(1, 1000))            # contained in base: not a cluster 
 put("other.txt", gen(2, 3000))               # unrelated
 PY
 
-wait_idle() {
-	local i
-	for i in $(seq 1 600); do
-		grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "not idle: $(cat "$MNT/.simbookfs/status")"
-}
 # The clusters/ view as sorted lines "member member ...", one per group,
 # members by the real path their links resolve to.
 view_groups() {
@@ -60,16 +53,6 @@ import json, sys
 for line in sys.stdin:
     g = json.loads(line)
     print(" ".join(sorted(m["path"] for m in g["members"])) + " ")' | sort
-}
-# until_ok SECONDS CMD...: the views follow changes asynchronously.
-until_ok() {
-	local t=$1 i
-	shift
-	for i in $(seq 1 $((t * 10))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	"$@"
 }
 groups_are() { [ "$(view_groups)" = "$1" ]; }
 

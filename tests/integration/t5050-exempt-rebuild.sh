@@ -6,6 +6,7 @@
 # are fingerprinted again; `--undo` still works afterwards.  An index LMDB
 # cannot read is rebuilt empty and the daemon's log says the marks are lost.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v mdb_load >/dev/null || skip "no mdb_load (lmdb-utils)"
 SB=$SIMBOOK_BUILD/simbook
@@ -15,29 +16,7 @@ IDX=$SRC/.simbookfs-index
 python3 "$(dirname "$0")/genlib.py" "$T/lib"
 cp -r "$T/lib/a" "$T/lib/b" "$T/lib/c" "$T/lib/base2.txt" "$T/lib/base2-copy.txt" "$SRC/"
 
-wait_idle() {
-	local i
-	for i in $(seq 1 600); do
-		grep -q '"state":"idle"' "$MNT/.simbookfs/status" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "not idle after 60 s: $(cat "$MNT/.simbookfs/status")"
-}
 
-# The entry of similar/BOOK/ whose link resolves to TARGET (relative to MNT).
-entry_for() { # book target
-	local e
-	for e in "$MNT/similar/$1"/*; do
-		[ -L "$e" ] || continue
-		[ "$(cd "$(dirname "$e")" && realpath -m "$(readlink "$e")")" = "$MNT/$2" ] && {
-			basename "$e"
-			return 0
-		}
-	done
-	return 1
-}
-has_entry() { entry_for "$1" "$2" >/dev/null; }
-no_entry() { ! entry_for "$1" "$2" >/dev/null; }
 exempt() { no_entry "$1" "$2" && no_entry "$2" "$1"; }
 related() { has_entry "$1" "$2" && has_entry "$2" "$1"; }
 

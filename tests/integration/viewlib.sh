@@ -1,0 +1,41 @@
+# viewlib.sh - helpers of the tests that read the views; sourced after
+# lib.sh, with MNT mounted.  VP: the views' prefix (-o viewprefix), "" by
+# default.
+
+# wait_idle [SECONDS]: until .simbookfs/status says idle (default 60 s).
+wait_idle() {
+	local i
+	for i in $(seq 1 $((${1:-60} * 10))); do
+		grep -q "\"state\":\"idle\"" "$MNT/${VP:-}.simbookfs/status" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "not idle after ${1:-60}s: $(cat "$MNT/${VP:-}.simbookfs/status")"
+}
+
+# until_ok SECONDS CMD...: retries CMD until it succeeds (views follow
+# changes asynchronously); its last try's status and output otherwise.
+until_ok() {
+	local t=$1 i
+	shift
+	for i in $(seq 1 $((t * 10))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# entry_for BOOK TARGET: the name of the entry of similar/BOOK/ whose link
+# resolves to TARGET (both relative to MNT); status 1 when there is none.
+entry_for() {
+	local e
+	for e in "$MNT/similar/$1"/*; do
+		[ -L "$e" ] || continue
+		[ "$(cd "$(dirname "$e")" && realpath -m "$(readlink "$e")")" = "$MNT/$2" ] && {
+			basename "$e"
+			return 0
+		}
+	done
+	return 1
+}
+has_entry() { entry_for "$1" "$2" >/dev/null; }
+no_entry() { ! entry_for "$1" "$2" >/dev/null; }
