@@ -1297,15 +1297,20 @@ static int lk_entry_target(struct views *v, const char *rel, char *buf, size_t s
 
 static int meta_status(struct views *v, struct sbuf *out)
 {
+	static const char *const rebuilt[] = { "no", "kept", "lost" };
 	struct indexer_status st;
+	uint64_t kept_files, kept_marks;
+	int how = idx_rebuilt(v->ix);
 
 	indexer_status(v->ixr, &st);
+	idx_rebuild_kept(v->ix, &kept_files, &kept_marks);
 	return sbuf_addf(out,
 			 "{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
 			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\"}\n",
+			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
+			 "\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu}}\n",
 			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
 			 (unsigned long long)st.files, (unsigned long long)st.queued,
 			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
@@ -1314,7 +1319,9 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 (unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
 			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
 			 st.scan_seconds,
-			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on");
+			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
+			 how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
+			 (unsigned long long)kept_marks);
 }
 
 /* One line per file that could not be indexed: path TAB reason. */

@@ -53,6 +53,8 @@ grep -q 'another version: rebuilding it; kept 5 files.* ids and 2 "not a duplica
 	fail "log: $(cat "$FS_LOG")"
 [ ! -e "$IDX/data.mdb.prev" ] || fail "old data file left"
 grep -q '"books":5' "$MNT/.simbookfs/status" || fail "not fingerprinted again: $(cat "$MNT/.simbookfs/status")"
+grep -q '"rebuilt":{"how":"kept","kept_files":5,"kept_marks":2}' "$MNT/.simbookfs/status" ||
+	fail "status: $(cat "$MNT/.simbookfs/status")"
 related base2.txt base2-copy.txt || fail "identical files not listed after the rebuild"
 exempt a/base1.txt b/base1-near.txt || fail "view mark lost in the rebuild"
 exempt a/base1.txt c/base1-vol1.txt || fail "CLI mark lost in the rebuild"
@@ -73,6 +75,7 @@ mount_fs -o rescan=0
 wait_idle
 grep -q 'unreadable: rebuilding it; its "not a duplicate" marks are lost' "$FS_LOG" ||
 	fail "log: $(cat "$FS_LOG")"
+grep -q '"rebuilt":{"how":"lost",' "$MNT/.simbookfs/status" || fail "status: $(cat "$MNT/.simbookfs/status")"
 related a/base1.txt c/base1-vol1.txt || fail "pair not listed after the marks were lost"
 umount_fs
 echo "ok"
