@@ -1337,58 +1337,60 @@ struct init_arg {
 	int incompatible;
 };
 
-static int rebuild_shband(struct wtx *w)
+/* Empties table dst and calls row(w, id, value) for every row of table
+ * src whose key is a book id, in key order; the rows' writes must not
+ * touch src (its cursor walks on). */
+static int rebuild_from(struct wtx *w, int dst, int src,
+			int (*row)(struct wtx *w, uint64_t id, const MDB_val *v))
 {
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
-	struct brec b;
 	int rc, ret;
 
-	ret = idx_err(mdb_drop(w->txn, w->ix->db[DB_SHBAND], 0));
+	ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
 	if (ret)
 		return ret;
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_BOOK], &cur);
+	rc = mdb_cursor_open(w->txn, w->ix->db[src], &cur);
 	if (rc)
 		return idx_err(rc);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != 8 || brec_decode(&v, &b))
-			continue;
-		/* the shband puts do not touch the book table the cursor walks */
-		ret = shband_apply(w, b.sh, get_be(k.mv_data, 8), 1);
-	}
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+		if (k.mv_size == 8)
+			ret = row(w, get_be(k.mv_data, 8), &v);
 	mdb_cursor_close(cur);
 	if (ret)
 		return ret;
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
 
+/* A book's simhash bands, from its book row (an undecodable one is skipped). */
+static int shband_row(struct wtx *w, uint64_t id, const MDB_val *v)
+{
+	struct brec b;
+
+	return brec_decode(v, &b) ? 0 : shband_apply(w, b.sh, id, 1);
+}
+
+/* A book's pruning-key postings, from its uqbook row (a malformed one is
+ * skipped). */
+static int uqkey_row(struct wtx *w, uint64_t id, const MDB_val *v)
+{
+	if (v->mv_size % 4 || v->mv_size / 4 > IDX_UQ_MAX)
+		return 0;
+	return uq_put_postings(w, id, v->mv_data, (uint32_t)(v->mv_size / 4));
+}
+
+/* The band layout changed: the simhash bands rebuilt from the books. */
+static int rebuild_shband(struct wtx *w)
+{
+	return rebuild_from(w, DB_SHBAND, DB_BOOK, shband_row);
+}
+
 /* Schema 3 to 4: the pruning-key postings rewritten from uqbook with the
- * books' key counts; nothing else changed, so nothing else is lost (a
- * rebuild would drop the exemptions, stored by id). */
+ * books' key counts; nothing else changed, so nothing else is lost. */
 static int rebuild_uqkey(struct wtx *w)
 {
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc, ret;
-
-	ret = idx_err(mdb_drop(w->txn, w->ix->db[DB_UQKEY], 0));
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_UQBOOK], &cur);
-	if (rc)
-		return idx_err(rc);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != 8 || v.mv_size % 4 || v.mv_size / 4 > IDX_UQ_MAX)
-			continue;
-		/* the uqkey puts do not touch the uqbook table the cursor walks */
-		ret = uq_put_postings(w, get_be(k.mv_data, 8), v.mv_data, (uint32_t)(v.mv_size / 4));
-	}
-	mdb_cursor_close(cur);
-	if (ret)
-		return ret;
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return rebuild_from(w, DB_UQKEY, DB_UQBOOK, uqkey_row);
 }
 
 static int init_fn(struct wtx *w, void *arg)
