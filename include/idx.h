@@ -89,6 +89,14 @@ struct idx_stat {
 	uint64_t dev;
 };
 
+/* What idx_open() reports to opts.progress while it works. */
+enum idx_open_phase {
+	IDX_OPEN_UPGRADE = 1,	/* an upgrade in place (a newer schema, a new band
+				 * layout): tables refilled from stored data */
+	IDX_OPEN_REBUILD = 2,	/* a rebuild: another schema or an unreadable
+				 * file, the files' ids and marks carried over */
+};
+
 /* A zeroed struct (or NULL) gives every default. */
 struct idx_opts {
 	uint32_t max_d;		/* simhash threshold the band tables guarantee
@@ -99,6 +107,14 @@ struct idx_opts {
 				 * by doubling when full */
 	uint32_t sync_ms;	/* committed writes reach the disk within this
 				 * many ms (0 = 1000) */
+	/* Called (may be NULL) on the opening thread while idx_open() upgrades
+	 * or rebuilds: once when the work starts (done 0), then after each
+	 * entry, with total the entries to go through (0 when not known yet).
+	 * Called often: keep it cheap.  A non-zero return stops the open:
+	 * idx_open() returns -ECANCELED, the transaction is dropped and the
+	 * stored index stays as it was, so the next open does the work again. */
+	int (*progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 /* What the fingerprinting work supplies for one book.  The index copies it. */
@@ -194,7 +210,7 @@ struct idx_counts {
  * finds it (a rebuild that was stopped) does the rebuild again.
  * Returns 0 and *out, or -errno (-EINVAL for bad options; an error reading
  * the old file that is not the file's fault, such as -ENOMEM, fails and
- * keeps it for the next open). */
+ * keeps it for the next open; -ECANCELED when opts.progress stopped it). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);

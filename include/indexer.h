@@ -46,6 +46,10 @@ struct indexer_opts {
 	int no_watch;		/* 1: no inotify watch (rescans only) */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;
+	/* idx_opts.progress of the index's open (may be NULL): an upgrade or
+	 * rebuild inside indexer_new() reports to it and can be stopped */
+	int (*open_progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
+	void *open_progress_arg;
 };
 
 struct indexer_status {
@@ -66,9 +70,12 @@ struct indexer_status {
 	double scan_seconds;
 };
 
-/* Opens the index and starts the workers for SRC's directory fd rootfd
- * (kept open by the caller until indexer_free()).  Nothing is scanned yet.
- * Returns 0 and *out, or -errno (from idx_open, queue_new, scan_new). */
+/* Opens the index (with any upgrade or rebuild it needs, which can take
+ * minutes on a large index: opener.h does it off the caller's thread) and
+ * starts the workers for SRC's directory fd rootfd (kept open by the caller
+ * until indexer_free()).  Nothing is scanned yet.  Returns 0 and *out, or
+ * -errno (from idx_open, queue_new, scan_new; -ECANCELED when
+ * opts->open_progress stopped the open). */
 int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opts);
 /* Starts the background scan (and the periodic rescans).  0 or -errno. */
 int indexer_start(struct indexer *ixr);

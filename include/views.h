@@ -30,6 +30,7 @@
 
 #include "fsops.h"
 #include "indexer.h"
+#include "opener.h"
 
 #define VIEWS_LISTING ".similar.tsv"	/* listing file in similar/<book>/ */
 #define VIEWS_XATTR "user.simbookfs.id"
@@ -48,8 +49,13 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 void views_set_files(struct views *v, int on);
 /* The indexer's notify callback (arg: the struct views). */
 void views_changed(void *arg);
-/* Connects the index (before mounting). */
-void views_attach(struct views *v, struct indexer *ixr);
+/* Connects the index that op opens (before mounting).  Until it is open
+ * (and when it failed) similar/, clusters/, duplicates/ and lookup/ are
+ * empty folders, their entries ENOENT, the xattr absent; .simbookfs/status
+ * says where the open stands ("state" opening, upgrading, rebuilding or
+ * failed; "index" with progress and error) and errors and not-duplicates
+ * are empty. */
+void views_attach(struct views *v, struct opener *op);
 /* Registers the views and the xattr hook with fs.  0 or -errno of
  * fs_add_view(). */
 int views_register(struct views *v, struct fs *fs);

@@ -81,6 +81,9 @@ struct idx {
 	pthread_rwlock_t maplock;	/* held shared by every txn, exclusive to resize */
 	int rebuilt;			/* enum idx_rebuild */
 	uint64_t kept_files, kept_pairs;	/* carried over by the rebuild */
+	/* idx_opts.progress, while idx_open() runs */
+	int (*progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
+	void *progress_arg;
 	/* the flusher: fdatasync within sync_ms of a commit */
 	pthread_t flusher;
 	pthread_mutex_t flock;
@@ -1048,6 +1051,16 @@ static void flusher_stop(struct idx *ix)
 
 /* ---- open, schema, close ---- */
 
+/* Tells opts.progress how far an upgrade or rebuild is: 0, or -ECANCELED
+ * when the caller wants the open stopped. */
+static int open_progress(struct idx *ix, enum idx_open_phase phase, uint64_t done,
+			 uint64_t total)
+{
+	if (!ix->progress)
+		return 0;
+	return ix->progress(ix->progress_arg, phase, done, total) ? -ECANCELED : 0;
+}
+
 static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
 {
 	int rc;
@@ -1127,6 +1140,8 @@ static int env_set_aside(const char *dir)
 }
 
 struct carry_arg {
+	struct idx *ix;
+	uint64_t done, total;	/* rows read of the old tables (progress) */
 	MDB_txn *old;
 	MDB_dbi files, exempt;
 	int has_files, has_exempt;
@@ -1157,6 +1172,9 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 	rc = mdb_cursor_open(a->old, a->files, &cur);
 	for (rc = rc ? rc : mdb_cursor_get(cur, &key, &cur_v, MDB_FIRST); rc == 0 && ret == 0;
 	     rc = mdb_cursor_get(cur, &key, &cur_v, MDB_NEXT)) {
+		ret = open_progress(a->ix, IDX_OPEN_REBUILD, ++a->done, a->total);
+		if (ret)
+			break;
 		/* A row that does not decode, or whose id or key is taken (a
 		 * damaged table), is left to the scan: a new id, no marks. */
 		if (frec_decode(&cur_v, f))
@@ -1210,6 +1228,9 @@ static int carry_exempt(struct wtx *w, struct carry_arg *a)
 	     rc = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) {
 		const uint8_t *p = key.mv_data;
 
+		ret = open_progress(a->ix, IDX_OPEN_REBUILD, ++a->done, a->total);
+		if (ret)
+			break;
 		if (key.mv_size != 16 || get_be(p, 8) == get_be(p + 8, 8))
 			continue;
 		ret = carry_has_id(w, p);
@@ -1235,7 +1256,7 @@ static int carry_fn(struct wtx *w, void *arg)
 	struct carry_arg *a = arg;
 	int ret = meta_load(w);
 
-	a->nfiles = a->npairs = 0;
+	a->nfiles = a->npairs = a->done = 0;
 	a->old_bad = 0;
 	if (ret)
 		return ret;
@@ -1256,6 +1277,14 @@ static int carry_dbi(MDB_txn *txn, const char *name, MDB_dbi *dbi)
 	int rc = mdb_dbi_open(txn, name, 0, dbi);
 
 	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : -1;
+}
+
+/* The number of rows of table dbi of txn (0 when it cannot tell). */
+static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
+{
+	MDB_stat st;
+
+	return mdb_stat(txn, dbi, &st) == 0 ? (uint64_t)st.ms_entries : 0;
 }
 
 /* Reads the old file's nextid into a (0 when absent); an LMDB code. */
@@ -1280,7 +1309,7 @@ static int carry_nextid(struct carry_arg *a)
  * (memory, descriptors, the new index) keeps it for the next open. */
 static int carry_over(struct idx *ix, const char *prev)
 {
-	struct carry_arg a = { 0 };
+	struct carry_arg a = { .ix = ix };
 	MDB_env *old = NULL;
 	int rc, ret = 0;
 
@@ -1299,6 +1328,9 @@ static int carry_over(struct idx *ix, const char *prev)
 		rc = carry_nextid(&a);
 		if (rc == 0 && (a.has_files < 0 || a.has_exempt < 0))
 			rc = MDB_CORRUPTED;
+		if (rc == 0)
+			a.total = (a.has_files ? table_rows(a.old, a.files) : 0) +
+				  (a.has_exempt ? table_rows(a.old, a.exempt) : 0);
 	}
 	if (rc == ENOMEM || rc == EMFILE || rc == ENFILE || rc == EACCES || rc == EAGAIN) {
 		ret = idx_err(rc);
@@ -1339,24 +1371,31 @@ struct init_arg {
 
 /* Empties table dst and calls row(w, id, value) for every row of table
  * src whose key is a book id, in key order; the rows' writes must not
- * touch src (its cursor walks on). */
+ * touch src (its cursor walks on).  An upgrade inside idx_open(): its
+ * progress is reported per row. */
 static int rebuild_from(struct wtx *w, int dst, int src,
 			int (*row)(struct wtx *w, uint64_t id, const MDB_val *v))
 {
+	uint64_t total = table_rows(w->txn, w->ix->db[src]), done = 0;
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
 	int rc, ret;
 
-	ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
+	ret = open_progress(w->ix, IDX_OPEN_UPGRADE, 0, total);
+	if (ret == 0)
+		ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
 	if (ret)
 		return ret;
 	rc = mdb_cursor_open(w->txn, w->ix->db[src], &cur);
 	if (rc)
 		return idx_err(rc);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size == 8)
 			ret = row(w, get_be(k.mv_data, 8), &v);
+		if (ret == 0)
+			ret = open_progress(w->ix, IDX_OPEN_UPGRADE, ++done, total);
+	}
 	mdb_cursor_close(cur);
 	if (ret)
 		return ret;
@@ -1446,7 +1485,9 @@ static int init_fn(struct wtx *w, void *arg)
 		uint8_t s[4];
 
 		put_be(s, IDX_SCHEMA_VERSION, 4);
-		ret = rebuild_uqkey(w);
+		ret = open_progress(ix, IDX_OPEN_UPGRADE, 0, 0);
+		if (ret == 0)
+			ret = rebuild_uqkey(w);
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)
@@ -1494,6 +1535,8 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			map_size = opts->map_size < MAP_MIN ? MAP_MIN : opts->map_size;
 		if (opts->sync_ms)
 			ix->sync_ms = opts->sync_ms;
+		ix->progress = opts->progress;
+		ix->progress_arg = opts->progress_arg;
 	}
 	ret = band_layout_init(&ix->bl, ia.max_d);
 	if (ret)
@@ -1526,7 +1569,9 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		goto out;
 	if (access(prev, F_OK) == 0) {
 		/* A rebuild stopped before its copy was on disk: start it again. */
-		ret = env_remove(dir);
+		ret = open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
+		if (ret == 0)
+			ret = env_remove(dir);
 		if (ret)
 			goto out;
 	}
@@ -1551,7 +1596,9 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			break;
 		/* Unreadable or another schema: start over (a scan refills
 		 * it), keeping what the old file holds of the marks. */
-		ret = env_set_aside(dir);
+		ret = open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
+		if (ret == 0)
+			ret = env_set_aside(dir);
 		if (ret)
 			goto out;
 	}
@@ -1568,6 +1615,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	if (ret)
 		goto out;
 	ix->has_flusher = 1;
+	ix->progress = NULL;	/* the caller's arg need not outlive the open */
 	*out = ix;
 	ix = NULL;
 	ret = 0;

@@ -593,6 +593,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	struct indexer *ixr = calloc(1, sizeof(*ixr));
 	struct queue_opts qo = { 0 };
 	struct scan_opts so = { 0 };
+	struct idx_opts xo = { 0 };
 	pthread_condattr_t ca;
 	int ret;
 
@@ -619,7 +620,9 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	pthread_cond_init(&ixr->cond, &ca);
 	pthread_cond_init(&ixr->ops_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = idx_open(&ixr->ix, opts->index_dir, NULL);
+	xo.progress = opts->open_progress;
+	xo.progress_arg = opts->open_progress_arg;
+	ret = idx_open(&ixr->ix, opts->index_dir, &xo);
 	if (ret)
 		goto fail;
 	qo.threads = opts->threads;

@@ -3,6 +3,7 @@
 #include "fsops.h"
 #include "indexer.h"
 #include "libroot.h"
+#include "opener.h"
 #include "slog.h"
 #include "views.h"
 
@@ -206,36 +207,64 @@ static void sbfs_log_change(void *arg, enum fs_change what, const char *path, co
 		 path2 ? " '" : "", path2 ? path2 : "", path2 ? "'" : "");
 }
 
-/* The indexer behind the change hook (set once it runs, before requests
- * are served). */
+/* The index opener behind the change hook (set before requests are
+ * served), and what its log lines name. */
 struct sbfs_glue {
-	struct indexer *ixr;
+	struct opener *op;
+	const char *where;	/* the index's place: -o index= or SRC */
+	int in_src;		/* the index is in SRC (not -o index=) */
 	int debug;
 };
 
 static void sbfs_change(void *arg, enum fs_change what, const char *path, const char *path2)
 {
 	struct sbfs_glue *g = arg;
+	/* NULL while the index opens: the scan after the open finds the
+	 * change (opener.h) */
+	struct indexer *ixr = g->op ? opener_indexer(g->op) : NULL;
 
 	if (g->debug)
 		sbfs_log_change(NULL, what, path, path2);
-	if (!g->ixr)
+	if (!ixr)
 		return;
 	switch (what) {
 	case FS_CHANGE_WRITE:
-		indexer_written(g->ixr, path);
+		indexer_written(ixr, path);
 		break;
 	case FS_CHANGE_UNLINK:
-		indexer_unlinked(g->ixr, path);
+		indexer_unlinked(ixr, path);
 		break;
 	case FS_CHANGE_RENAME:
 	case FS_CHANGE_EXCHANGE:
-		indexer_renamed(g->ixr, path, path2, what == FS_CHANGE_EXCHANGE);
+		indexer_renamed(ixr, path, path2, what == FS_CHANGE_EXCHANGE);
 		break;
 	case FS_CHANGE_LINK:
-		indexer_linked(g->ixr, path, path2);
+		indexer_linked(ixr, path, path2);
 		break;
 	}
+}
+
+/* The end of the background open (opener's thread): what it did, in the
+ * log.  Passthrough goes on whatever happened. */
+static void sbfs_opened(void *arg, struct indexer *ixr, int err)
+{
+	struct opener_info oi;
+	struct sbfs_glue *g = arg;
+
+	if (err == -ECANCELED) {
+		slog(LOG_NOTICE, "the index of %s was not opened: unmounted meanwhile (an "
+		     "upgrade or rebuild under way is done again at the next mount)", g->where);
+		return;
+	}
+	if (err) {
+		slog(LOG_ERR, "cannot open the index in %s: %s%s; serving the files without "
+		     "views", g->where, strerror(-err),
+		     g->in_src ? " (use -o index=DIR for a read-only SRC)" : "");
+		return;
+	}
+	sbfs_log_rebuild(indexer_idx(ixr), g->where);
+	opener_info(g->op, &oi);
+	slog(LOG_INFO, "index of %s open after %.3f s", g->where, oi.seconds);
 }
 
 /* Where the index lives, by the rules of libroot.h: *dir (malloc'd, usable
@@ -414,8 +443,9 @@ int main(int argc, char **argv)
 	struct sbfs_opts o = { .cache_timeout = 3600, .readahead_kb = 2048,
 			       .max_read = 512 * 1024, .max_threads = 8,
 			       .max_idle = 4, .clone_fd = 1, .rescan = 300 };
-	struct indexer_opts io = { 0 };
+	struct opener_opts oo = { 0 };
 	struct sbfs_glue glue = { 0 };
+	const char *delay;
 	struct views *views = NULL;
 	char *index_dir = NULL, *hidden = NULL, skip_dir[64];
 	struct fs_options fo = { 0 };
@@ -551,28 +581,34 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stopsigs, NULL);
 	blocked = 1;
 	if (views) {
-		/* After daemonizing: LMDB and threads do not survive fork(). */
-		io.index_dir = index_dir;
+		/* After daemonizing: LMDB and threads do not survive fork().
+		 * The index opens in the background (an upgrade or rebuild can
+		 * take minutes): SRC is served meanwhile. */
+		oo.io.index_dir = index_dir;
 		if (hidden) {
 			snprintf(skip_dir, sizeof(skip_dir), "/proc/self/fd/%d/%s", rootfd, hidden);
-			io.skip_dir = skip_dir;
+			oo.io.skip_dir = skip_dir;
 		}
-		io.threads = o.index_threads;
-		io.rescan_secs = o.rescan;
-		io.no_watch = o.nowatch;
-		io.notify = views_changed;
-		io.notify_arg = views;
-		ret = indexer_new(&glue.ixr, rootfd, &io);
-		if (ret) {
-			slog(LOG_ERR, "cannot open the index in %s: %s%s", o.index ? o.index : o.src,
-			     strerror(-ret), o.index ? "" : " (use -o index=DIR for a read-only SRC)");
-			goto out;
+		oo.io.threads = o.index_threads;
+		oo.io.rescan_secs = o.rescan;
+		oo.io.no_watch = o.nowatch;
+		oo.io.notify = views_changed;
+		oo.io.notify_arg = views;
+		oo.opened = sbfs_opened;
+		oo.arg = &glue;
+		/* test-only (docs/VIEWS.md): makes a short open observable */
+		delay = getenv("SIMBOOKFS_TEST_OPEN_DELAY_MS");
+		if (delay)
+			oo.test_delay_ms = (unsigned)strtoul(delay, NULL, 10);
+		glue.where = o.index ? o.index : o.src;
+		glue.in_src = !o.index;
+		ret = opener_new(&glue.op, rootfd, &oo);
+		if (!ret) {
+			views_attach(views, glue.op);
+			ret = views_start(views, f);
 		}
-		sbfs_log_rebuild(indexer_idx(glue.ixr), o.index ? o.index : o.src);
-		views_attach(views, glue.ixr);
-		ret = views_start(views, f);
 		if (!ret)
-			ret = indexer_start(glue.ixr);
+			ret = opener_start(glue.op);
 		if (ret) {
 			slog(LOG_ERR, "cannot start indexing: %s", strerror(-ret));
 			goto out;
@@ -591,8 +627,8 @@ out:
 		pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
 	/* Threads that call into FUSE or the index stop first. */
 	views_stop(views);
-	indexer_free(glue.ixr);
-	glue.ixr = NULL;
+	opener_free(glue.op);
+	glue.op = NULL;
 	if (mounted) {
 		fuse_unmount(f);
 		slog(status ? LOG_ERR : LOG_INFO, "unmounted %s%s", o.mnt, status ? " after an error" : "");

@@ -91,8 +91,10 @@ struct views {
 	const char *hidden;
 	char *names[VK_N];
 	struct view_node nodes[VK_N];
-	struct indexer *ixr;
-	struct idx *ix;
+	struct opener *op;
+	/* set once the index is open (views_open()), never unset */
+	struct indexer *_Atomic ixr;
+	struct idx *_Atomic ix;
 	struct simcache *pairs;
 	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
@@ -118,6 +120,23 @@ struct views {
 };
 
 static _Atomic uint64_t views_serials;	/* instances made so far */
+
+/* 1 once the index is open (v->ixr and v->ix set from then on), 0 while it
+ * opens, upgrades or rebuilds, or after it failed: the views then show
+ * their top folders empty (docs/VIEWS.md). */
+static int views_open(struct views *v)
+{
+	struct indexer *ixr;
+
+	if (v->ix)
+		return 1;
+	ixr = v->op ? opener_indexer(v->op) : NULL;
+	if (!ixr)
+		return 0;
+	v->ixr = ixr;
+	v->ix = indexer_idx(ixr);
+	return 1;
+}
 
 static int64_t now_ns(void)
 {
@@ -226,7 +245,7 @@ static void fill_file(struct stat *st, ino_t ino, size_t size, struct timespec m
  * when its content changes. */
 static struct timespec file_time(struct views *v, int slot, const struct sbuf *content)
 {
-	uint64_t gen = idx_generation(v->ix), h;
+	uint64_t gen = views_open(v) ? idx_generation(v->ix) : 0, h;
 	struct timespec now, t;
 
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -1295,22 +1314,57 @@ static int lk_entry_target(struct views *v, const char *rel, char *buf, size_t s
 
 /* ---- .simbookfs/ ---- */
 
+/* The "index" member of the status: how the open went or how far it is. */
+static int meta_open(struct views *v, struct sbuf *out)
+{
+	struct opener_info oi = { .state = OPENER_OPEN };
+	int ret;
+
+	if (v->op)
+		opener_info(v->op, &oi);
+	ret = sbuf_addf(out, "\"index\":{\"state\":\"%s\",\"done\":%llu,\"total\":%llu,"
+			"\"seconds\":%.3f", opener_state_name(oi.state),
+			(unsigned long long)oi.done, (unsigned long long)oi.total, oi.seconds);
+	if (!ret && oi.state == OPENER_FAILED)
+		ret = sbuf_addf(out, ",\"error\":\"%s\"", strerror(-oi.error));
+	return ret ? ret : sbuf_addstr(out, "}");
+}
+
+/* While the index is not open: its state, the counts zero. */
+static int meta_status_closed(struct views *v, struct sbuf *out)
+{
+	struct opener_info oi = { .state = OPENER_OPENING };
+	int ret;
+
+	if (v->op)
+		opener_info(v->op, &oi);
+	ret = sbuf_addf(out, "{\"state\":\"%s\",\"books\":0,\"files\":0,\"queued\":0,"
+			"\"failed\":0,\"not_books\":0,\"indexed_since_mount\":0,",
+			opener_state_name(oi.state));
+	if (!ret)
+		ret = meta_open(v, out);
+	return ret ? ret : sbuf_addstr(out, "}\n");
+}
+
 static int meta_status(struct views *v, struct sbuf *out)
 {
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
 	struct indexer_status st;
 	uint64_t kept_files, kept_marks;
-	int how = idx_rebuilt(v->ix);
+	int how, ret;
 
+	if (!views_open(v))
+		return meta_status_closed(v, out);
+	how = idx_rebuilt(v->ix);
 	indexer_status(v->ixr, &st);
 	idx_rebuild_kept(v->ix, &kept_files, &kept_marks);
-	return sbuf_addf(out,
+	ret = sbuf_addf(out,
 			 "{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
 			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
 			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
-			 "\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu}}\n",
+			 "\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu},",
 			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
 			 (unsigned long long)st.files, (unsigned long long)st.queued,
 			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
@@ -1322,6 +1376,9 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
 			 how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			 (unsigned long long)kept_marks);
+	if (!ret)
+		ret = meta_open(v, out);
+	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
 /* One line per file that could not be indexed: path TAB reason. */
@@ -1329,7 +1386,7 @@ static int meta_errors(struct views *v, struct sbuf *out)
 {
 	struct idx_file *f = NULL;
 	size_t n = 0, i;
-	int ret = idx_errors(v->ix, &f, &n);
+	int ret = views_open(v) ? idx_errors(v->ix, &f, &n) : 0;
 
 	for (i = 0; i < n && !ret; i++) {
 		ret = simlist_escape(out, f[i].path);
@@ -1355,7 +1412,7 @@ static int meta_content(struct views *v, const char *rel, struct sbuf *out)
 	if (!strcmp(rel, meta_names[1]))
 		return meta_errors(v, out);
 	if (!strcmp(rel, meta_names[2]))
-		return simlist_exemptions_tsv(v->ix, out);
+		return views_open(v) ? simlist_exemptions_tsv(v->ix, out) : 0;
 	return -ENOENT;
 }
 
@@ -1378,6 +1435,12 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 	struct sbuf sb;
 	int ret;
 
+	if (nd->kind != VK_META && !views_open(v)) {
+		if (*rel)
+			return -ENOENT;
+		fill_dir(v, st, view_ino(nd->kind, nd->kind == VK_SIMILAR ? hash_str("", 1) : 0));
+		return 0;
+	}
 	switch (nd->kind) {
 	case VK_SIMILAR:
 		ret = sim_getattr(v, rel, st);
@@ -1414,6 +1477,13 @@ static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t fill
 	struct view_node *nd = arg;
 	size_t i;
 
+	if (nd->kind != VK_META && !views_open(nd->v)) {
+		if (*rel)
+			return -ENOENT;
+		filler(buf, ".", NULL, 0, 0);
+		filler(buf, "..", NULL, 0, 0);
+		return 0;
+	}
 	switch (nd->kind) {
 	case VK_SIMILAR:
 		return sim_readdir(nd->v, rel, buf, filler);
@@ -1440,6 +1510,8 @@ static int v_target(struct view_node *nd, const char *rel, char *buf, size_t siz
 {
 	if (nd->v->files != (f == TF_SOURCE))
 		return -EINVAL;
+	if (!views_open(nd->v))
+		return -ENOENT;
 	switch (nd->kind) {
 	case VK_SIMILAR:
 		return sim_entry_target(nd->v, rel, buf, size, f);
@@ -1484,6 +1556,8 @@ static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
 	sbuf_init(&sb);
 	if (nd->kind == VK_META) {
 		ret = meta_content(v, rel, &sb);
+	} else if (!views_open(v)) {
+		ret = -ENOENT;
 	} else if (nd->kind == VK_SIMILAR) {
 		ret = sim_resolve(v, rel, &r);
 		if (!ret) {
@@ -1548,7 +1622,9 @@ static int v_unlink(void *arg, const char *rel)
 {
 	struct view_node *nd = arg;
 
-	return nd->kind == VK_SIMILAR ? sim_unlink(nd->v, rel) : -EROFS;
+	if (nd->kind != VK_SIMILAR)
+		return -EROFS;
+	return views_open(nd->v) ? sim_unlink(nd->v, rel) : -ENOENT;
 }
 
 static const struct fs_view_ops view_ops = {
@@ -1569,6 +1645,8 @@ static int x_id(struct views *v, const char *path, char hex[33])
 	struct idx_file f = { 0 };
 	int ret, i;
 
+	if (!views_open(v))
+		return -ENODATA;
 	ret = idx_get(v->ix, path, &f);
 	if (!ret && (!f.has_fp || f.state != IDX_INDEXED))
 		ret = -ENODATA;
@@ -1633,6 +1711,8 @@ static void views_prebuild(struct views *v)
 	struct groups *gs = NULL;
 	int dup;
 
+	if (!views_open(v))
+		return;
 	indexer_status(v->ixr, &st);
 	if (st.scanning)
 		return;
@@ -1644,7 +1724,7 @@ static void views_prebuild(struct views *v)
 static void *views_thread(void *arg)
 {
 	struct views *v = arg;
-	uint64_t last_gen = idx_generation(v->ix), gen;
+	uint64_t last_gen = views_open(v) ? idx_generation(v->ix) : 0, gen;
 	struct timespec ts;
 	char **paths;
 	size_t n, i, k;
@@ -1663,7 +1743,7 @@ static void *views_thread(void *arg)
 		pthread_mutex_unlock(&v->lock);
 		/* Let a burst of changes settle into one invalidation. */
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-		gen = idx_generation(v->ix);
+		gen = views_open(v) ? idx_generation(v->ix) : 0;
 		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
 		fuse_invalidate_path(v->fuse, top);
 		pthread_mutex_lock(&v->lock);
@@ -1754,10 +1834,9 @@ void views_set_files(struct views *v, int on)
 	v->files = on;
 }
 
-void views_attach(struct views *v, struct indexer *ixr)
+void views_attach(struct views *v, struct opener *op)
 {
-	v->ixr = ixr;
-	v->ix = indexer_idx(ixr);
+	v->op = op;
 }
 
 int views_register(struct views *v, struct fs *fs)

@@ -548,7 +548,7 @@ static void test_bands_complete(void)
 	struct idx *ix = NULL;
 	size_t np = 0, nwant = 0, i, j, nh = 0, bad = 0;
 	char path[32];
-	struct idx_opts o = { 7, 0, 0 };
+	struct idx_opts o = { .max_d = 7 };
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, &o) == 0);
@@ -965,7 +965,7 @@ static void *reader(void *p)
 static void test_growth_concurrent(void)
 {
 	const char *dir = check_tmpdir();
-	struct idx_opts o = { 0, 1 << 20, 50 };
+	struct idx_opts o = { .map_size = 1 << 20, .sync_ms = 50 };
 	struct reader_arg ra[2];
 	atomic_int stop = 0;
 	pthread_t th[2];
