@@ -20,12 +20,6 @@ cp -r "$T/lib/a" "$T/lib/b" "$T/lib/c" "$T/lib/base2.txt" "$T/lib/base2-copy.txt
 exempt() { no_entry "$1" "$2" && no_entry "$2" "$1"; }
 related() { has_entry "$1" "$2" && has_entry "$2" "$1"; }
 
-# set_schema N: writes schema version N into the index's meta table.
-set_schema() {
-	printf 'VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 736368656d61\n %08x\nDATA=END\n' \
-		"$1" | mdb_load -s meta "$IDX" || fail "mdb_load of the schema failed"
-}
-schema() { mdb_dump -s meta "$IDX" | grep -A1 '^ 736368656d61$' | tail -n 1 | tr -d ' '; }
 
 mount_fs -o rescan=0
 wait_idle

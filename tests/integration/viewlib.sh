@@ -39,3 +39,12 @@ entry_for() {
 }
 has_entry() { entry_for "$1" "$2" >/dev/null; }
 no_entry() { ! entry_for "$1" "$2" >/dev/null; }
+
+# set_schema N: writes schema version N into the meta table of the index
+# in $IDX (unmounted; needs mdb_load), as an older release would have left
+# it; schema: the stored version, 8 hex digits.
+set_schema() {
+	printf 'VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 736368656d61\n %08x\nDATA=END\n' \
+		"$1" | mdb_load -s meta "$IDX" || fail "mdb_load of the schema failed"
+}
+schema() { mdb_dump -s meta "$IDX" | grep -A1 '^ 736368656d61$' | tail -n 1 | tr -d ' '; }
