@@ -1315,18 +1315,15 @@ static int lk_entry_target(struct views *v, const char *rel, char *buf, size_t s
 /* ---- .simbookfs/ ---- */
 
 /* The "index" member of the status: how the open went or how far it is. */
-static int meta_open(struct views *v, struct sbuf *out)
+static int meta_open(const struct opener_info *oi, struct sbuf *out)
 {
-	struct opener_info oi = { .state = OPENER_OPEN };
 	int ret;
 
-	if (v->op)
-		opener_info(v->op, &oi);
 	ret = sbuf_addf(out, "\"index\":{\"state\":\"%s\",\"done\":%llu,\"total\":%llu,"
-			"\"seconds\":%.3f", opener_state_name(oi.state),
-			(unsigned long long)oi.done, (unsigned long long)oi.total, oi.seconds);
-	if (!ret && oi.state == OPENER_FAILED)
-		ret = sbuf_addf(out, ",\"error\":\"%s\"", strerror(-oi.error));
+			"\"seconds\":%.3f", opener_state_name(oi->state),
+			(unsigned long long)oi->done, (unsigned long long)oi->total, oi->seconds);
+	if (!ret && oi->state == OPENER_FAILED)
+		ret = sbuf_addf(out, ",\"error\":\"%s\"", strerror(-oi->error));
 	return ret ? ret : sbuf_addstr(out, "}");
 }
 
@@ -1342,42 +1339,47 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 			"\"failed\":0,\"not_books\":0,\"indexed_since_mount\":0,",
 			opener_state_name(oi.state));
 	if (!ret)
-		ret = meta_open(v, out);
+		ret = meta_open(&oi, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
 static int meta_status(struct views *v, struct sbuf *out)
 {
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
+	struct opener_info oi = { .state = OPENER_OPEN };
 	struct indexer_status st;
 	uint64_t kept_files, kept_marks;
 	int how, ret;
 
 	if (!views_open(v))
 		return meta_status_closed(v, out);
+	/* open, but the scan or the watch could not start */
+	if (v->op)
+		opener_info(v->op, &oi);
 	how = idx_rebuilt(v->ix);
 	indexer_status(v->ixr, &st);
 	idx_rebuild_kept(v->ix, &kept_files, &kept_marks);
 	ret = sbuf_addf(out,
-			 "{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
-			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
-			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
-			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
-			 "\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu},",
-			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
-			 (unsigned long long)st.files, (unsigned long long)st.queued,
-			 (unsigned long long)st.failed, (unsigned long long)st.not_books,
-			 (unsigned long long)st.indexed, (unsigned long long)st.generation,
-			 st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
-			 (unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
-			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
-			 st.scan_seconds,
-			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
-			 how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
-			 (unsigned long long)kept_marks);
+			"{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
+			"\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
+			"\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
+			"\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
+			"\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
+			"\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu},",
+			oi.state == OPENER_FAILED ? "failed" : st.scanning ? "scanning" : "idle",
+			(unsigned long long)st.books,
+			(unsigned long long)st.files, (unsigned long long)st.queued,
+			(unsigned long long)st.failed, (unsigned long long)st.not_books,
+			(unsigned long long)st.indexed, (unsigned long long)st.generation,
+			st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
+			(unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
+			(unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
+			st.scan_seconds,
+			!st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
+			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
+			(unsigned long long)kept_marks);
 	if (!ret)
-		ret = meta_open(v, out);
+		ret = meta_open(&oi, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
