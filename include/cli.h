@@ -33,7 +33,7 @@ int cli_duplicates(int argc, char **argv);
 /* cli_index.c: `simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B`:
  * records (or with --undo removes) a "not a duplicate" exemption in a
  * library's index, without a mount; on a mounted library (paths inside the
- * mount) it removes the pair's entry from the similar/ view instead.
+ * mount) it asks the daemon through the mount's .simbookfs/control.
  * `--list [PATH]` prints every exemption of the library holding PATH (a
  * mount: its .simbookfs/not-duplicates), one per line: path TAB path. */
 int cli_not_duplicate(int argc, char **argv);

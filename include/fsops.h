@@ -101,6 +101,15 @@ struct fs_view_ops {
 	 * caller must be able to search every folder above the file in SRC
 	 * (EACCES otherwise), as through the passthrough. */
 	int (*source)(void *arg, const char *rel, char *buf, size_t size);
+	/* write(2) to a view's own file (NULL: every open for writing is
+	 * EROFS).  With it, an open for writing (O_WRONLY, O_RDWR or O_TRUNC)
+	 * of an entry that is not a real-file entry goes to open(), which
+	 * refuses what it does not take (-EROFS, -EACCES); each write()
+	 * arrives whole (up to the mount's max_write, 128 KiB at least) with
+	 * its offset.  Returns the bytes taken or -errno, which the writer's
+	 * write() fails with. */
+	int (*write)(void *arg, const char *rel, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi);
 };
 
 /* Creates the filesystem for SRC's directory fd rootfd (kept open by the

@@ -170,5 +170,8 @@ int simlist_link(char *buf, size_t size, int depth, const char *path);
 int simlist_exemptions_tsv(struct idx *ix, struct sbuf *out);
 /* Appends s with tabs, newlines and backslashes escaped. 0 or -ENOMEM. */
 int simlist_escape(struct sbuf *out, const char *s);
+/* Undoes simlist_escape() in place (s NUL-terminated).  0, or -EINVAL when
+ * a backslash is followed by anything but t, n or a backslash. */
+int simlist_unescape(char *s);
 
 #endif

@@ -14,6 +14,10 @@
  *   lookup/<32 hex digits>/     the books within the threshold of any id
  *   .simbookfs/status, errors   JSON status; one line per unindexable file
  *   .simbookfs/not-duplicates   one line per "not a duplicate" pair
+ *   .simbookfs/control          write-only, not listed: one command per
+ *                               write() ("not-duplicate" or
+ *                               "undo-not-duplicate" TAB A TAB B), the
+ *                               write()'s errno the answer
  * and the computed xattr user.simbookfs.id on every indexed book.
  *
  * Every symlink points at a regular file of the mount (never at a

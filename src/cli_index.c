@@ -1,7 +1,7 @@
 /* cli_index.c - subcommands that work on a library's index without a mount:
  * `simbook not-duplicate` (see cli.h). */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,27 +31,42 @@ static const char *rel_to(const char *path, const char *root)
 	return path + n + 1;
 }
 
-/* On a mount: removes the entry of similar/A/ that links to B. */
-static int nd_mount(const char *mnt, const char *ra, const char *rb)
+/* On a mount: marks (or with undo unmarks) the pair ra, rb (relative to
+ * the mount root) with one write() of the command to the mount's control
+ * file (docs/VIEWS.md).  0 or -errno (the daemon's answer: -ENOENT a book
+ * it does not know, -EINVAL the same book twice, -EAGAIN its index is not
+ * open yet). */
+static int nd_control(const char *mnt, const char *ra, const char *rb, int undo)
 {
-	char dir[PATH_MAX * 2 + 16], ent[PATH_MAX * 3 + 16], want[PATH_MAX * 2 + 16], got[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-	int ret = -ENOENT;
+	char path[PATH_MAX + 32];
+	struct sbuf cmd;
+	ssize_t n;
+	int fd, ret;
 
-	snprintf(dir, sizeof(dir), "%s/similar/%s", mnt, ra);
-	snprintf(want, sizeof(want), "%s/%s", mnt, rb);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		snprintf(ent, sizeof(ent), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] == '.' || !realpath(ent, got) || strcmp(got, want))
-			continue;
-		ret = unlink(ent) < 0 ? -errno : 0;
-		break;
+	sbuf_init(&cmd);
+	ret = sbuf_addstr(&cmd, undo ? "undo-not-duplicate\t" : "not-duplicate\t");
+	if (!ret)
+		ret = simlist_escape(&cmd, ra);
+	if (!ret)
+		ret = sbuf_addch(&cmd, '\t');
+	if (!ret)
+		ret = simlist_escape(&cmd, rb);
+	if (!ret)
+		ret = sbuf_addch(&cmd, '\n');
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "%s/.simbookfs/control", mnt);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
 	}
-	closedir(d);
+	n = write(fd, cmd.buf, cmd.len);
+	ret = n < 0 ? -errno : (size_t)n == cmd.len ? 0 : -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+out:
+	sbuf_release(&cmd);
 	return ret;
 }
 
@@ -169,19 +184,24 @@ int cli_not_duplicate(int argc, char **argv)
 		goto out;
 	}
 	if (!src && !index && libroot_above(pa, ".simbookfs/status", &root) == 0) {
-		/* A path inside a mount: the view records the exemption. */
+		/* Paths inside a mount: the daemon records it (its index may
+		 * be hidden under the mount). */
 		ra = rel_to(pa, root);
 		rb = rel_to(pb, root);
-		if (undo) {
-			fprintf(stderr, "simbook: --undo works on SRC, not on the mount\n");
+		if (!ra || !rb) {
+			fprintf(stderr, "simbook: both books must be inside the mount %s\n", root);
 			goto out;
 		}
-		ret = ra && rb ? nd_mount(root, ra, rb) : -EXDEV;
+		ret = nd_control(root, ra, rb, undo);
 		if (ret) {
-			fprintf(stderr, "simbook: %s is not listed in similar/%s: %s\n", files[1],
-				ra ? ra : files[0], strerror(-ret));
+			fprintf(stderr, "simbook: %s/.simbookfs/control: %s\n", root,
+				ret == -ENOENT ? "a book is not in the index" :
+				ret == -EINVAL ? "the same book twice" :
+				ret == -EAGAIN ? "the index is still opening (see .simbookfs/status), "
+						 "try again later" : strerror(-ret));
 			goto out;
 		}
+		printf("%s: %s and %s\n", undo ? "duplicates again" : "not duplicates", ra, rb);
 		status = 0;
 		goto out;
 	}

@@ -697,11 +697,12 @@ static int fs_open_source(struct fs *fs, const struct fs_view *v, const char *re
 static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpath,
 			const char *rel, struct fuse_file_info *fi)
 {
+	int wr = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
 	struct fs_vfile *vf;
 	char path[PATH_MAX];
 	int ret;
 
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+	if (wr && !v->ops->write)
 		return -EROFS;
 	vf = calloc(1, sizeof(*vf));
 	if (!vf)
@@ -709,7 +710,9 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 	vf->fd = -1;
 	path[0] = '/';
 	ret = v->ops->source ? v->ops->source(v->arg, rel, path + 1, sizeof(path) - 1) : -EINVAL;
-	if (!ret) {
+	if (!ret && wr) {
+		ret = -EROFS;	/* a book behind a real-file entry */
+	} else if (!ret) {
 		ret = fs_open_source(fs, v, rel, path, vf);
 		if (!ret && !(vf->path = strdup(fpath))) {
 			close(vf->fd);
@@ -844,13 +847,40 @@ static int fs_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size,
 	return 0;
 }
 
+/* A write to a view's own file, handed to the view in one piece. */
+static int fs_view_write(const struct fs_view *v, const char *rel, struct fuse_bufvec *buf,
+			 off_t off, struct fuse_file_info *fi)
+{
+	size_t size = fuse_buf_size(buf);
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+	struct fuse_file_info own = *fi;
+	ssize_t n;
+	char *mem;
+	int ret;
+
+	if (!v->ops->write || fs_vfile_of(fi)->fd >= 0)
+		return -EBADF;
+	mem = malloc(size ? size : 1);
+	if (!mem)
+		return -ENOMEM;
+	dst.buf[0].mem = mem;
+	n = fuse_buf_copy(&dst, buf, 0);
+	own.fh = fs_vfile_of(fi)->fh;
+	ret = n < 0 ? (int)n : v->ops->write(v->arg, rel, mem, (size_t)n, off, &own);
+	free(mem);
+	return ret;
+}
+
 static int fs_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 			struct fuse_file_info *fi)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(fuse_buf_size(buf));
+	const struct fs_view *v;
+	const char *rel;
 	ssize_t n;
 
-	(void)path;
+	if ((v = fs_view_of(fs_cur(), path, &rel)))
+		return fs_view_write(v, rel, buf, off, fi);
 	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	dst.buf[0].fd = (int)fi->fh;
 	dst.buf[0].pos = off;

@@ -286,6 +286,29 @@ int simlist_escape(struct sbuf *out, const char *s)
 	return ret;
 }
 
+int simlist_unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (*s != '\\') {
+			*d = *s;
+			continue;
+		}
+		s++;
+		if (*s == 't')
+			*d = '\t';
+		else if (*s == 'n')
+			*d = '\n';
+		else if (*s == '\\')
+			*d = '\\';
+		else
+			return -EINVAL;
+	}
+	*d = '\0';
+	return 0;
+}
+
 struct nd_line {
 	const char *a, *b;	/* a < b, byte order */
 };

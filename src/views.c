@@ -1418,6 +1418,55 @@ static int meta_content(struct views *v, const char *rel, struct sbuf *out)
 	return -ENOENT;
 }
 
+/* The control file: write-only, one command per write(), not listed
+ * (docs/VIEWS.md). */
+#define META_CONTROL "control"
+#define CONTROL_MAX 32768	/* longest command: two escaped IDX_PATH_MAX paths fit */
+
+/* Applies the command in buf (size bytes, one line, the newline optional):
+ * "not-duplicate TAB A TAB B" or "undo-not-duplicate TAB A TAB B", A and B
+ * relative to the mount root, escaped as in not-duplicates.  0, -EINVAL
+ * (not such a command, the same book twice), -ENOENT (a book the index
+ * does not know), -EAGAIN (the index is not open yet), or -errno of the
+ * index. */
+static int views_control(struct views *v, const char *buf, size_t size)
+{
+	char *cmd = NULL, *a, *b;
+	int ret = -EINVAL, on;
+
+	if (size && buf[size - 1] == '\n')
+		size--;
+	if (!size || size > CONTROL_MAX || memchr(buf, '\n', size) || memchr(buf, '\0', size))
+		return -EINVAL;
+	cmd = strndup(buf, size);
+	if (!cmd)
+		return -ENOMEM;
+	a = strchr(cmd, '\t');
+	b = a ? strchr(a + 1, '\t') : NULL;
+	if (!b || strchr(b + 1, '\t'))
+		goto out;
+	*a++ = '\0';
+	*b++ = '\0';
+	if (!strcmp(cmd, "not-duplicate"))
+		on = 1;
+	else if (!strcmp(cmd, "undo-not-duplicate"))
+		on = 0;
+	else
+		goto out;
+	ret = simlist_unescape(a);
+	if (!ret)
+		ret = simlist_unescape(b);
+	if (!ret && !views_open(v))
+		ret = -EAGAIN;
+	if (!ret)
+		ret = idx_exempt_set(v->ix, a, b, on);
+	if (!ret)
+		views_changed(v);
+out:
+	free(cmd);
+	return ret;
+}
+
 static int meta_slot(const char *rel)
 {
 	int i;
@@ -1457,6 +1506,11 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 	default:
 		if (!*rel) {
 			fill_dir(v, st, view_ino(VK_META, 0));
+			return 0;
+		}
+		if (!strcmp(rel, META_CONTROL)) {
+			fill_file(st, view_ino(VK_META, hash_str(rel, 6)), 0, file_time(v, -1, NULL));
+			st->st_mode = S_IFREG | 0200;
 			return 0;
 		}
 		/* Counted as served: the kernel keeps the size it is given,
@@ -1499,6 +1553,8 @@ static int v_readdir(void *arg, const char *rel, void *buf, fuse_fill_dir_t fill
 			return -ENOTDIR;
 		filler(buf, ".", NULL, 0, 0);
 		filler(buf, "..", NULL, 0, 0);
+		/* not META_CONTROL: a backup or a search of the whole mount
+		 * would fail to read it */
 		for (i = 0; i < sizeof(meta_names) / sizeof(meta_names[0]); i++)
 			filler(buf, meta_names[i], NULL, 0, 0);
 		return 0;
@@ -1555,6 +1611,16 @@ static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
 	struct sim_res r;
 	int ret;
 
+	if (nd->kind == VK_META && !strcmp(rel, META_CONTROL)) {
+		if ((fi->flags & O_ACCMODE) != O_WRONLY)
+			return -EACCES;
+		/* every write() reaches v_write() as it was made */
+		fi->direct_io = 1;
+		fi->fh = 0;
+		return 0;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		return -EROFS;
 	sbuf_init(&sb);
 	if (nd->kind == VK_META) {
 		ret = meta_content(v, rel, &sb);
@@ -1620,6 +1686,22 @@ static void v_release(void *arg, const char *rel, struct fuse_file_info *fi)
 	}
 }
 
+static int v_write(void *arg, const char *rel, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	struct view_node *nd = arg;
+	int ret;
+
+	(void)off;
+	(void)fi;
+	if (nd->kind != VK_META || strcmp(rel, META_CONTROL))
+		return -EBADF;
+	if (size > INT_MAX)
+		return -EINVAL;
+	ret = views_control(nd->v, buf, size);
+	return ret ? ret : (int)size;
+}
+
 static int v_unlink(void *arg, const char *rel)
 {
 	struct view_node *nd = arg;
@@ -1638,6 +1720,7 @@ static const struct fs_view_ops view_ops = {
 	.release = v_release,
 	.unlink = v_unlink,
 	.source = v_source,
+	.write = v_write,
 };
 
 /* ---- xattr ---- */
