@@ -17,8 +17,8 @@
  * under a new path: the book keeps its id and marks).  From step 3 on the
  * reports go to the indexer as usual.
  *
- * An open that fails (a full disk, an unwritable index folder, the index
- * held by another process) leaves the state OPENER_FAILED with the error;
+ * An open that fails (a full disk, an index folder that cannot be written)
+ * leaves the state OPENER_FAILED with the error;
  * SRC is still served.  opener_free() stops an upgrade or rebuild under
  * way (its transaction is dropped: the stored index stays as it was and
  * the next open does the work again), waits for the thread and frees the

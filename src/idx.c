@@ -1485,9 +1485,7 @@ static int init_fn(struct wtx *w, void *arg)
 		uint8_t s[4];
 
 		put_be(s, IDX_SCHEMA_VERSION, 4);
-		ret = open_progress(ix, IDX_OPEN_UPGRADE, 0, 0);
-		if (ret == 0)
-			ret = rebuild_uqkey(w);
+		ret = rebuild_uqkey(w);
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)

@@ -257,8 +257,8 @@ static void sbfs_opened(void *arg, struct indexer *ixr, int err)
 		return;
 	}
 	if (err) {
-		slog(LOG_ERR, "cannot open the index in %s: %s%s; serving the files without "
-		     "views", g->where, strerror(-err),
+		slog(LOG_ERR, "cannot open the index in %s: %s%s; serving the files, the views "
+		     "stay empty", g->where, strerror(-err),
 		     g->in_src ? " (use -o index=DIR for a read-only SRC)" : "");
 		return;
 	}

@@ -42,6 +42,9 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 		st->st_nlink = 1;
 		st->st_size = 4;
 		st->st_ino = 4242;
+	} else if (!strcmp(rel, "cmd")) {
+		st->st_mode = S_IFREG | 0200;
+		st->st_nlink = 1;
 	} else {
 		return -ENOENT;
 	}
@@ -80,13 +83,34 @@ static int v_readlink(void *arg, const char *rel, char *buf, size_t size)
 	return 0;
 }
 
+/* "cmd" is write-only; the rest read-only. */
 static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
 {
 	(void)arg;
+	if (!strcmp(rel, "cmd")) {
+		if ((fi->flags & O_ACCMODE) != O_WRONLY)
+			return -EACCES;
+		fi->direct_io = 1;
+		fi->fh = 43;
+		return 0;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		return -EROFS;
 	if (strcmp(rel, "info.txt"))
 		return -ENOENT;
 	fi->fh = 42;
 	return 0;
+}
+
+/* "cmd" takes "hello" (the whole write), nothing else. */
+static int v_write(void *arg, const char *rel, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	(void)arg;
+	(void)off;
+	if (strcmp(rel, "cmd") || fi->fh != 43)
+		return -EBADF;
+	return size == 5 && !memcmp(buf, "hello", 5) ? 5 : -EINVAL;
 }
 
 static int v_read(void *arg, const char *rel, char *buf, size_t size, off_t off,
@@ -108,7 +132,7 @@ static int v_read(void *arg, const char *rel, char *buf, size_t size, off_t off,
 
 static const struct fs_view_ops view_ops = {
 	.getattr = v_getattr, .readdir = v_readdir, .readlink = v_readlink,
-	.open = v_open, .read = v_read, .source = v_source,
+	.open = v_open, .read = v_read, .source = v_source, .write = v_write,
 };
 
 static void hook(void *arg, enum fs_change what, const char *path, const char *path2)
@@ -258,6 +282,18 @@ static void test_mounted_view(void)
 		close(fd);
 	CHECK(open(path, O_RDWR) < 0 && errno == EROFS);
 	CHECK(readlink(path, buf, sizeof(buf)) < 0);
+
+	/* A view's own writable file: each write() reaches the view whole,
+	 * its error is the write's. */
+	snprintf(path, sizeof(path), "%s/similar/cmd", mnt);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0);
+	CHECK(fd >= 0 && write(fd, "hello", 5) == 5);
+	CHECK(fd >= 0 && write(fd, "hullo", 5) < 0 && errno == EINVAL);
+	CHECK(fd >= 0 && write(fd, "hello", 5) == 5);
+	if (fd >= 0)
+		close(fd);
+	CHECK(open(path, O_RDONLY) < 0 && errno == EACCES);
 
 	snprintf(path, sizeof(path), "%s/similar/new", mnt);
 	CHECK(mkdir(path, 0755) < 0 && errno == EROFS);

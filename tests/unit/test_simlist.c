@@ -1,5 +1,5 @@
 /* test_simlist.c - the pure parts of the similar views: entry names, their
- * order, scores, the listing file and link targets. */
+ * order, scores, the listing file, link targets and path escaping. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -170,6 +170,26 @@ static void test_link(void)
 	CHECK_EQ_INT(simlist_link(buf, 16, 3, "a/b.txt"), -ENAMETOOLONG);
 }
 
+/* simlist_unescape() undoes simlist_escape(); other escapes are refused. */
+static void test_unescape(void)
+{
+	static const char name[] = "a\tb\\c\nd\\t";
+	char bad1[] = "a\\qb", bad2[] = "end\\", *copy;
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	REQUIRE(simlist_escape(&sb, name) == 0);
+	CHECK_EQ_STR(sb.buf, "a\\tb\\\\c\\nd\\\\t");
+	copy = strdup(sb.buf);
+	REQUIRE(copy);
+	CHECK_EQ_INT(simlist_unescape(copy), 0);
+	CHECK_EQ_STR(copy, name);
+	free(copy);
+	sbuf_release(&sb);
+	CHECK_EQ_INT(simlist_unescape(bad1), -EINVAL);
+	CHECK_EQ_INT(simlist_unescape(bad2), -EINVAL);
+}
+
 int main(void)
 {
 	RUN(test_name);
@@ -179,5 +199,6 @@ int main(void)
 	RUN(test_score);
 	RUN(test_tsv);
 	RUN(test_link);
+	RUN(test_unescape);
 	return CHECK_DONE();
 }
