@@ -145,7 +145,9 @@ int opener_start(struct opener *op)
 
 	if (op->has_thread)
 		return -EBUSY;
+	pthread_mutex_lock(&op->lock);
 	clock_gettime(CLOCK_MONOTONIC, &op->t0);
+	pthread_mutex_unlock(&op->lock);
 	ret = -pthread_create(&op->thread, NULL, opener_main, op);
 	op->has_thread = !ret;
 	return ret;
