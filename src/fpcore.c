@@ -2,6 +2,10 @@
  * its inner block chosen at run time and a portable one elsewhere. */
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "fpcore_i.h"
 
 int fpc_portable;
@@ -75,8 +79,6 @@ static void block_v4_generic(struct fpc_bitctr *bc)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
 __attribute__((target("avx2")))
 static void block_v4_avx2(struct fpc_bitctr *bc)
 {
