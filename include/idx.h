@@ -198,6 +198,14 @@ struct idx_counts {
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
+/* Where a rebuild keeps an old data file it could not carry over whole (LMDB
+ * cannot read it, reading it crashed or hung, or it holds another program's
+ * tables), in the index folder; one such file, replaced by the next. */
+#define IDX_DAMAGED_NAME "data.mdb.damaged"
+/* A message for an error of idx_open() (or any idx_ call): for
+ * -EPROTONOSUPPORT, that the index was written by a newer version and what
+ * to do; else strerror(-err).  Static storage. */
+const char *idx_strerror(int err);
 /* Flushes committed writes to disk. */
 int idx_sync(struct idx *ix);
 /* What idx_open() did with the index it found. */
