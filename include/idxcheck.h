@@ -30,11 +30,26 @@
  * their first and last bytes.  A file that passes reads the same way in
  * any process: its pages are where its pointers say.  Values are not
  * decoded (the index checks their lengths when it decodes them).
+ * The walk is skipped when the data file's device, inode, size, mtime and
+ * ctime are still those idxcheck_stamp() recorded (any write to the file,
+ * or a file put in its place, changes them; a bit flipped by the disk does
+ * not, which no cheap check can see).  The stamp is removed either way, so
+ * a process that dies with the file open (and may have died reading it)
+ * leaves none and the next open walks.
  * Returns 0 (sound), IDXCHECK_DAMAGED (LMDB refused the file, a check
  * failed, or the child died or ran past the time limit, which grows with
  * the file's size), -ENOENT (no data file), or another -errno for a failure
  * that is not the file's (fork, descriptors, memory, permissions). */
 int idxcheck_walk(const char *path);
+
+/* The stamp file, in the folder. */
+#define IDXCHECK_STAMP_NAME "data.mdb.walked"
+
+/* Records that the data file at path (a folder) is sound as it is now, so
+ * the next idxcheck_walk() skips the walk: call it only for a file LMDB
+ * wrote and synced in this process (idx_close() does), with no process
+ * writing it.  Returns 0 or -errno (then the next open walks). */
+int idxcheck_stamp(const char *path);
 
 /* The rows idxcheck_dump() read: records of a u8 table number (the index
  * in the caller's list), a u32 key length, a u32 value length (host byte

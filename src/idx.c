@@ -1574,11 +1574,19 @@ out:
 
 void idx_close(struct idx *ix)
 {
+	const char *path = NULL;
+	char *dir = NULL;
+
 	if (!ix)
 		return;
 	flusher_stop(ix);
-	mdb_env_sync(ix->env, 1);
+	/* synced and closed by its writer: the next open need not walk it */
+	if (mdb_env_sync(ix->env, 1) == 0 && mdb_env_get_path(ix->env, &path) == 0 && path)
+		dir = strdup(path);
 	mdb_env_close(ix->env);
+	if (dir)
+		idxcheck_stamp(dir);
+	free(dir);
 	pthread_rwlock_destroy(&ix->maplock);
 	pthread_mutex_destroy(&ix->wlock);
 	pthread_mutex_destroy(&ix->flock);

@@ -413,9 +413,66 @@ out:
 	return ret;
 }
 
+/* The stamp of path's data file: what a change to the file (in place or by
+ * replacing it) cannot keep the same; ctime cannot be set back. */
+static int stamp_of(const char *path, char *buf, size_t size)
+{
+	char file[4096 + 16];
+	struct stat st;
+
+	if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (stat(file, &st))
+		return -errno;
+	snprintf(buf, size, "simbookfs data.mdb walked: %llu %llu %llu %lld.%09ld %lld.%09ld\n",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	return 0;
+}
+
 int idxcheck_walk(const char *path)
 {
+	char want[256], have[256] = "", file[4096 + 16];
+	FILE *f;
+	int ret;
+
+	if (snprintf(file, sizeof(file), "%s/" IDXCHECK_STAMP_NAME, path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	ret = stamp_of(path, want, sizeof(want));
+	if (ret)
+		return ret;
+	f = fopen(file, "re");
+	if (f) {
+		if (!fgets(have, sizeof(have), f))
+			have[0] = '\0';
+		fclose(f);
+		/* consumed: a process that dies with the file open leaves none */
+		if (unlink(file) && errno != ENOENT)
+			return -errno;
+	}
+	if (strcmp(want, have) == 0)
+		return 0;
 	return guarded(path, 0, NULL, 0, NULL);
+}
+
+int idxcheck_stamp(const char *path)
+{
+	char buf[256], file[4096 + 16];
+	FILE *f;
+	int ret = stamp_of(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	if (snprintf(file, sizeof(file), "%s/" IDXCHECK_STAMP_NAME, path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	f = fopen(file, "we");
+	if (!f)
+		return -errno;
+	ret = fputs(buf, f) < 0 ? -EIO : 0;
+	if (fclose(f) && ret == 0)
+		ret = -errno;
+	return ret;
 }
 
 int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
