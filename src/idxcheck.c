@@ -330,6 +330,13 @@ static int guarded(const char *path, unsigned flags, const char *const *tables, 
 		goto out;
 	}
 	if (pid == 0) {
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
+		size_t i;
+
+		/* die of the signal: no handler of the caller's (a sanitizer's,
+		 * a fuzzer's) reports LMDB's fault in a damaged file as its own */
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
 		if (pfd[0] >= 0)
 			close(pfd[0]);
 		w.out = pfd[1];
