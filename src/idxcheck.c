@@ -221,10 +221,24 @@ static int child_walk(const char *path, unsigned flags, const char *const *table
 	if (rc == EACCES || rc == EPERM || rc == EMFILE || rc == ENFILE || rc == EAGAIN ||
 	    rc == EBUSY || rc == EROFS || rc == ENOSPC)
 		return ERRNO_BASE + rc;
+	/* another process may be writing the index: its map may have grown
+	 * since the open (LMDB's documented answer is to adopt the new size) */
+	for (i = 0; rc == 0; i++) {
+		rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+		if (rc != MDB_MAP_RESIZED || i == 3)
+			break;
+		rc = mdb_env_set_mapsize(env, 0);
+	}
+	if (rc == MDB_READERS_FULL)
+		return ERRNO_BASE + EAGAIN;
+	/* read after the snapshot was taken: a writer only adds pages, so
+	 * every page of the snapshot is within these bounds */
 	if (rc == 0)
 		rc = mdb_env_info(env, &info);
 	if (rc == 0)
 		rc = mdb_env_stat(env, &st);
+	if (rc == 0 && stat(file, &fst))
+		rc = errno;
 	if (rc)
 		return DAMAGED;
 	w->psize = st.ms_psize;
@@ -234,7 +248,6 @@ static int child_walk(const char *path, unsigned flags, const char *const *table
 	if (w->psize < 512 || (w->last + 1) * (uint64_t)w->psize > (uint64_t)fst.st_size)
 		return DAMAGED;
 	w->cap = (uint64_t)fst.st_size / 8 + 16;
-	rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
 	if (rc == 0 && !tables)
 		rc = walk_dbi(w, txn, 0, 1, -1);
 	if (rc == 0)

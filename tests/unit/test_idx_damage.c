@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <lmdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -447,6 +448,68 @@ static void test_stamp(void)
 	CHECK_EQ_INT(how, IDX_REBUILT_LOST);
 }
 
+struct writer_arg {
+	struct idx *ix;
+	volatile int stop;
+	int err;
+};
+
+static void *writer_main(void *p)
+{
+	struct writer_arg *a = p;
+	char path[64], rec[3000];
+	const char *pp = path;
+	uint64_t id, mh[2] = { 1, 2 };
+	struct idx_fp fp;
+	int i;
+
+	memset(rec, 'w', sizeof(rec));
+	for (i = 0; !a->stop && i < 20000 && !a->err; i++) {
+		struct idx_stat st = { (uint64_t)i, i, i, (uint64_t)i, 1 };
+
+		snprintf(path, sizeof(path), "live/%05d.txt", i);
+		memset(&fp, 0, sizeof(fp));
+		fp.simhash[i % 16] = (uint8_t)i;
+		fp.mh_bands = mh;
+		fp.n_mh_bands = 2;
+		fp.rec = rec;
+		fp.rec_len = sizeof(rec);
+		a->err = idx_mark_queued(a->ix, &pp, &st, 1, &id);
+		if (!a->err)
+			a->err = idx_put(a->ix, id, &st, &fp);
+	}
+	return NULL;
+}
+
+/* The walk of an index another process is writing (its map growing from
+ * 1 MiB meanwhile) never takes it for damaged. */
+static void test_live_writer(void)
+{
+	const char *dir = check_tmpdir();
+	struct idx_opts o = { 0, (uint64_t)1 << 20, 0 };
+	struct writer_arg a = { NULL, 0, 0 };
+	struct idx_counts c;
+	pthread_t t;
+	int i, r;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&a.ix, dir, &o) == 0);
+	REQUIRE(pthread_create(&t, NULL, writer_main, &a) == 0);
+	for (i = 0; i < 30; i++) {
+		r = idxcheck_walk(dir);
+		CHECK_EQ_INT(r, 0);
+		if (r)
+			break;
+	}
+	a.stop = 1;
+	pthread_join(t, NULL);
+	CHECK_EQ_INT(a.err, 0);
+	/* the walks ran while the map grew: more than 1 MiB of records */
+	CHECK(idx_counts(a.ix, &c) == 0 && c.books > 400);
+	printf("# %llu books written during the walks\n", (unsigned long long)c.books);
+	idx_close(a.ix);
+}
+
 /* A valid LMDB file of another program: rebuilt, the file kept aside. */
 static void test_foreign_tables(void)
 {
@@ -490,6 +553,7 @@ int main(void)
 	RUN(test_damaged_prev);
 	RUN(test_future_schema);
 	RUN(test_stamp);
+	RUN(test_live_writer);
 	RUN(test_foreign_tables);
 	free(pristine);
 	return CHECK_DONE();
