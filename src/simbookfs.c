@@ -184,7 +184,8 @@ static void sbfs_log_rebuild(const struct idx *ix, const char *where)
 		break;
 	case IDX_REBUILT_LOST:
 		slog(LOG_WARNING, "the index of %s was unreadable: rebuilding it; its \"not a "
-		     "duplicate\" marks are lost", where);
+		     "duplicate\" marks are lost (the old file is kept as " IDX_DAMAGED_NAME
+		     " in the index folder)", where);
 		break;
 	default:
 		break;
@@ -565,7 +566,8 @@ int main(int argc, char **argv)
 		ret = indexer_new(&glue.ixr, rootfd, &io);
 		if (ret) {
 			slog(LOG_ERR, "cannot open the index in %s: %s%s", o.index ? o.index : o.src,
-			     strerror(-ret), o.index ? "" : " (use -o index=DIR for a read-only SRC)");
+			     idx_strerror(ret), o.index || ret == -EPROTONOSUPPORT ? "" :
+			     " (use -o index=DIR for a read-only SRC)");
 			goto out;
 		}
 		sbfs_log_rebuild(indexer_idx(glue.ixr), o.index ? o.index : o.src);
