@@ -106,19 +106,84 @@ static inline unsigned fpc_lead_len(uint8_t c)
 }
 
 typedef void fpc_gram_emit(void *ctx, const uint8_t *p, unsigned len);
+/* The grams of len bytes starting at p, p + 1, ..., p + count - 1, in that
+ * order (the same as count fpc_gram_emit calls). */
+typedef void fpc_gram_run(void *ctx, const uint8_t *p, size_t count);
+
+/* The end of the ASCII run starting at p[from]: the first i >= from with
+ * p[i] >= 0x80, or len. */
+static inline __attribute__((always_inline))
+size_t fpc_ascii_end(const uint8_t *p, size_t from, size_t len)
+{
+	size_t i = from;
+	uint64_t w;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		if (w & UINT64_C(0x8080808080808080))
+			break;
+	}
+	while (i < len && p[i] < 0x80)
+		i++;
+	return i;
+}
+
+/* Bit 7 of each byte of w set where that byte is a space (exact: no
+ * carries cross bytes). */
+static inline uint64_t fpc_space_bytes(uint64_t w)
+{
+	uint64_t t = w ^ UINT64_C(0x2020202020202020);
+	uint64_t lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+
+	return ~(((t & lo7) + lo7) | t) & UINT64_C(0x8080808080808080);
+}
+
+/* emit(ctx, p + r + 1, n) for every r in [from, to) with p[r] == ' ', in
+ * ascending order: the grams of the ASCII fast path that start a word.
+ * Spaces are found 64 bytes at a time, so that the branch that depends
+ * on the text is taken once per space and once per 64 bytes rather than
+ * once per byte. */
+static inline __attribute__((always_inline))
+void fpc_each_space(const uint8_t *p, size_t from, size_t to, fpc_gram_emit *emit,
+		    void *ctx, unsigned n)
+{
+	size_t r = from;
+	uint64_t m, w;
+	unsigned k;
+
+	for (; r + 64 <= to; r += 64) {
+		m = 0;
+		for (k = 0; k < 8; k++) {
+			memcpy(&w, p + r + 8 * k, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+			w = __builtin_bswap64(w);
+#endif
+			/* gather the 8 flag bits into one byte */
+			m |= ((fpc_space_bytes(w) >> 7) * UINT64_C(0x0102040810204080) >> 56) << (8 * k);
+		}
+		while (m) {
+			emit(ctx, p + r + (unsigned)__builtin_ctzll(m) + 1, n);
+			m &= m - 1;
+		}
+	}
+	for (; r < to; r++)
+		if (p[r] == ' ')
+			emit(ctx, p + r + 1, n);
+}
 
 /* Runs emit(ctx, bytes, len) for every n-gram completed by the bytes, or
  * with anchored != 0 only for those whose first character starts a word
  * (is the text's first or follows a space).  With emit_s not NULL, also
  * runs emit_s(ctx_s, bytes, len) for every (unanchored) gram of ns
- * characters, ns <= n, so that two families share one pass.  Always
+ * characters, ns <= n, so that two families share one pass; run_s (may be
+ * NULL) does the same for a run of grams on the ASCII fast path.  Always
  * inlined with constant arguments, so each family's feature code sits in
  * the loop; the state lives in locals during the loop because stores
  * through uint8_t pointers would otherwise force reloading every field. */
 static inline __attribute__((always_inline))
 void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 		   int anchored, fpc_gram_emit *emit, void *ctx,
-		   unsigned ns, fpc_gram_emit *emit_s, void *ctx_s)
+		   unsigned ns, fpc_gram_emit *emit_s, fpc_gram_run *run_s, void *ctx_s)
 {
 	const uint8_t *p = buf;
 	unsigned n = g->n, start = g->start, done = g->done, end = g->end;
@@ -170,19 +235,24 @@ void fpc_gram_feed(struct fpc_gram *g, const void *buf, size_t len,
 		uint8_t c = p[i];
 
 		/* Fast path for ASCII once the last n characters are single bytes
-		 * of this piece: every gram is then the n bytes ending at i, read
-		 * from the input; the window is rebuilt once at the end of the
-		 * run.  Same grams, same order as the general path below. */
+		 * of this piece: every gram is then the n bytes ending at a byte
+		 * of the run, read from the input; the window is rebuilt once at
+		 * the end of the run.  Each family gets the same grams in the same
+		 * order as on the general path below (the two families count into
+		 * separate counters, so one may go before the other). */
 		if (!want && run1 == n && i >= n && c < 0x80) {
-			size_t j = i;
+			size_t j = fpc_ascii_end(p, i + 1, len), q;
 
-			do {
-				if (emit_s)
-					emit_s(ctx_s, p + j + 1 - ns, ns);
-				if (!anchored || p[j - n] == ' ')
-					emit(ctx, p + j + 1 - n, n);
-				j++;
-			} while (j < len && p[j] < 0x80);
+			if (emit_s && run_s)
+				run_s(ctx_s, p + i + 1 - ns, j - i);
+			else if (emit_s)
+				for (q = i; q < j; q++)
+					emit_s(ctx_s, p + q + 1 - ns, ns);
+			if (anchored)
+				fpc_each_space(p, i - n, j - n, emit, ctx, n);
+			else
+				for (q = i; q < j; q++)
+					emit(ctx, p + q + 1 - n, n);
 			nchars += j - i;
 			memcpy(b, p + j - n, n);
 			for (k = 0; k < n; k++)

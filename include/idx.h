@@ -207,13 +207,28 @@ struct idx_counts {
  * (state IDX_QUEUED, no fingerprint), the "not a duplicate" pairs between
  * them and the next id, when the old file is readable.  The old data file
  * waits in dir as data.mdb.prev until the copy is on disk; an open that
- * finds it (a rebuild that was stopped) does the rebuild again.
- * Returns 0 and *out, or -errno (-EINVAL for bad options; an error reading
- * the old file that is not the file's fault, such as -ENOMEM, fails and
- * keeps it for the next open; -ECANCELED when opts.progress stopped it). */
+ * finds it (a rebuild that was stopped) does the rebuild again.  LMDB
+ * checks no page, so the data file is mapped here only after a child
+ * process walked it whole (idxcheck.h); a damaged one is rebuilt, and the
+ * old file is read only in a child too: one that is damaged or not an
+ * index is kept as IDX_DAMAGED_NAME (marks lost) instead of deleted.
+ * An index from a newer schema is refused and left as it is.
+ * Returns 0 and *out, or -errno (-EINVAL for bad options;
+ * -EPROTONOSUPPORT for a newer schema, see idx_strerror(); an error
+ * reading the old file that is not the file's fault, such as -ENOMEM,
+ * fails and keeps it for the next open; -ECANCELED when opts.progress
+ * stopped it). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
+/* Where a rebuild keeps an old data file it could not carry over whole (LMDB
+ * cannot read it, reading it crashed or hung, or it holds another program's
+ * tables), in the index folder; one such file, replaced by the next. */
+#define IDX_DAMAGED_NAME "data.mdb.damaged"
+/* A message for an error of idx_open() (or any idx_ call): for
+ * -EPROTONOSUPPORT, that the index was written by a newer version and what
+ * to do; else strerror(-err).  Static storage. */
+const char *idx_strerror(int err);
 /* Flushes committed writes to disk. */
 int idx_sync(struct idx *ix);
 /* What idx_open() did with the index it found. */

@@ -37,6 +37,31 @@ void simhash_feature(void *ctx, const uint8_t *p, unsigned len)
 	}
 }
 
+/* The 4-byte grams at p, p + 1, ..., p + count - 1 (fpc_gram_run): two
+ * features to a slot, written whole. */
+static inline __attribute__((always_inline))
+void simhash_feature_run(void *ctx, const uint8_t *p, size_t count)
+{
+	struct simhash *sh = ctx;
+	size_t k = 0;
+
+	if (count && (sh->nfeat & 1))
+		simhash_feature(sh, p + k++, 4);
+	for (; k + 2 <= count; k += 2) {
+		XXH128_hash_t h0 = XXH3_128bits_withSeed(p + k, 4, SIMHASH_SEED);
+		XXH128_hash_t h1 = XXH3_128bits_withSeed(p + k + 1, 4, SIMHASH_SEED);
+		uint64_t *slot = fpc_bitctr_slot(&sh->bc);
+
+		slot[0] = h0.low64;
+		slot[1] = h0.high64;
+		slot[2] = h1.low64;
+		slot[3] = h1.high64;
+		sh->nfeat += 2;
+		fpc_bitctr_commit(&sh->bc);
+	}
+	if (k < count)
+		simhash_feature(sh, p + k, 4);
+}
 
 struct rsimhash {
 	struct fpc_gram g;

@@ -132,7 +132,7 @@ static int nd_list(const char *path, const char *src, const char *index)
 	if (!ret)
 		ret = simlist_exemptions_tsv(ix, &out);
 	if (ret) {
-		fprintf(stderr, "simbook: %s: %s\n", index ? index : lr.index, strerror(-ret));
+		fprintf(stderr, "simbook: %s: %s\n", index ? index : lr.index, idx_strerror(ret));
 		goto out;
 	}
 	if (out.len && fwrite(out.buf, 1, out.len, stdout) != out.len) {
@@ -233,13 +233,14 @@ int cli_not_duplicate(int argc, char **argv)
 	ret = idx_open(&ix, index, NULL);
 	if (!ret && idx_rebuilt(ix) == IDX_REBUILT_LOST)
 		fprintf(stderr, "simbook: the index in %s was unreadable and has been reset: its "
-			"\"not a duplicate\" marks are lost\n", index);
+			"\"not a duplicate\" marks are lost (the old file is kept as %s/"
+			IDX_DAMAGED_NAME ")\n", index, index);
 	if (!ret)
 		ret = idx_exempt_set(ix, ra, rb, !undo);
 	if (ret) {
 		fprintf(stderr, "simbook: %s: %s\n", index,
 			ret == -ENOENT ? "a book is not in the index" :
-			ret == -EINVAL ? "the same book twice" : strerror(-ret));
+			ret == -EINVAL ? "the same book twice" : idx_strerror(ret));
 		goto out;
 	}
 	printf("%s: %s and %s\n", undo ? "duplicates again" : "not duplicates", ra, rb);

@@ -177,7 +177,7 @@ int cli_index(int argc, char **argv)
 	ret = indexer_new(&ixr, rootfd, &io);
 	if (ret) {
 		fprintf(stderr, "simbook index: cannot open the index in %s: %s\n", lr.index,
-			strerror(-ret));
+			idx_strerror(ret));
 		goto out;
 	}
 	if (idx_rebuilt(indexer_idx(ixr)) == IDX_REBUILT_KEPT) {
@@ -189,7 +189,8 @@ int cli_index(int argc, char **argv)
 			lr.index, (unsigned long long)kf, (unsigned long long)kp);
 	} else if (idx_rebuilt(indexer_idx(ixr))) {
 		fprintf(stderr, "simbook index: the index in %s was unreadable: rebuilding it; "
-			"its \"not a duplicate\" marks are lost\n", lr.index);
+			"its \"not a duplicate\" marks are lost (the old file is kept as "
+			"%s/" IDX_DAMAGED_NAME ")\n", lr.index, lr.index);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -197,7 +197,7 @@ static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
 	ret = idx_open(&c->ix, dir, NULL);
 	if (ret) {
 		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", c->cmd, dir,
-			strerror(-ret));
+			idx_strerror(ret));
 		return 2;
 	}
 	if (idx_rebuilt(c->ix)) {

@@ -87,14 +87,16 @@ struct fp *fp_new(void)
  * the characters (rs->g carries both; sh->g stays unused). */
 static void grams_generic(struct fp *f, const void *buf, size_t len)
 {
-	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
+	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature,
+		      simhash_feature_run, f->sh);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2")))
 static void grams_avx2(struct fp *f, const void *buf, size_t len)
 {
-	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
+	fpc_gram_feed(&f->rs->g, buf, len, 1, rsimhash_feature, f->rs, 4, simhash_feature,
+		      simhash_feature_run, f->sh);
 }
 #endif
 

@@ -2,6 +2,10 @@
  * its inner block chosen at run time and a portable one elsewhere. */
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "fpcore_i.h"
 
 int fpc_portable;
@@ -15,32 +19,36 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 	(l) = csa_u ^ csa_c; \
 } while (0)
 
+/* Input i of the block, words w_ .. w_ + 3, read where it lies (copying
+ * the inputs to the stack first costs a loop of moves). */
+typedef uint64_t fpc_v4_in __attribute__((vector_size(32), aligned(8), may_alias));
+
+#define IN(T, i) ((T)*(const fpc_v4_in *)&bc->buf[(i)][w_])
+
 /* Reduces 16 inputs per group of STEP words (a 4-word vector):
  * ones..eights are the running carry-save planes, sixteens goes into the
  * rippling planes. */
 #define BLOCK_BODY(T, STEP) do { \
 	unsigned w_, i_; \
 	for (w_ = 0; w_ < bc->nw; w_ += (STEP)) { \
-		T in_[16], ones_, twos_, fours_, eights_, sixteens_; \
+		T ones_, twos_, fours_, eights_, sixteens_; \
 		T twosA_, twosB_, foursA_, foursB_, eightsA_, eightsB_, x_, c_; \
-		for (i_ = 0; i_ < 16; i_++) \
-			memcpy(&in_[i_], &bc->buf[i_][w_], sizeof(T)); \
 		memcpy(&ones_, &bc->ones[w_], sizeof(T)); \
 		memcpy(&twos_, &bc->twos[w_], sizeof(T)); \
 		memcpy(&fours_, &bc->fours[w_], sizeof(T)); \
 		memcpy(&eights_, &bc->eights[w_], sizeof(T)); \
-		CSA(twosA_, ones_, ones_, in_[0], in_[1]); \
-		CSA(twosB_, ones_, ones_, in_[2], in_[3]); \
+		CSA(twosA_, ones_, ones_, IN(T, 0), IN(T, 1)); \
+		CSA(twosB_, ones_, ones_, IN(T, 2), IN(T, 3)); \
 		CSA(foursA_, twos_, twos_, twosA_, twosB_); \
-		CSA(twosA_, ones_, ones_, in_[4], in_[5]); \
-		CSA(twosB_, ones_, ones_, in_[6], in_[7]); \
+		CSA(twosA_, ones_, ones_, IN(T, 4), IN(T, 5)); \
+		CSA(twosB_, ones_, ones_, IN(T, 6), IN(T, 7)); \
 		CSA(foursB_, twos_, twos_, twosA_, twosB_); \
 		CSA(eightsA_, fours_, fours_, foursA_, foursB_); \
-		CSA(twosA_, ones_, ones_, in_[8], in_[9]); \
-		CSA(twosB_, ones_, ones_, in_[10], in_[11]); \
+		CSA(twosA_, ones_, ones_, IN(T, 8), IN(T, 9)); \
+		CSA(twosB_, ones_, ones_, IN(T, 10), IN(T, 11)); \
 		CSA(foursA_, twos_, twos_, twosA_, twosB_); \
-		CSA(twosA_, ones_, ones_, in_[12], in_[13]); \
-		CSA(twosB_, ones_, ones_, in_[14], in_[15]); \
+		CSA(twosA_, ones_, ones_, IN(T, 12), IN(T, 13)); \
+		CSA(twosB_, ones_, ones_, IN(T, 14), IN(T, 15)); \
 		CSA(foursB_, twos_, twos_, twosA_, twosB_); \
 		CSA(eightsB_, fours_, fours_, foursA_, foursB_); \
 		CSA(sixteens_, eights_, eights_, eightsA_, eightsB_); \
@@ -48,6 +56,7 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 		memcpy(&bc->twos[w_], &twos_, sizeof(T)); \
 		memcpy(&bc->fours[w_], &fours_, sizeof(T)); \
 		memcpy(&bc->eights[w_], &eights_, sizeof(T)); \
+		/* ripple into the planes; the carry dies out after a few */ \
 		x_ = sixteens_; \
 		for (i_ = 0; i_ < FPC_PLANES; i_++) { \
 			T p_; \
@@ -56,20 +65,26 @@ typedef uint64_t fpc_v4 __attribute__((vector_size(32)));
 			p_ ^= x_; \
 			memcpy(&bc->plane[i_][w_], &p_, sizeof(T)); \
 			x_ = c_; \
+			if (ALLZERO(x_)) \
+				break; \
 		} \
 	} \
 } while (0)
 
 static void block_v4_generic(struct fpc_bitctr *bc)
 {
+#define ALLZERO(x) (((x)[0] | (x)[1] | (x)[2] | (x)[3]) == 0)
 	BLOCK_BODY(fpc_v4, 4);
+#undef ALLZERO
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2")))
 static void block_v4_avx2(struct fpc_bitctr *bc)
 {
+#define ALLZERO(x) _mm256_testz_si256((__m256i)(x), (__m256i)(x))
 	BLOCK_BODY(fpc_v4, 4);
+#undef ALLZERO
 }
 #endif
 

@@ -101,15 +101,15 @@ struct fs_dir {
 };
 
 /* An open view file: the view's own handle (fd -1), or a file of SRC
- * opened for a real-file entry (fs_view_ops.source) with the entry's
+ * opened for a real-file entry (fs_view_ops.source), with the entry's
  * attributes at open. */
 struct fs_vfile {
 	int fd;
 	uint64_t fh;
 	struct stat st;
-	/* real-file entries: listed in fs->open_entries under their FUSE
-	 * path, so an fstat() (a GETATTR without a handle) finds them once
-	 * the entry is gone */
+	/* listed in fs->open_entries under their FUSE path (when path is
+	 * set), so an fstat() (a GETATTR without a handle) finds them once
+	 * the entry is gone (its book deleted or renamed) */
 	struct fs_vfile *next;
 	char *path;
 };
@@ -119,12 +119,17 @@ static struct fs_vfile *fs_vfile_of(const struct fuse_file_info *fi)
 	return (struct fs_vfile *)(uintptr_t)fi->fh;
 }
 
-/* The attributes of an open real-file entry: those of the entry at open,
- * with the size and times the book has now. */
+/* The attributes of an open entry: those of the entry at open, with the
+ * size and times the book has now for a real-file entry (a view's own
+ * file keeps what it was at open, as its handle does). */
 static int fs_vfile_stat(const struct fs_vfile *vf, struct stat *st)
 {
 	struct stat cur;
 
+	if (vf->fd < 0) {
+		*st = vf->st;
+		return 0;
+	}
 	if (fstat(vf->fd, &cur) < 0)
 		return -errno;
 	*st = vf->st;
@@ -726,8 +731,20 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 			pthread_mutex_unlock(&fs->open_lock);
 		}
 	} else if (ret == -EINVAL) {
-		ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
+		/* a view's own file (.similar.tsv) is listed too: when its book
+		 * goes while it is open, an fstat() must still find it (rsync
+		 * -aL failed with "fstat failed: ENOENT").  Its attributes are
+		 * taken first: a file gone by then is not opened. */
+		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, &vf->st) : 0;
+		if (!ret)
+			ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
 		vf->fh = fi->fh;
+		if (!ret && v->ops->getattr && (vf->path = strdup(fpath))) {
+			pthread_mutex_lock(&fs->open_lock);
+			vf->next = fs->open_entries;
+			fs->open_entries = vf;
+			pthread_mutex_unlock(&fs->open_lock);
+		}
 	}
 	if (ret) {
 		free(vf);
@@ -906,7 +923,7 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 		struct fuse_file_info own = *fi;
 
 		own.fh = vf->fh;
-		if (vf->fd >= 0) {
+		if (vf->path) {
 			struct fs_vfile **pp;
 
 			pthread_mutex_lock(&fs->open_lock);
@@ -915,9 +932,11 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 			if (*pp)
 				*pp = vf->next;
 			pthread_mutex_unlock(&fs->open_lock);
-			close(vf->fd);
 			free(vf->path);
-		} else if (v->ops->release)
+		}
+		if (vf->fd >= 0)
+			close(vf->fd);
+		else if (v->ops->release)
 			v->ops->release(v->arg, rel, &own);
 		free(vf);
 		return 0;

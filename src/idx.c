@@ -1,4 +1,5 @@
-/* idx.c - the LMDB index (see idx.h).  The only module that includes lmdb.h.
+/* idx.c - the LMDB index (see idx.h).  With idxcheck.c (the reads of a data
+ * file that may be damaged) the only module that includes lmdb.h.
  *
  * Sub-databases and their layouts (integers big-endian, so keys sort the same
  * on every machine and a prefix is a range):
@@ -32,6 +33,7 @@
  */
 #include "idx.h"
 #include "band.h"
+#include "idxcheck.h"
 #include "rsort.h"
 
 #include <errno.h>
@@ -54,6 +56,8 @@
 #define MAP_LIMIT ((uint64_t)1 << 40)
 #define MH_MAX 1024
 #define REC_MAX ((size_t)64 << 20)
+/* a stored schema above this is damage, not a newer version */
+#define SCHEMA_FUTURE_MAX 1000u
 
 /* File record. */
 #define FREC_VERSION 1
@@ -1139,14 +1143,15 @@ static int env_set_aside(const char *dir)
 	return env_remove(dir);
 }
 
+/* The old file's tables, in the order carry_over() asks idxcheck_dump(). */
+enum { OLD_META, OLD_FILES, OLD_EXEMPT, OLD_NTABLES };
+
 struct carry_arg {
 	struct idx *ix;
-	uint64_t done, total;	/* rows read of the old tables (progress) */
-	MDB_txn *old;
-	MDB_dbi files, exempt;
-	int has_files, has_exempt;
+	uint64_t done, total;	/* files and exempt rows gone through (progress) */
+	const struct idxcheck_rows *rows;	/* the old file's rows, read in a child */
 	uint64_t old_nextid;
-	int old_bad;		/* a read of the old file failed: it is unreadable */
+	int ours;		/* the old file has a schema number: it is an index */
 	struct frec *f;
 	uint64_t nfiles, npairs;
 };
@@ -1163,20 +1168,23 @@ static int carry_has_id(struct wtx *w, const uint8_t *kb)
 static int carry_files(struct wtx *w, struct carry_arg *a)
 {
 	struct frec *f = a->f;
-	MDB_cursor *cur = NULL;
+	const uint8_t *rk, *rv;
+	size_t pos = 0, rkl, rvl;
+	unsigned t;
 	struct pkey k;
-	MDB_val key, v, cur_v;
+	MDB_val v, cur_v;
 	uint8_t kb[8];
-	int rc, ret = 0;
+	int ret = 0;
 
-	rc = mdb_cursor_open(a->old, a->files, &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &key, &cur_v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &key, &cur_v, MDB_NEXT)) {
+	while (ret == 0 && idxcheck_next(a->rows, &pos, &t, &rk, &rkl, &rv, &rvl)) {
+		if (t != OLD_FILES)
+			continue;
 		ret = open_progress(a->ix, IDX_OPEN_REBUILD, ++a->done, a->total);
 		if (ret)
 			break;
 		/* A row that does not decode, or whose id or key is taken (a
 		 * damaged table), is left to the scan: a new id, no marks. */
+		cur_v = mval(rv, rvl);
 		if (frec_decode(&cur_v, f))
 			continue;
 		put_be(kb, f->id, 8);
@@ -1208,30 +1216,23 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 			a->nfiles++;
 		}
 	}
-	if (cur)
-		mdb_cursor_close(cur);
-	if (ret == 0 && rc != MDB_NOTFOUND) {
-		a->old_bad = 1;
-		ret = idx_err(rc);
-	}
 	return ret;
 }
 
 static int carry_exempt(struct wtx *w, struct carry_arg *a)
 {
-	MDB_cursor *cur = NULL;
-	MDB_val key, v;
-	int rc, ret = 0;
+	const uint8_t *p, *rv;
+	size_t pos = 0, rkl, rvl;
+	unsigned t;
+	int ret = 0;
 
-	rc = mdb_cursor_open(a->old, a->exempt, &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &key, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) {
-		const uint8_t *p = key.mv_data;
-
+	while (ret == 0 && idxcheck_next(a->rows, &pos, &t, &p, &rkl, &rv, &rvl)) {
+		if (t != OLD_EXEMPT)
+			continue;
 		ret = open_progress(a->ix, IDX_OPEN_REBUILD, ++a->done, a->total);
 		if (ret)
 			break;
-		if (key.mv_size != 16 || get_be(p, 8) == get_be(p + 8, 8))
+		if (rkl != 16 || get_be(p, 8) == get_be(p + 8, 8))
 			continue;
 		ret = carry_has_id(w, p);
 		if (ret == 1)
@@ -1242,12 +1243,6 @@ static int carry_exempt(struct wtx *w, struct carry_arg *a)
 			a->npairs += get_be(p, 8) < get_be(p + 8, 8);
 		}
 	}
-	if (cur)
-		mdb_cursor_close(cur);
-	if (ret == 0 && rc != MDB_NOTFOUND) {
-		a->old_bad = 1;
-		ret = idx_err(rc);
-	}
 	return ret;
 }
 
@@ -1257,27 +1252,90 @@ static int carry_fn(struct wtx *w, void *arg)
 	int ret = meta_load(w);
 
 	a->nfiles = a->npairs = a->done = 0;
-	a->old_bad = 0;
 	if (ret)
 		return ret;
 	if (a->old_nextid > w->nextid) {
 		w->nextid = a->old_nextid;	/* ids are never reused */
 		w->meta_dirty = 1;
 	}
-	if (a->has_files)
-		ret = carry_files(w, a);
-	if (ret == 0 && a->has_exempt)
+	ret = carry_files(w, a);
+	if (ret == 0)
 		ret = carry_exempt(w, a);
 	return ret;
 }
 
-/* Opens one table of the old file: 1 = there, 0 = absent, -1 = unreadable. */
-static int carry_dbi(MDB_txn *txn, const char *name, MDB_dbi *dbi)
+/* The old file's schema (to tell an index from another program's file) and
+ * nextid, from its meta rows; how many files and exempt rows there are to
+ * copy (the progress total). */
+static void carry_meta(struct carry_arg *a)
 {
-	int rc = mdb_dbi_open(txn, name, 0, dbi);
+	const uint8_t *k, *v;
+	size_t pos = 0, kl, vl;
+	unsigned t;
 
-	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : -1;
+	while (idxcheck_next(a->rows, &pos, &t, &k, &kl, &v, &vl)) {
+		a->total += t == OLD_FILES || t == OLD_EXEMPT;
+		if (t != OLD_META)
+			continue;
+		if (kl == 6 && memcmp(k, "schema", 6) == 0 && vl == 4)
+			a->ours = 1;
+		if (kl == 6 && memcmp(k, "nextid", 6) == 0 && vl == 8)
+			a->old_nextid = get_be(v, 8);
+	}
 }
+
+/* Copies the set-aside data file's files (path -> id rows), exemptions and
+ * nextid into the new, empty index in one transaction, syncs, then removes
+ * the old file.  The old file is read in a child process (idxcheck_dump()),
+ * so a damaged one that would crash or hang LMDB costs that child only.  An
+ * old file that is damaged, or is not an index, is renamed to
+ * IDX_DAMAGED_NAME for the user instead, and ix->rebuilt says the marks are
+ * lost; an error that is not the file's (memory, descriptors, the new
+ * index) keeps it for the next open. */
+static int carry_over(struct idx *ix, const char *dir, const char *prev)
+{
+	static const char *const tables[OLD_NTABLES] = { "meta", "files", "exempt" };
+	struct idxcheck_rows rows = { NULL, 0 };
+	struct carry_arg a = { .ix = ix };
+	char aside[4096];
+	int ret, kept = 0;
+
+	ret = dir_file(dir, IDX_DAMAGED_NAME, aside, sizeof(aside));
+	if (ret == 0)
+		ret = idxcheck_dump(prev, tables, OLD_NTABLES, &rows);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		a.rows = &rows;
+		carry_meta(&a);
+	}
+	if (a.ours) {
+		a.f = malloc(sizeof(*a.f));
+		ret = a.f ? idx_write(ix, carry_fn, &a) : -ENOMEM;
+		free(a.f);
+		if (ret < 0)
+			goto out;
+		kept = 1;
+	}
+	if (kept) {
+		ix->rebuilt = IDX_REBUILT_KEPT;
+		ix->kept_files = a.nfiles;
+		ix->kept_pairs = a.npairs;
+	} else {
+		ix->rebuilt = IDX_REBUILT_LOST;
+	}
+	ret = idx_err(mdb_env_sync(ix->env, 1));
+	if (ret == 0 && (kept ? unlink(prev) : rename(prev, aside)))
+		ret = -errno;
+out:
+	idxcheck_rows_release(&rows);
+	return ret;
+}
+
+struct init_arg {
+	uint32_t max_d;
+	int incompatible;
+};
 
 /* The number of rows of table dbi of txn (0 when it cannot tell). */
 static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
@@ -1286,88 +1344,6 @@ static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
 
 	return mdb_stat(txn, dbi, &st) == 0 ? (uint64_t)st.ms_entries : 0;
 }
-
-/* Reads the old file's nextid into a (0 when absent); an LMDB code. */
-static int carry_nextid(struct carry_arg *a)
-{
-	MDB_val key = mval("nextid", 6), v;
-	MDB_dbi meta;
-	int rc = carry_dbi(a->old, "meta", &meta);
-
-	if (rc <= 0)
-		return rc ? MDB_CORRUPTED : 0;
-	rc = mdb_get(a->old, meta, &key, &v);
-	if (rc == 0 && v.mv_size == 8)
-		a->old_nextid = get_be(v.mv_data, 8);
-	return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
-/* Copies the set-aside data file's files (path -> id rows), exemptions and
- * nextid into the new, empty index in one transaction, syncs, then removes
- * the old file.  An old file LMDB cannot read is removed too, and
- * ix->rebuilt says the marks are lost; an error that is not the file's
- * (memory, descriptors, the new index) keeps it for the next open. */
-static int carry_over(struct idx *ix, const char *prev)
-{
-	struct carry_arg a = { .ix = ix };
-	MDB_env *old = NULL;
-	int rc, ret = 0;
-
-	rc = mdb_env_create(&old);
-	if (rc)
-		return idx_err(rc);
-	rc = mdb_env_set_maxdbs(old, NDB + 4);
-	if (rc == 0)
-		rc = mdb_env_open(old, prev, MDB_NOSUBDIR | MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS,
-				  0600);
-	if (rc == 0)
-		rc = mdb_txn_begin(old, NULL, MDB_RDONLY, &a.old);
-	if (rc == 0) {
-		a.has_files = carry_dbi(a.old, "files", &a.files);
-		a.has_exempt = carry_dbi(a.old, "exempt", &a.exempt);
-		rc = carry_nextid(&a);
-		if (rc == 0 && (a.has_files < 0 || a.has_exempt < 0))
-			rc = MDB_CORRUPTED;
-		if (rc == 0)
-			a.total = (a.has_files ? table_rows(a.old, a.files) : 0) +
-				  (a.has_exempt ? table_rows(a.old, a.exempt) : 0);
-	}
-	if (rc == ENOMEM || rc == EMFILE || rc == ENFILE || rc == EACCES || rc == EAGAIN) {
-		ret = idx_err(rc);
-		goto out;
-	}
-	if (rc == 0) {
-		a.f = malloc(sizeof(*a.f));
-		if (!a.f) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ret = idx_write(ix, carry_fn, &a);
-		free(a.f);
-		if (ret < 0 && !a.old_bad)
-			goto out;
-	}
-	if (rc == 0 && !a.old_bad) {
-		ix->rebuilt = IDX_REBUILT_KEPT;
-		ix->kept_files = a.nfiles;
-		ix->kept_pairs = a.npairs;
-	} else {
-		ix->rebuilt = IDX_REBUILT_LOST;
-	}
-	ret = idx_err(mdb_env_sync(ix->env, 1));
-	if (ret == 0 && unlink(prev))
-		ret = -errno;
-out:
-	if (a.old)
-		mdb_txn_abort(a.old);
-	mdb_env_close(old);
-	return ret;
-}
-
-struct init_arg {
-	uint32_t max_d;
-	int incompatible;
-};
 
 /* Empties table dst and calls row(w, id, value) for every row of table
  * src whose key is a book id, in key order; the rows' writes must not
@@ -1467,6 +1443,10 @@ static int init_fn(struct wtx *w, void *arg)
 		return ret;
 	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) == 3) {
 		upgrade = 1;
+	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) > IDX_SCHEMA_VERSION &&
+		   get_be(v.mv_data, 4) <= SCHEMA_FUTURE_MAX) {
+		/* a newer version's index: rebuilding would destroy it */
+		return -EPROTONOSUPPORT;
 	} else if (v.mv_size != 4 || get_be(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
 		ia->incompatible = 1;
 		return -EIO;
@@ -1572,6 +1552,18 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			ret = env_remove(dir);
 		if (ret)
 			goto out;
+	} else {
+		/* LMDB checks no page: the data file is mapped here only after a
+		 * child process walked it whole; a damaged one is set aside and
+		 * rebuilt like one from another schema. */
+		ret = idxcheck_walk(dir);
+		if (ret == IDXCHECK_DAMAGED) {
+			ret = open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
+			if (ret == 0)
+				ret = env_set_aside(dir);
+		}
+		if (ret && ret != -ENOENT)
+			goto out;
 	}
 	for (attempt = 0; attempt < 2; attempt++) {
 		rc = env_open(ix, dir, map_size);
@@ -1605,7 +1597,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		goto out;
 	}
 	if (access(prev, F_OK) == 0) {
-		ret = carry_over(ix, prev);
+		ret = carry_over(ix, dir, prev);
 		if (ret)
 			goto out;
 	}
@@ -1634,11 +1626,19 @@ out:
 
 void idx_close(struct idx *ix)
 {
+	const char *path = NULL;
+	char *dir = NULL;
+
 	if (!ix)
 		return;
 	flusher_stop(ix);
-	mdb_env_sync(ix->env, 1);
+	/* synced and closed by its writer: the next open need not walk it */
+	if (mdb_env_sync(ix->env, 1) == 0 && mdb_env_get_path(ix->env, &path) == 0 && path)
+		dir = strdup(path);
 	mdb_env_close(ix->env);
+	if (dir)
+		idxcheck_stamp(dir);
+	free(dir);
 	pthread_rwlock_destroy(&ix->maplock);
 	pthread_mutex_destroy(&ix->wlock);
 	pthread_mutex_destroy(&ix->flock);
@@ -3804,4 +3804,12 @@ out:
 	*hits = h;
 	*nhits = nh;
 	return 0;
+}
+
+const char *idx_strerror(int err)
+{
+	if (err == -EPROTONOSUPPORT)
+		return "the index was written by a newer version of simbookfs (a newer schema): "
+		       "use that version, or move the index folder away to build a new index";
+	return strerror(-err);
 }

@@ -26,14 +26,14 @@ void rsimhash_reset(struct rsimhash *rs)
 
 static void update_generic(struct rsimhash *rs, const void *buf, size_t len)
 {
-	fpc_gram_feed(&rs->g, buf, len, 1, rsimhash_feature, rs, 0, NULL, NULL);
+	fpc_gram_feed(&rs->g, buf, len, 1, rsimhash_feature, rs, 0, NULL, NULL, NULL);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2")))
 static void update_avx2(struct rsimhash *rs, const void *buf, size_t len)
 {
-	fpc_gram_feed(&rs->g, buf, len, 1, rsimhash_feature, rs, 0, NULL, NULL);
+	fpc_gram_feed(&rs->g, buf, len, 1, rsimhash_feature, rs, 0, NULL, NULL, NULL);
 }
 #endif
 

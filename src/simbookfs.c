@@ -185,7 +185,8 @@ static void sbfs_log_rebuild(const struct idx *ix, const char *where)
 		break;
 	case IDX_REBUILT_LOST:
 		slog(LOG_WARNING, "the index of %s was unreadable: rebuilding it; its \"not a "
-		     "duplicate\" marks are lost", where);
+		     "duplicate\" marks are lost (the old file is kept as " IDX_DAMAGED_NAME
+		     " in the index folder)", where);
 		break;
 	default:
 		break;
@@ -258,8 +259,9 @@ static void sbfs_opened(void *arg, struct indexer *ixr, int err)
 	}
 	if (err) {
 		slog(LOG_ERR, "cannot open the index in %s: %s%s; serving the files, the views "
-		     "stay empty", g->where, strerror(-err),
-		     g->in_src ? " (use -o index=DIR for a read-only SRC)" : "");
+		     "stay empty", g->where, idx_strerror(err),
+		     g->in_src && err != -EPROTONOSUPPORT ?
+		     " (use -o index=DIR for a read-only SRC)" : "");
 		return;
 	}
 	sbfs_log_rebuild(indexer_idx(ixr), g->where);

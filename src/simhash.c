@@ -32,7 +32,7 @@ void simhash_reset(struct simhash *sh)
 
 void simhash_update(struct simhash *sh, const void *buf, size_t len)
 {
-	fpc_gram_feed(&sh->g, buf, len, 0, simhash_feature, sh, 0, NULL, NULL);
+	fpc_gram_feed(&sh->g, buf, len, 0, simhash_feature, sh, 0, NULL, NULL, NULL);
 }
 
 void simhash_final(struct simhash *sh, struct simhash_value *out, uint64_t *nfeatures)

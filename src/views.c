@@ -1323,7 +1323,7 @@ static int meta_open(const struct opener_info *oi, struct sbuf *out)
 			"\"seconds\":%.3f", opener_state_name(oi->state),
 			(unsigned long long)oi->done, (unsigned long long)oi->total, oi->seconds);
 	if (!ret && oi->state == OPENER_FAILED)
-		ret = sbuf_addf(out, ",\"error\":\"%s\"", strerror(-oi->error));
+		ret = sbuf_addf(out, ",\"error\":\"%s\"", idx_strerror(oi->error));
 	return ret ? ret : sbuf_addstr(out, "}");
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of the fingerprint record decoder, the
-# fingerprint families and the index's value decoding for a bounded time
+# fingerprint families, the index's value decoding and its open over a
+# damaged data file (fuzz_idx_open) for a bounded time
 # each: any crash, leak, timeout or RSS over 1 GB fails.  Skips like t3100
 # (no clang or libFuzzer runtime; the sanitizer pass).
 # SIMBOOK_FUZZ_SECONDS sets the time per target (default 10).
@@ -17,7 +18,7 @@ make -s -j2 fuzz >/dev/null || { echo "FAIL: make fuzz"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rc=0
-for t in record fp idx_values; do
+for t in record fp idx_values idx_open; do
 	seeds=()
 	[ $t = record ] && seeds=(tests/fuzz/corpus_record)
 	mkdir -p "$work/corpus-$t"

@@ -2,6 +2,7 @@
  * schema rebuild, hostile values, map growth, concurrent readers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <lmdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -653,6 +654,38 @@ static void test_exemptions(void)
 	idx_close(ix);
 }
 
+/* Stores schema number v in the closed index at dir, with LMDB itself
+ * (idx_open() refuses an index from a newer version). */
+static int set_raw_schema(const char *dir, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	char name[] = "meta", key[] = "schema";
+	MDB_val k = { 6, key }, val = { 4, b };
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	int rc = mdb_env_create(&env);
+
+	if (rc == 0)
+		rc = mdb_env_set_maxdbs(env, 32);
+	if (rc == 0)
+		rc = mdb_env_open(env, dir, 0, 0600);
+	if (rc == 0)
+		rc = mdb_txn_begin(env, NULL, 0, &txn);
+	if (rc == 0)
+		rc = mdb_dbi_open(txn, name, 0, &dbi);
+	if (rc == 0)
+		rc = mdb_put(txn, dbi, &k, &val, 0);
+	if (rc == 0) {
+		rc = mdb_txn_commit(txn);
+		txn = NULL;
+	}
+	if (txn)
+		mdb_txn_abort(txn);
+	mdb_env_close(env);
+	return rc;
+}
+
 static void test_schema_rebuild(void)
 {
 	const char *dir = check_tmpdir();
@@ -669,6 +702,10 @@ static void test_schema_rebuild(void)
 	REQUIRE(add_book(ix, "a", sh, th, NULL, 0, NULL));
 	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
 	idx_close(ix);
+	/* a newer version's schema: refused, never rebuilt over */
+	CHECK_EQ_INT(idx_open(&ix, dir, NULL), -EPROTONOSUPPORT);
+	/* a number no version will reach: damage, rebuilt */
+	REQUIRE(set_raw_schema(dir, 0x7fffff00u) == 0);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
 	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_KEPT);
 	REQUIRE(idx_counts(ix, &c) == 0);
@@ -683,7 +720,7 @@ static void test_schema_rebuild(void)
 	CHECK_EQ_INT(c.files, 1);
 	CHECK_EQ_INT(c.books, 1);
 	/* schema 1 (before the clusters table) is rebuilt too */
-	bad[3] = 1;
+	bad[3] = 1;	/* 0, 0, 0, 1 */
 	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, bad, 4) == 0);
 	idx_close(ix);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);

@@ -1,0 +1,554 @@
+/* idxcheck.c - reading an index data file that may be damaged, in a child
+ * process (see idxcheck.h).  With idx.c the only module that includes
+ * lmdb.h.
+ *
+ * The page checks use LMDB's on-disk page header, which has not changed
+ * since its data format 1 (every 0.9 release): u64 page number, u16 pad,
+ * u16 flags, then u16 lower and upper free-space bounds (u32 page count on
+ * an overflow page), 16 bytes in all.  LMDB hands out keys and values as
+ * pointers into the map, so the page under each one can be found and
+ * checked before its bytes are read.
+ */
+#include "idxcheck.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lmdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_HDR 16
+#define P_BRANCH 0x01
+#define P_LEAF 0x02
+#define P_OVERFLOW 0x04
+#define P_LEAF2 0x20
+#define MAXDBS 64
+#define END_TABLE 255
+
+/* The child's exit codes. */
+enum { SOUND = 0, DAMAGED = 1, NOFILE = 2, ERRNO_BASE = 32 };
+
+struct walker {
+	const uint8_t *base;	/* the map, once a page told where it is */
+	int pages;		/* the page checks apply (psize is the OS page size) */
+	size_t psize;
+	uint64_t last;		/* last page in use */
+	uint64_t entries, cap;	/* entries read; more than cap: a loop */
+	unsigned sum;		/* the bytes read, so the reads happen */
+	int out;		/* idxcheck_dump(): the pipe; -1 for a walk */
+};
+
+static uint16_t u16_at(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* 1 when the len bytes at p lie on a leaf page (inside it) or on the pages
+ * of an overflow value (starting right after its header), each page being
+ * a page of the file at its own position; then reads their ends. */
+static int span_ok(struct walker *w, const void *ptr, size_t len)
+{
+	const uint8_t *p = ptr, *page;
+	uint64_t pg;
+	size_t off;
+	uint16_t flags;
+
+	if (!w->pages)
+		goto read;
+	/* the map starts on an OS page: so does every LMDB page in it */
+	off = (size_t)((uintptr_t)p % w->psize);
+	page = p - off;
+	pg = u64_at(page);
+	if (!w->base) {
+		/* the map's address (LMDB does not tell it) from the first
+		 * page's number; every later page must agree with it */
+		if (pg < 2 || pg > w->last || (uintptr_t)page < pg * w->psize)
+			return 0;
+		w->base = page - pg * w->psize;
+	}
+	if (page < w->base || (uint64_t)(page - w->base) / w->psize != pg || pg < 2 ||
+	    pg > w->last)
+		return 0;
+	flags = u16_at(page + 10);
+	if (flags & P_OVERFLOW) {
+		uint32_t n = u32_at(page + 12);
+
+		if (off != PAGE_HDR || n == 0 || pg + n - 1 > w->last ||
+		    (uint64_t)n * w->psize < PAGE_HDR + (uint64_t)len)
+			return 0;
+	} else {
+		uint16_t lower = u16_at(page + 12), upper = u16_at(page + 14);
+
+		if (!(flags & (P_LEAF | P_LEAF2)) || (flags & P_BRANCH) || lower < PAGE_HDR ||
+		    lower > upper || upper > w->psize || off < PAGE_HDR || off + len > w->psize)
+			return 0;
+	}
+read:
+	if (len)
+		w->sum += (unsigned)p[0] + p[len - 1];
+	return 1;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int emit(struct walker *w, unsigned table, const MDB_val *k, const MDB_val *v)
+{
+	uint8_t hdr[9];
+	uint32_t kl = (uint32_t)k->mv_size, vl = (uint32_t)v->mv_size;
+
+	hdr[0] = (uint8_t)table;
+	memcpy(hdr + 1, &kl, 4);
+	memcpy(hdr + 5, &vl, 4);
+	if (write_all(w->out, hdr, 9) || write_all(w->out, k->mv_data, kl) ||
+	    write_all(w->out, v->mv_data, vl))
+		return -1;
+	return 0;
+}
+
+/* Every entry of dbi; freelist: its values are page lists to check; table:
+ * when dumping, the rows are written out under that number (< 0: not). */
+static int walk_dbi(struct walker *w, MDB_txn *txn, MDB_dbi dbi, int freelist, int table)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc;
+
+	rc = mdb_cursor_open(txn, dbi, &cur);
+	if (rc)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (++w->entries > w->cap || !k.mv_size || !span_ok(w, k.mv_data, k.mv_size) ||
+		    (v.mv_size && !span_ok(w, v.mv_data, v.mv_size))) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		if (freelist) {
+			const uint8_t *p = v.mv_data;
+			uint64_t n, i;
+
+			if (v.mv_size < 8 || v.mv_size % 8 ||
+			    (n = u64_at(p)) != v.mv_size / 8 - 1) {
+				rc = MDB_CORRUPTED;
+				break;
+			}
+			for (i = 1; i <= n; i++)
+				if (u64_at(p + 8 * i) < 2 || u64_at(p + 8 * i) > w->last)
+					break;
+			if (i <= n) {
+				rc = MDB_CORRUPTED;
+				break;
+			}
+		}
+		if (table >= 0 && emit(w, (unsigned)table, &k, &v)) {
+			rc = EPIPE;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* The child's work: opens path and walks it (every table when tables is
+ * NULL, else the named ones, written to w->out).  An exit code. */
+static int child_walk(const char *path, unsigned flags, const char *const *tables, size_t nt,
+		      struct walker *w)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi main_dbi;
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat fst;
+	char file[4096 + 16];
+	int rc;
+	size_t i;
+
+	if (flags & MDB_NOSUBDIR)
+		snprintf(file, sizeof(file), "%s", path);
+	else if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
+		return ERRNO_BASE + ENAMETOOLONG;
+	if (stat(file, &fst))
+		return errno == ENOENT ? NOFILE : ERRNO_BASE + errno;
+	rc = mdb_env_create(&env);
+	if (rc == 0)
+		rc = mdb_env_set_maxdbs(env, MAXDBS);
+	if (rc == 0)
+		rc = mdb_env_set_maxreaders(env, 512);
+	if (rc == 0)
+		rc = mdb_env_open(env, path, flags | MDB_RDONLY | MDB_NOTLS, 0600);
+	if (rc == EACCES || rc == EPERM || rc == EMFILE || rc == ENFILE || rc == EAGAIN ||
+	    rc == EBUSY || rc == EROFS || rc == ENOSPC)
+		return ERRNO_BASE + rc;
+	/* another process may be writing the index: its map may have grown
+	 * since the open (LMDB's documented answer is to adopt the new size) */
+	for (i = 0; rc == 0; i++) {
+		rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+		if (rc != MDB_MAP_RESIZED || i == 3)
+			break;
+		rc = mdb_env_set_mapsize(env, 0);
+	}
+	if (rc == MDB_READERS_FULL)
+		return ERRNO_BASE + EAGAIN;
+	/* read after the snapshot was taken: a writer only adds pages, so
+	 * every page of the snapshot is within these bounds */
+	if (rc == 0)
+		rc = mdb_env_info(env, &info);
+	if (rc == 0)
+		rc = mdb_env_stat(env, &st);
+	if (rc == 0 && stat(file, &fst))
+		rc = errno;
+	if (rc)
+		return DAMAGED;
+	w->psize = st.ms_psize;
+	w->pages = (long)w->psize == sysconf(_SC_PAGESIZE);
+	w->last = info.me_last_pgno;
+	/* pages past the end of the file would be read as SIGBUS */
+	if (w->psize < 512 || (w->last + 1) * (uint64_t)w->psize > (uint64_t)fst.st_size)
+		return DAMAGED;
+	w->cap = (uint64_t)fst.st_size / 8 + 16;
+	if (rc == 0 && !tables)
+		rc = walk_dbi(w, txn, 0, 1, -1);
+	if (rc == 0)
+		rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
+	if (rc == 0 && !tables) {
+		MDB_cursor *cur = NULL;
+		MDB_val k, v;
+		char name[512];
+
+		rc = walk_dbi(w, txn, main_dbi, 0, -1);
+		if (rc == 0)
+			rc = mdb_cursor_open(txn, main_dbi, &cur);
+		for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			MDB_dbi d;
+			int r2;
+
+			if (k.mv_size >= sizeof(name) || memchr(k.mv_data, 0, k.mv_size))
+				continue;	/* a plain key, not a table's name */
+			memcpy(name, k.mv_data, k.mv_size);
+			name[k.mv_size] = '\0';
+			r2 = mdb_dbi_open(txn, name, 0, &d);
+			if (r2 == MDB_INCOMPATIBLE || r2 == MDB_NOTFOUND || r2 == MDB_DBS_FULL)
+				continue;
+			rc = r2 ? r2 : walk_dbi(w, txn, d, 0, -1);
+			if (rc)
+				break;
+		}
+		if (cur)
+			mdb_cursor_close(cur);
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+	}
+	for (i = 0; rc == 0 && tables && i < nt; i++) {
+		MDB_dbi d;
+		int r2 = mdb_dbi_open(txn, tables[i], 0, &d);
+
+		if (r2 == MDB_NOTFOUND || r2 == MDB_INCOMPATIBLE)
+			continue;
+		rc = r2 ? r2 : walk_dbi(w, txn, d, 0, (int)i);
+	}
+	if (rc == 0 && tables) {
+		MDB_val e = { 0, NULL };
+
+		if (emit(w, END_TABLE, &e, &e))
+			rc = EPIPE;
+	}
+	if (txn)
+		mdb_txn_abort(txn);
+	mdb_env_close(env);
+	if (rc == EPIPE || rc == ENOMEM)
+		return ERRNO_BASE + rc;
+	return rc ? DAMAGED : SOUND;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Runs child_walk() in a child and waits for it (reading what it writes
+ * into rows when dumping).  The time limit: a minute, plus a second per
+ * 16 MiB of file, for a cold disk. */
+static int guarded(const char *path, unsigned flags, const char *const *tables, size_t nt,
+		   struct idxcheck_rows *rows)
+{
+	struct walker w = { 0 };
+	struct stat st;
+	char file[4096 + 16];
+	uint64_t limit, cap, start = now_ms();
+	size_t cap_buf = 0;
+	int pfd[2] = { -1, -1 }, status = 0, ret = 0;
+	pid_t pid;
+
+	if (flags & MDB_NOSUBDIR)
+		snprintf(file, sizeof(file), "%s", path);
+	else if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (stat(file, &st))
+		return -errno;
+	limit = 60000 + (uint64_t)st.st_size / (16 << 20) * 1000;
+	/* every row takes at least 8 bytes of the file; more is a loop */
+	cap = 2 * (uint64_t)st.st_size + 4096;
+	/* a walk writes nothing: its end of the pipe closing says it ended */
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
+		size_t i;
+
+		/* die of the signal: no handler of the caller's (a sanitizer's,
+		 * a fuzzer's) reports LMDB's fault in a damaged file as its own */
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		w.out = pfd[1];
+		_exit(child_walk(path, flags, tables, nt, &w));
+	}
+	if (pfd[1] >= 0) {
+		close(pfd[1]);
+		pfd[1] = -1;
+	}
+	for (;;) {
+		ssize_t n;
+		int r;
+
+		if (now_ms() - start > limit || (rows && rows->len > cap)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ret = IDXCHECK_DAMAGED;
+			goto out;
+		}
+		if (pfd[0] >= 0) {
+			/* the child's end closes when it exits */
+			struct pollfd pf = { pfd[0], POLLIN, 0 };
+			uint8_t sink[64];
+
+			if (poll(&pf, 1, 100) <= 0)
+				continue;
+			if (!rows) {
+				n = read(pfd[0], sink, sizeof(sink));
+				if (n == 0 || (n < 0 && errno != EINTR)) {
+					close(pfd[0]);
+					pfd[0] = -1;
+				}
+				continue;
+			}
+			if (rows->len + 65536 > cap_buf) {
+				size_t nc = cap_buf ? 2 * cap_buf : 1 << 20;
+				uint8_t *nb = realloc(rows->buf, nc);
+
+				if (!nb) {
+					kill(pid, SIGKILL);
+					waitpid(pid, &status, 0);
+					ret = -ENOMEM;
+					goto out;
+				}
+				rows->buf = nb;
+				cap_buf = nc;
+			}
+			n = read(pfd[0], rows->buf + rows->len, 65536);
+			if (n > 0)
+				rows->len += (size_t)n;
+			else if (n == 0 || errno != EINTR) {
+				close(pfd[0]);
+				pfd[0] = -1;
+			}
+			continue;
+		}
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
+		poll(NULL, 0, 1);
+	}
+	if (WIFSIGNALED(status) || WEXITSTATUS(status) == DAMAGED)
+		ret = IDXCHECK_DAMAGED;
+	else if (WEXITSTATUS(status) == NOFILE)
+		ret = -ENOENT;
+	else if (WEXITSTATUS(status) >= ERRNO_BASE)
+		ret = -(WEXITSTATUS(status) - ERRNO_BASE);
+	else
+		ret = 0;
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (ret && rows)
+		idxcheck_rows_release(rows);
+	return ret;
+}
+
+/* The stamp of path's data file: what a change to the file (in place or by
+ * replacing it) cannot keep the same; ctime cannot be set back. */
+static int stamp_of(const char *path, char *buf, size_t size)
+{
+	char file[4096 + 16];
+	struct stat st;
+
+	if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (stat(file, &st))
+		return -errno;
+	snprintf(buf, size, "simbookfs data.mdb walked: %llu %llu %llu %lld.%09ld %lld.%09ld\n",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	return 0;
+}
+
+int idxcheck_walk(const char *path)
+{
+	char want[256], have[256] = "", file[4096 + 16];
+	FILE *f;
+	int ret;
+
+	if (snprintf(file, sizeof(file), "%s/" IDXCHECK_STAMP_NAME, path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	ret = stamp_of(path, want, sizeof(want));
+	if (ret)
+		return ret;
+	f = fopen(file, "re");
+	if (f) {
+		if (!fgets(have, sizeof(have), f))
+			have[0] = '\0';
+		fclose(f);
+		/* consumed: a process that dies with the file open leaves none
+		 * (one that cannot be removed is not trusted) */
+		if (unlink(file) && errno != ENOENT)
+			have[0] = '\0';
+	}
+	if (strcmp(want, have) == 0)
+		return 0;
+	return guarded(path, 0, NULL, 0, NULL);
+}
+
+int idxcheck_stamp(const char *path)
+{
+	char buf[256], file[4096 + 16];
+	FILE *f;
+	int ret = stamp_of(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	if (snprintf(file, sizeof(file), "%s/" IDXCHECK_STAMP_NAME, path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	f = fopen(file, "we");
+	if (!f)
+		return -errno;
+	ret = fputs(buf, f) < 0 ? -EIO : 0;
+	if (fclose(f) && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
+		  struct idxcheck_rows *rows)
+{
+	size_t pos = 0, kl, vl;
+	const uint8_t *k, *v;
+	unsigned t = 0;
+	int ret;
+
+	rows->buf = NULL;
+	rows->len = 0;
+	if (ntables >= END_TABLE)
+		return -EINVAL;
+	ret = guarded(file, MDB_NOSUBDIR | MDB_NOLOCK, tables, ntables, rows);
+	if (ret)
+		return ret;
+	/* a stream cut short (the child died writing it) ends without the
+	 * end row; a row that does not fit is damage too */
+	while (idxcheck_next(rows, &pos, &t, &k, &kl, &v, &vl))
+		if (t == END_TABLE)
+			break;
+	if (t != END_TABLE || pos != rows->len) {
+		idxcheck_rows_release(rows);
+		return IDXCHECK_DAMAGED;
+	}
+	rows->len -= 9;	/* the end row is the stream's, not the caller's */
+	return 0;
+}
+
+int idxcheck_next(const struct idxcheck_rows *rows, size_t *pos, unsigned *table,
+		  const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen)
+{
+	const uint8_t *p = rows->buf + *pos;
+	size_t left = rows->len - *pos;
+	uint32_t kl, vl;
+
+	if (left < 9)
+		return 0;
+	memcpy(&kl, p + 1, 4);
+	memcpy(&vl, p + 5, 4);
+	if ((uint64_t)kl + vl > left - 9)
+		return 0;
+	*table = p[0];
+	*key = p + 9;
+	*klen = kl;
+	*val = p + 9 + kl;
+	*vlen = vl;
+	*pos += 9 + (size_t)kl + vl;
+	return 1;
+}
+
+void idxcheck_rows_release(struct idxcheck_rows *rows)
+{
+	free(rows->buf);
+	rows->buf = NULL;
+	rows->len = 0;
+}

@@ -1,0 +1,560 @@
+/* test_idx_damage.c - damaged index files never crash or hang the index.
+ *
+ * LMDB verifies no page: a truncated, overwritten or bit-flipped data file
+ * can make its calls read outside the map or loop.  Each case below damages
+ * a copy of a small real index deterministically (truncations, zeroed page
+ * headers, flipped bytes from a fixed seed, garbage, an empty file, another
+ * program's tables, a schema from the future), puts it in a fresh index
+ * folder as data.mdb or as the set-aside data.mdb.prev of a rebuild, and
+ * opens it in a child process under a time limit, then reads every table
+ * through the API and writes, as a mount's scan and views would.  Asserted:
+ * no signal, no hang, the open either works (the index rebuilt when it had
+ * to be) or is refused with the error the caller explains, a damaged file
+ * is kept aside under the name idx.h gives instead of deleted, and the next
+ * open works without rebuilding again.
+ */
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "idx.h"
+#include "idxcheck.h"
+
+#define NBOOKS 80
+#define CHILD_SECS 30
+
+static uint8_t *pristine;
+static size_t pristine_len;
+static uint64_t rng = 0x5eed5eed12345678ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int write_file(const char *path, const void *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(p, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static int read_file(const char *path, uint8_t **p, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	*p = NULL;
+	if (!f)
+		return -1;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return -1;
+	}
+	*p = malloc((size_t)n + 1);
+	*len = (size_t)n;
+	if (!*p || fread(*p, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(*p);
+		*p = NULL;
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* A small index with every table in use: books with records (some large
+ * enough for overflow pages), pruning keys, marks and links. */
+static int build_pristine(const char *dir)
+{
+	struct idx *ix = NULL;
+	static uint64_t ids[NBOOKS];
+	char path[64], rec[9000], p[PATH_MAX];
+	const char *pp = path;
+	uint64_t mh[16];
+	uint32_t uq[40];
+	struct idx_link links[40];
+	struct idx_file f;
+	int i, j, ret;
+
+	ret = idx_open(&ix, dir, NULL);
+	for (i = 0; i < NBOOKS && ret == 0; i++) {
+		struct idx_stat st = { (uint64_t)i * 100, i, i, (uint64_t)i + 1000, 1 };
+		struct idx_fp fp;
+
+		snprintf(path, sizeof(path), "dir%d/book %03d.txt", i % 7, i);
+		ret = idx_mark_queued(ix, &pp, &st, 1, &ids[i]);
+		memset(&fp, 0, sizeof(fp));
+		for (j = 0; j < IDX_SH_BYTES; j++) {
+			fp.simhash[j] = (uint8_t)rnd();
+			fp.text_hash[j] = (uint8_t)(i % 50 == 0 ? 7 : rnd());
+		}
+		for (j = 0; j < 16; j++)
+			mh[j] = j % 3 ? rnd() : (uint64_t)(i % 5);
+		for (j = 0; j < 40; j++)
+			uq[j] = (uint32_t)(j * 97 + i % 11) | (j % 4 ? 0 : IDX_UQ_HI);
+		/* ascending and unique: the keys are built in order per j */
+		memset(rec, 'a' + i % 26, sizeof(rec));
+		fp.mh_bands = mh;
+		fp.n_mh_bands = 16;
+		fp.rec_version = 1;
+		fp.rec = rec;
+		fp.rec_len = i % 10 == 0 ? sizeof(rec) : 300;
+		fp.uq_keys = uq;
+		fp.n_uq_keys = 0;
+		if (ret == 0)
+			ret = idx_put(ix, ids[i], &st, &fp);
+	}
+	for (i = 0; i + 1 < NBOOKS && i < 40 && ret == 0; i++) {
+		char a[64], b[64];
+
+		snprintf(a, sizeof(a), "dir%d/book %03d.txt", i % 7, i);
+		snprintf(b, sizeof(b), "dir%d/book %03d.txt", (i + 1) % 7, i + 1);
+		ret = idx_exempt_set(ix, a, b, 1);
+	}
+	for (i = 0; i < 40 && ret == 0; i++) {
+		links[i].a = ids[i];
+		links[i].b = ids[i + 40];
+		ret = idx_get_id(ix, ids[i], &f);
+		links[i].tag_a = ret ? 0 : idx_fp_tag(&f);
+		idx_file_release(&f);
+		if (ret == 0)
+			ret = idx_get_id(ix, ids[i + 40], &f);
+		links[i].tag_b = ret ? 0 : idx_fp_tag(&f);
+		idx_file_release(&f);
+	}
+	if (ret == 0)
+		ret = idx_links_add(ix, links, 40) == 40 ? 0 : -EIO;
+	if (ret)
+		fprintf(stderr, "building the index: %s (book %d)\n", strerror(-ret), i);
+	idx_close(ix);
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	if (ret == 0)
+		ret = read_file(p, &pristine, &pristine_len);
+	return ret;
+}
+
+/* Everything a mount does with an index: every read, then writes. */
+static void exercise(struct idx *ix)
+{
+	struct idx_entry *ents = NULL;
+	struct idx_file f, *errs;
+	struct idx_hit *h;
+	struct idx_uq_hit *uh;
+	struct idx_uq_stats us;
+	struct idx_pair *pairs;
+	struct idx_groups g;
+	struct idx_counts c;
+	struct idx_stat st = { 1, 2, 3, 4, 5 };
+	const char *np = "new/book.txt";
+	uint64_t *ids, *bands, nid;
+	uint32_t nb, ver;
+	size_t n = 0, i, m;
+	void *rec;
+
+	idx_counts(ix, &c);
+	if (idx_list(ix, "", IDX_LIST_RECURSIVE, &ents, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t id = ents[i].file.id;
+
+		if (idx_get(ix, ents[i].name, &f) == 0)
+			idx_file_release(&f);
+		if (idx_get_id(ix, id, &f) == 0) {
+			if (f.has_fp && idx_near(ix, f.simhash, 7, &h, &m) == 0)
+				free(h);
+			if (f.has_fp && idx_by_text_hash(ix, f.text_hash, &ids, &m) == 0)
+				free(ids);
+			idx_file_release(&f);
+		}
+		if (idx_record(ix, id, &ver, &rec, &m) == 0)
+			free(rec);
+		if (idx_mh_bands(ix, id, &bands, &nb) == 0) {
+			if (idx_mh_candidates(ix, bands, nb, 1, &h, &m) == 0)
+				free(h);
+			free(bands);
+		}
+		if (idx_uq_candidates(ix, id, 1000, 1, &uh, &m, &us) == 0)
+			free(uh);
+		if (idx_exempt_ids(ix, id, &ids, &m) == 0)
+			free(ids);
+		if (idx_links_of(ix, id, &ids, &m) == 0)
+			free(ids);
+	}
+	if (idx_near_pairs(ix, 7, &pairs, &m) == 0)
+		free(pairs);
+	if (idx_exemptions(ix, &pairs, &m) == 0)
+		free(pairs);
+	if (idx_clusters(ix, 7, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_link_groups(ix, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_text_groups(ix, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_errors(ix, &errs, &m) == 0)
+		idx_files_free(errs, m);
+	idx_mark_queued(ix, &np, &st, 1, &nid);
+	idx_rename(ix, "dir1", "moved", 0);
+	for (i = 0; i < n && i < 20; i++)
+		idx_unlink(ix, ents[i].name);
+	idx_entries_free(ents, n);
+}
+
+enum { OPENED = 0, REFUSED = 3, FAILED = 4 };
+
+/* Opens dir in a child (and exercises it): OPENED, REFUSED (a newer
+ * schema), FAILED (another error), or -1 after a signal or a hang, which
+ * are reported.  *how gets idx_rebuilt() through the exit code. */
+static int open_in_child(const char *dir, const char *what, int *how)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct idx *ix = NULL;
+		int ret;
+
+		alarm(CHILD_SECS);
+		ret = idx_open(&ix, dir, NULL);
+		if (ret) {
+			fprintf(stderr, "  %s: idx_open: %s\n", what, idx_strerror(ret));
+			_exit(ret == -EPROTONOSUPPORT ? REFUSED : FAILED);
+		}
+		ret = idx_rebuilt(ix);
+		exercise(ix);
+		idx_close(ix);
+		_exit(OPENED + 8 * (ret + 1));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "  %s: the child died of signal %d%s\n", what, WTERMSIG(status),
+			WTERMSIG(status) == SIGALRM ? " (a hang)" : "");
+		return -1;
+	}
+	status = WEXITSTATUS(status);
+	if (status >= 8) {
+		*how = status / 8 - 1;
+		return OPENED;
+	}
+	if (status != REFUSED && status != FAILED)
+		fprintf(stderr, "  %s: the child exited %d\n", what, status);
+	return status == REFUSED || status == FAILED ? status : -1;
+}
+
+/* One damaged file as data.mdb (prev = 0) or data.mdb.prev (prev = 1):
+ * the first open works (rebuilding or not), a damaged file is never
+ * simply deleted, and the second open works without a rebuild. */
+static void one_case(const char *base, int n, const char *what, const uint8_t *p, size_t len,
+		     int prev)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], label[200];
+	int how = -1, how2 = -1, r;
+
+	snprintf(dir, sizeof(dir), "%s/c%d", base, n);
+	snprintf(label, sizeof(label), "%s%s", what, prev ? " (as data.mdb.prev)" : "");
+	if (mkdir(dir, 0700)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, prev ? "data.mdb.prev" : "data.mdb");
+	if (write_file(path, p, len)) {
+		CHECK(0);
+		return;
+	}
+	r = open_in_child(dir, label, &how);
+	CHECK_EQ_INT(r, OPENED);
+	if (r != OPENED)
+		return;
+	/* nothing found at all, kept, or lost with the file kept aside */
+	CHECK(!exists(dir, "data.mdb.prev"));
+	if (how == IDX_REBUILT_LOST && !exists(dir, IDX_DAMAGED_NAME)) {
+		fprintf(stderr, "  %s: lost, and not kept as " IDX_DAMAGED_NAME "\n", label);
+		CHECK(0);
+	}
+	r = open_in_child(dir, label, &how2);
+	CHECK_EQ_INT(r, OPENED);
+	if (r == OPENED && how2 != IDX_REBUILT_NOT) {
+		fprintf(stderr, "  %s: rebuilt again at the second open (%d)\n", label, how2);
+		CHECK(0);
+	}
+}
+
+static void run_cases(int prev)
+{
+	const char *base = check_tmpdir();
+	size_t psz = 4096, npages, i, cut;
+	uint8_t *b;
+	int n = 0, k;
+
+	REQUIRE(base && pristine);
+	b = malloc(pristine_len + 65536);
+	REQUIRE(b);
+	npages = pristine_len / psz;
+	/* the untouched file: opens as it is */
+	one_case(base, n++, "pristine", pristine, pristine_len, prev);
+	one_case(base, n++, "empty file", pristine, 0, prev);
+	for (i = 0; i < 65536; i++)
+		b[i] = (uint8_t)rnd();
+	one_case(base, n++, "64 KiB of garbage", b, 65536, prev);
+	/* truncated: inside the meta pages, at page bounds, mid-page, by one */
+	{
+		size_t cuts[] = { 100, psz, 2 * psz, 3 * psz, pristine_len / 2,
+				  pristine_len / 2 + 1234, pristine_len - psz, pristine_len - 1 };
+
+		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+			char w[64];
+
+			cut = cuts[i];
+			snprintf(w, sizeof(w), "truncated to %zu bytes", cut);
+			one_case(base, n++, w, pristine, cut, prev);
+		}
+	}
+	/* every page (the meta pages too), one of three kinds of damage each:
+	 * its header zeroed, bits of its header flipped, its node pointers
+	 * overwritten */
+	for (i = 0; i < npages; i++) {
+		char w[80];
+
+		memcpy(b, pristine, pristine_len);
+		if (i % 3 == 0) {
+			memset(b + i * psz, 0, 16);
+			snprintf(w, sizeof(w), "page %zu header zeroed", i);
+		} else if (i % 3 == 1) {
+			for (k = 0; k < 16; k++)
+				b[i * psz + (rnd() % 24)] ^= (uint8_t)(1u << (rnd() % 8));
+			snprintf(w, sizeof(w), "page %zu header flipped", i);
+		} else {
+			for (k = 16; k < 64; k++)
+				b[i * psz + k] = (uint8_t)rnd();
+			snprintf(w, sizeof(w), "page %zu node pointers overwritten", i);
+		}
+		one_case(base, n++, w, b, pristine_len, prev);
+	}
+	/* bytes flipped at random offsets, fixed seed */
+	for (i = 0; i < 24; i++) {
+		char w[64];
+
+		memcpy(b, pristine, pristine_len);
+		for (k = 0; k < 1 + (int)(i % 8); k++)
+			b[rnd() % pristine_len] ^= (uint8_t)(1u << (rnd() % 8));
+		snprintf(w, sizeof(w), "random flips, round %zu", i);
+		one_case(base, n++, w, b, pristine_len, prev);
+	}
+	printf("# %d damaged files as %s\n", n, prev ? "data.mdb.prev" : "data.mdb");
+	free(b);
+}
+
+static void test_damaged_data(void)
+{
+	run_cases(0);
+}
+
+static void test_damaged_prev(void)
+{
+	run_cases(1);
+}
+
+/* A schema from the future: refused with a clear error, the file as it
+ * was (rebuilding would destroy a newer version's index). */
+static void test_future_schema(void)
+{
+	const char *dir = check_tmpdir();
+	struct idx *ix = NULL;
+	uint8_t s[4] = { 0, 0, 0, IDX_SCHEMA_VERSION + 1 }, *before = NULL, *after = NULL;
+	size_t lb = 0, la = 0;
+	char p[PATH_MAX + 16];
+	int how = -1;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == -ENOENT);
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, s, 4) == 0);
+	idx_close(ix);
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	REQUIRE(read_file(p, &before, &lb) == 0);
+	CHECK_EQ_INT(open_in_child(dir, "future schema", &how), REFUSED);
+	CHECK_EQ_INT(idx_open(&ix, dir, NULL), -EPROTONOSUPPORT);
+	CHECK(ix == NULL);
+	CHECK(strstr(idx_strerror(-EPROTONOSUPPORT), "newer") != NULL);
+	CHECK(read_file(p, &after, &la) == 0);
+	CHECK(after && la == lb && memcmp(before, after, la) == 0);
+	CHECK(!exists(dir, "data.mdb.prev"));
+	free(before);
+	free(after);
+}
+
+/* A clean close stamps the file so the next open skips the walk; a change
+ * in place after it (same size, a page header zeroed) is still found. */
+static void test_stamp(void)
+{
+	const char *dir = check_tmpdir();
+	char p[PATH_MAX + 32], zero[16] = { 0 };
+	struct idx *ix = NULL;
+	FILE *f;
+	int how = -1;
+	size_t i;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == -ENOENT);
+	idx_close(ix);
+	CHECK(exists(dir, IDXCHECK_STAMP_NAME));
+	CHECK_EQ_INT(idxcheck_walk(dir), 0);
+	CHECK(!exists(dir, IDXCHECK_STAMP_NAME));	/* consumed */
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	REQUIRE(write_file(p, pristine, pristine_len) == 0);
+	/* a new file in its place: walked, sound */
+	CHECK_EQ_INT(open_in_child(dir, "copied over", &how), OPENED);
+	CHECK_EQ_INT(how, IDX_REBUILT_NOT);
+	CHECK(exists(dir, IDXCHECK_STAMP_NAME));
+	/* damaged in place after the stamp (the size kept): every page
+	 * header past the meta pages zeroed */
+	f = fopen(p, "r+b");
+	REQUIRE(f);
+	for (i = 2; fseek(f, (long)i * 4096, SEEK_SET) == 0 && fgetc(f) != EOF; i++) {
+		CHECK(fseek(f, (long)i * 4096, SEEK_SET) == 0);
+		CHECK(fwrite(zero, 1, sizeof(zero), f) == sizeof(zero));
+	}
+	fclose(f);
+	CHECK_EQ_INT(idxcheck_walk(dir), IDXCHECK_DAMAGED);
+	CHECK_EQ_INT(open_in_child(dir, "damaged after the stamp", &how), OPENED);
+	CHECK_EQ_INT(how, IDX_REBUILT_LOST);
+}
+
+struct writer_arg {
+	struct idx *ix;
+	volatile int stop;
+	int err;
+};
+
+static void *writer_main(void *p)
+{
+	struct writer_arg *a = p;
+	char path[64], rec[3000];
+	const char *pp = path;
+	uint64_t id, mh[2] = { 1, 2 };
+	struct idx_fp fp;
+	int i;
+
+	memset(rec, 'w', sizeof(rec));
+	for (i = 0; !a->stop && i < 20000 && !a->err; i++) {
+		struct idx_stat st = { (uint64_t)i, i, i, (uint64_t)i, 1 };
+
+		snprintf(path, sizeof(path), "live/%05d.txt", i);
+		memset(&fp, 0, sizeof(fp));
+		fp.simhash[i % 16] = (uint8_t)i;
+		fp.mh_bands = mh;
+		fp.n_mh_bands = 2;
+		fp.rec = rec;
+		fp.rec_len = sizeof(rec);
+		a->err = idx_mark_queued(a->ix, &pp, &st, 1, &id);
+		if (!a->err)
+			a->err = idx_put(a->ix, id, &st, &fp);
+	}
+	return NULL;
+}
+
+/* The walk of an index another process is writing (its map growing from
+ * 1 MiB meanwhile) never takes it for damaged. */
+static void test_live_writer(void)
+{
+	const char *dir = check_tmpdir();
+	struct idx_opts o = { .map_size = (uint64_t)1 << 20 };
+	struct writer_arg a = { NULL, 0, 0 };
+	struct idx_counts c;
+	pthread_t t;
+	int i, r;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&a.ix, dir, &o) == 0);
+	REQUIRE(pthread_create(&t, NULL, writer_main, &a) == 0);
+	for (i = 0; i < 30; i++) {
+		r = idxcheck_walk(dir);
+		CHECK_EQ_INT(r, 0);
+		if (r)
+			break;
+	}
+	a.stop = 1;
+	pthread_join(t, NULL);
+	CHECK_EQ_INT(a.err, 0);
+	/* the walks ran while the map grew: more than 1 MiB of records */
+	CHECK(idx_counts(a.ix, &c) == 0 && c.books > 400);
+	printf("# %llu books written during the walks\n", (unsigned long long)c.books);
+	idx_close(a.ix);
+}
+
+/* A valid LMDB file of another program: rebuilt, the file kept aside. */
+static void test_foreign_tables(void)
+{
+	const char *dir = check_tmpdir();
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	char kb[] = "hello", vb[] = "world";
+	MDB_val k = { 5, kb }, v = { 5, vb };
+	struct idx *ix = NULL;
+	int how = -1;
+
+	REQUIRE(dir);
+	REQUIRE(mdb_env_create(&env) == 0);
+	mdb_env_set_maxdbs(env, 4);
+	REQUIRE(mdb_env_open(env, dir, 0, 0600) == 0);
+	REQUIRE(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	REQUIRE(mdb_dbi_open(txn, "users", MDB_CREATE, &dbi) == 0);
+	REQUIRE(mdb_put(txn, dbi, &k, &v, 0) == 0);
+	REQUIRE(mdb_dbi_open(txn, "files", MDB_CREATE, &dbi) == 0);
+	REQUIRE(mdb_put(txn, dbi, &k, &v, 0) == 0);
+	REQUIRE(mdb_txn_commit(txn) == 0);
+	mdb_env_close(env);
+	CHECK_EQ_INT(open_in_child(dir, "another program's tables", &how), OPENED);
+	CHECK_EQ_INT(how, IDX_REBUILT_LOST);
+	CHECK(exists(dir, IDX_DAMAGED_NAME));
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	idx_close(ix);
+}
+
+int main(void)
+{
+	const char *d = check_tmpdir();
+
+	if (!d || build_pristine(d)) {
+		fprintf(stderr, "cannot build the index the cases damage\n");
+		return 1;
+	}
+	RUN(test_damaged_data);
+	RUN(test_damaged_prev);
+	RUN(test_future_schema);
+	RUN(test_stamp);
+	RUN(test_live_writer);
+	RUN(test_foreign_tables);
+	free(pristine);
+	return CHECK_DONE();
+}
