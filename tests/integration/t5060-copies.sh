@@ -62,8 +62,9 @@ listed() { tail -n +2 "$MNT/similar/$1/.similar.tsv" | cut -f9 | sort; }
 # of BOOK... name (a group's representative, named in its copies' lists)
 rep_of() {
 	local b
+	# ids are 16 hex digits: string order is number order
 	for b in "$@"; do tail -n +2 "$MNT/similar/$b/.similar.tsv"; done |
-		awk -F'\t' '{ print $8 "\t" $9 }' | sort -u | sort | head -n 1 | cut -f2
+		awk -F'\t' 'NR == 1 || $8 < m { m = $8; p = $9 } END { print p }'
 }
 
 mount_fs -o rescan=0
@@ -75,7 +76,7 @@ want_base=$(members books/base.txt books/base-1.txt books/base-2.txt books/base-
 want_notes=$(notices 0 | sort | tr '\n' ' ')
 want=$(printf '%s\n%s\n' "$want_base" "$want_notes" | sort)
 groups_are clusters "$want" || fail "clusters/: $(view_groups clusters | cut -c1-300)"
-ls "$MNT/clusters" | grep -qx "n-[0-9]* ($NCOPIES)" || fail "group name: $(ls "$MNT/clusters")"
+ls "$MNT/clusters" | grep -x "n-[0-9]* ($NCOPIES)" >/dev/null || fail "group name: $(ls "$MNT/clusters")"
 
 say "duplicates/: the same text, every copy"
 want_dup=$(printf '%s\n%s\n' "$(members books/base.txt books/base-1.txt books/base-2.txt \
@@ -103,7 +104,7 @@ want_notes=$(notices 0 | grep -vx "$rn" | tr '\n' ' ')
 want=$(printf '%s\n%s\n' "$want_base" "$want_notes" | sort)
 until_ok 5 groups_are clusters "$want" ||
 	fail "clusters/ after removing $rb and $rn: $(view_groups clusters | cut -c1-300)"
-[ "$(listed books/near.txt | wc -l)" = 3 ] && ! listed books/near.txt | grep -qx "$rb" ||
+[ "$(listed books/near.txt | wc -l)" = 3 ] && ! listed books/near.txt | grep -x "$rb" >/dev/null ||
 	fail "near.txt lists after removing $rb: $(listed books/near.txt)"
 [ "$(listed copies/n-100.txt | wc -l)" = $((NCOPIES - 2)) ] ||
 	fail "n-100 lists $(listed copies/n-100.txt | wc -l) books"
