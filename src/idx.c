@@ -904,6 +904,19 @@ static int bands_apply(struct wtx *w, uint64_t id, const struct brec *b, int add
 	return ret;
 }
 
+/* 1 when book id's row has copy key key (a copies row naming a book that
+ * is not there, planted or damaged, is ignored). */
+static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
+{
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val v;
+
+	put_be(kb, id, 8);
+	return w_get(w, DB_BOOK, kb, 8, &v) == 0 && brec_decode(&v, &b) == 0 &&
+	       b.version == BOOK_VERSION && memcmp(b.key, key, COPY_KEY) == 0;
+}
+
 /* The (at most) two smallest ids of the copy group key other than skip:
  * *n of them (0, 1 or 2) in ids[]. */
 static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, uint64_t ids[2],
@@ -928,7 +941,7 @@ static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip
 		if (k.mv_size != sizeof(k0) || memcmp(k.mv_data, key, COPY_KEY) != 0)
 			break;
 		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
-		if (id != skip)
+		if (id != skip && copy_member(w, key, id))
 			ids[(*n)++] = id;
 	}
 	mdb_cursor_close(cur);

@@ -887,6 +887,34 @@ static int joins_cluster(enum relate_class cls)
 	       cls == RELATE_NEAR_DUPLICATE;
 }
 
+/* After some links of representative f were refused (a book changed while
+ * they were judged): when f itself went or became a copy meanwhile, the
+ * copy promoted in its place took over the links stored until then but
+ * not these, so it is judged (the same fingerprint: the representative
+ * of f's text with f's tag). */
+static int judge_successor(struct idx *ix, const struct idx_file *f)
+{
+	struct idx_file now = { 0 };
+	uint64_t *same = NULL, next = 0;
+	size_t n = 0, i;
+	int ret = idx_get_id(ix, f->id, &now);
+
+	if (ret == 0 && now.has_fp && !now.is_copy && idx_fp_tag(&now) == idx_fp_tag(f)) {
+		idx_file_release(&now);
+		return 0;	/* f is still the representative: a candidate changed */
+	}
+	idx_file_release(&now);
+	ret = idx_by_text_hash(ix, f->text_hash, &same, &n);
+	for (i = 0; ret == 0 && i < n && !next; i++) {
+		if (same[i] != f->id && idx_get_id(ix, same[i], &now) == 0 && now.has_fp &&
+		    !now.is_copy && idx_fp_tag(&now) == idx_fp_tag(f))
+			next = same[i];
+		idx_file_release(&now);
+	}
+	free(same);
+	return ret == 0 && next ? simlist_cluster_update(ix, next) : ret;
+}
+
 int simlist_cluster_update(struct idx *ix, uint64_t id)
 {
 	return simlist_cluster_update_batch(ix, id, NULL, 0);
@@ -955,6 +983,8 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 		links[nl++] = (struct idx_link){ id, cf.id, idx_fp_tag(&f), idx_fp_tag(&cf) };
 	}
 	ret = idx_links_add(ix, links, nl);
+	if (ret >= 0 && (size_t)ret < nl)
+		ret = judge_successor(ix, &f);
 	if (ret > 0)
 		ret = 0;
 out:
