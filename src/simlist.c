@@ -618,6 +618,24 @@ out:
 	return ret;
 }
 
+/* Makes room in l (*cap entries) for n more. */
+static int list_room(struct simlist *l, size_t *cap, size_t n)
+{
+	struct simlist_entry *v;
+	size_t nc = *cap;
+
+	while (l->n + n > nc)
+		nc *= 2;
+	if (nc == *cap)
+		return 0;
+	v = realloc(l->v, nc * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	*cap = nc;
+	return 0;
+}
+
 /* Appends to l (room for *cap entries, grown) the copies of the related
  * representative cf other than cf itself and the nex books ex[] exempted
  * from f, each under its own path with cf's relation r: copies relate
@@ -632,15 +650,8 @@ static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx
 	size_t n = 0, i;
 	int ret = simlist_expand(ix, f, cf, &ids, &n);
 
-	if (!ret && l->n + n > *cap) {
-		struct simlist_entry *v = realloc(l->v, (l->n + n) * sizeof(*v));
-
-		if (!v)
-			ret = -ENOMEM;
-		else
-			l->v = v;
-		*cap = l->n + n;
-	}
+	if (!ret)
+		ret = list_room(l, cap, n);
 	for (i = 0; !ret && n > 1 && i < n; i++) {
 		idx_file_release(&mf);
 		if (ids[i] == cf->id || (nex && bsearch(&ids[i], ex, nex, sizeof(*ex), u64_cmp)))
@@ -714,6 +725,9 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		if (r.cls == RELATE_UNRELATED || !r.used)
 			continue;
 		if (shown) {
+			ret = list_room(l, &cap, 1);
+			if (ret)
+				goto out;
 			l->v[l->n] = (struct simlist_entry){
 				.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
 				.simhash_distance = r.dist, .jaccard = r.jaccard,

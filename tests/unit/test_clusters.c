@@ -398,6 +398,10 @@ static void test_copies(void)
 		snprintf(name, sizeof(name), "g%u-vol.txt", i);
 		put(name, gen(200 + i, WORDS / 3, 0, 0));
 	}
+	/* more related books after the group's ids: a list fills past the
+	 * copies it expands */
+	put("g0-vol2.txt", gen(200, WORDS / 2, 0, 0));
+	put("g0-vol3.txt", gen(200, WORDS * 2 / 3, 0, 0));
 	put("a-early.txt", gen(950, WORDS, 0, 0));
 	put("u.txt", gen(951, WORDS, 0, 0));
 	o.index_dir = ixdir;
@@ -415,6 +419,8 @@ static void test_copies(void)
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	/* the near duplicate lists every copy, and a copy lists the others */
 	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 5);
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt",
+			    (const char *[]){ "g0-vol.txt", "g0-vol2.txt", "g0-vol3.txt" }, 3), 3);
 	CHECK_EQ_INT(listed(ixr, "g0-c3.txt", g0, 5), 4);
 	CHECK_EQ_INT(listed(ixr, "g0-vol.txt", g0, 5), 5);
 	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
