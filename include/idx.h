@@ -19,6 +19,16 @@
  *    many of this book's keys" (a short text inside a long one, OCR-heavy
  *    copies: what whole-book sketches miss);
  *  - "not a duplicate" exemptions between two books (kept across rename);
+ *  - groups of copies: books whose stored fingerprints are identical (the
+ *    same text; idx_copies()).  Only the smallest id of a group, its
+ *    representative, has band entries and pruning-key postings, so the
+ *    candidate queries (idx_near_reps, idx_mh_candidates,
+ *    idx_uq_candidates) name representatives, and whoever needs every book
+ *    expands a representative into its group (idx_copies()); n copies of a
+ *    text cost n rows, not n band entries each.  Removing, rewriting or
+ *    renaming over a representative promotes the next copy in the same
+ *    transaction (its band entries written from its stored rows, the
+ *    cluster links moved to it);
  *  - the clusters table: verified near-duplicate links between two books,
  *    which the fingerprinting work records (idx_links_add) and which go
  *    with either book's fingerprint; clusters/ reads it in one pass
@@ -63,9 +73,10 @@
 #include <stdint.h>
 
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
- * carry the book's key counts (a schema 3 index is upgraded in place on
- * open; any other is rebuilt) */
-#define IDX_SCHEMA_VERSION 4
+ * carry the book's key counts; 5: groups of copies (only a group's
+ * representative has band entries, postings and links).  A schema 3 or 4
+ * index is upgraded in place on open; any other is rebuilt. */
+#define IDX_SCHEMA_VERSION 5
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
@@ -146,6 +157,9 @@ struct idx_file {
 	uint8_t text_hash[IDX_SH_BYTES];
 	uint32_t rec_version;
 	uint32_t n_mh_bands;
+	/* valid when has_fp: has_copies = 1 for the representative of a group
+	 * of two or more copies, is_copy = 1 for the other members (idx_copies()) */
+	int has_copies, is_copy;
 };
 
 /* A candidate: a book id and its distance (simhash: Hamming bits; min-hash:
@@ -356,17 +370,28 @@ int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n);
 
 /* Books whose simhash is within d bits of sh (d <= idx_max_d(), else
  * -EINVAL), the book itself included when sh is its own.  Exact: every such
- * book is found (band lookup, then a Hamming check).  *hits is malloc'd,
- * sorted by distance then id. */
+ * book is found (band lookup, then a Hamming check; every copy of a
+ * representative found).  *hits is malloc'd, sorted by distance then id. */
 int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
 	     size_t *n);
-/* Books sharing at least min_shared of the n min-hash band hashes (band i
- * compared with band i); hit.dist = number of shared bands.  Sorted by shared
- * bands (descending) then id. */
+/* idx_near() without the copies: the representatives only (each stands
+ * for its group, idx_copies()).  For candidate gathering, which compares a
+ * group once. */
+int idx_near_reps(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d,
+		  struct idx_hit **hits, size_t *n);
+/* The group of copies of book id (books with an identical stored
+ * fingerprint: text hash, simhash, record version, min-hash bands, pruning
+ * keys): *ids malloc'd, ascending, so the representative comes first; id
+ * itself included ({id} alone when it has no copies).  -ENOENT when id has
+ * no fingerprint. */
+int idx_copies(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
+/* Representatives (idx_copies()) sharing at least min_shared of the n
+ * min-hash band hashes (band i compared with band i); hit.dist = number of
+ * shared bands.  Sorted by shared bands (descending) then id. */
 int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
 		      struct idx_hit **hits, size_t *nhits);
-/* Books sharing at least min_shared (0 counts as 1) of book id's pruning
- * keys, each key held by at most max_postings books counted (a key held by
+/* Representatives (idx_copies()) sharing at least min_shared (0 counts as
+ * 1) of book id's pruning keys, each key held by at most max_postings books counted (a key held by
  * more is a frequent word, like a stop word: skipped, so the cost of one
  * query is at most keys * (max_postings + 1) entries read); book id itself
  * left out; keys with IDX_UQ_HI set are also counted apart (the caller's
@@ -384,7 +409,9 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 /* Books whose exact-text hash is h: *ids malloc'd, ascending. */
 int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
 /* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by
- * (a, b); exempted pairs are included (filter with idx_exempt_ids()). */
+ * (a, b); exempted pairs are included (filter with idx_exempt_ids()).  A
+ * group of k copies gives its k(k-1)/2 pairs: for tools and benchmarks of
+ * the band tables, not for the views. */
 int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n);
 /* Groups of simhash neighbours: connected components (size >= 2) of the
  * pairs within d bits, minus exempted pairs; unverified (the clusters/ view
@@ -415,12 +442,16 @@ struct idx_link {
  * not remove links, they hide them (idx_link_groups).  Returns the number of
  * links stored (>= 0), -EINVAL, or -errno. */
 int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n);
-/* Books linked to id, exemptions included: *ids malloc'd, ascending. */
+/* Books linked to id, exemptions included: *ids malloc'd, ascending.
+ * Links are stored between representatives (idx_copies()). */
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
 /* Groups of near duplicates as stored: connected components (size >= 2) of
- * the links minus exempted pairs, from one pass over the clusters table
- * (no comparison, no band lookup).  Same order rules as idx_clusters().
- * Free with idx_groups_release(). */
+ * the pairs the links stand for, minus exempted pairs, from one pass over
+ * the clusters and copies tables (no comparison, no band lookup).  A group
+ * of copies is joined whole, and a link between two representatives joins
+ * every member of one group to every member of the other; an exemption
+ * removes its one pair.  Same order rules as idx_clusters().  Free with
+ * idx_groups_release(). */
 int idx_link_groups(struct idx *ix, struct idx_groups *g);
 
 /* Groups (size >= 2) of books with the same exact-text hash, same order

@@ -71,11 +71,24 @@ void simlist_free(struct simlist *l);
 
 /* The candidates simlist_compute() verifies for book id, from the sources
  * (an OR of SIMLIST_SRC_*): ids ascending, unique, without id itself and
- * the books exempted from it; at most 2000 per source (nearest or most
- * shared first; 200 for the pruning keys).  For diagnostics (which source finds a pair) and tests.
+ * the books exempted from it; at most 2000 representatives per source
+ * (nearest or most shared first; 200 for the pruning keys), each expanded
+ * into its copies (simlist_expand()).  For diagnostics (which source finds a pair) and tests.
  * *ids is malloc'd (free()).  0, -ENOENT (id has no fingerprint), -ENOMEM,
  * -EIO. */
 int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n);
+
+/* The books a related book rel stands for in the list of book f: rel's
+ * group of copies (idx_copies(), identical fingerprints, so each relates to
+ * f exactly as rel does and is compared once, through rel) without f; just
+ * rel when it has no copies, or when it has f's text (those copies are
+ * candidates of their own, through the text source, each compared with f:
+ * identical file or same text).  Candidate sources name representatives
+ * only; every reader that shows books (lists, stored relations) expands
+ * them with this.  *ids malloc'd (free()), ascending; *n >= 1 unless rel
+ * is f.  0, -ENOMEM, -errno of the index. */
+int simlist_expand(struct idx *ix, const struct idx_file *f, const struct idx_file *rel,
+		   uint64_t **ids, size_t *n);
 
 /* The relation of books a and b (a's point of view) from the cache or a
  * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
@@ -95,7 +108,10 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 /* Judges book id against each of its candidates (those of
  * simlist_compute(), exemptions included: they hide links at read time, so
  * an undone exemption brings the link back) and records the ones that join
- * a cluster in the index (idx_links_add()).  Each pair is compared from
+ * a cluster in the index (idx_links_add()).  Only a representative is
+ * judged, and not against its own copies: a copy (idx_file.is_copy) is in
+ * its representative's cluster by definition and needs nothing (so n
+ * copies of a text cost n, not n^2, comparisons and links).  Each pair is compared from
  * the smaller id's side, on the stored records, so the verdict does not
  * depend on which book was indexed last.  Called once by the indexing work
  * after each idx_put(): the book indexed later of a pair finds the earlier

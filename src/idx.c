@@ -7,7 +7,8 @@
  *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint)
  *   files   path key -> file record (FREC_* below; holds the full path)
  *   ids     id -> path key
- *   book    id -> book record (BOOK_* below: simhash, text hash, min-hash bands)
+ *   book    id -> book record (BOOK_* below: simhash, text hash, copy key,
+ *           flags, min-hash bands)
  *   rec     id -> u32 record version + the opaque fingerprint record
  *   shband  u8 band + band value (layout.value_bytes) + id -> simhash
  *   mhband  u16 band + u64 band hash + id -> (empty)
@@ -26,6 +27,12 @@
  *           counts its postings carry)
  *   clusters id + id -> (empty), both orders: verified near-duplicate links
  *           (idx_links_add), removed with either book's fingerprint
+ *   copies  copy key (16) + id -> (empty): every fingerprinted book under
+ *           the XXH3-128 of its whole stored fingerprint (copy_key()).
+ *           Books with one key are copies of one text; only the smallest
+ *           id of such a group (its representative) has entries in
+ *           shband, mhband and uqkey (schema 5), so n copies cost n rows
+ *           there instead of n band entries each and n^2 comparisons.
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
  * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
  * a path) and the XXH3-64 of the whole path; so keys keep path order closely
@@ -64,17 +71,22 @@
 #define FREC_HDR 56
 #define FLAG_FP 1u
 
-/* Book record. */
-#define BOOK_VERSION 1
-#define BOOK_HDR 40
+/* Book record.  Version 1 (schema <= 4) had no copy key and no flags;
+ * version 2 adds them (BOOK_HDR2), read only by the schema 5 upgrade. */
+#define BOOK_VERSION 2
+#define BOOK_HDR 56
+#define BOOK_HDR1 40
+#define BOOK_F_COPIES 1u	/* the representative of a group of two or more */
+#define BOOK_F_COPY 2u		/* in a group, not its representative: no band entries */
+#define COPY_KEY 16
 
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, NDB
+	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, NDB
 };
 static const char *const db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
-	"uqkey", "uqbook", "clusters"
+	"uqkey", "uqbook", "clusters", "copies"
 };
 
 struct idx {
@@ -292,26 +304,36 @@ static void frec_set_err(struct frec *f, const char *err)
 	f->errlen = len;
 }
 
-/* A decoded book record; mh points into the map (valid in its txn only). */
+/* A decoded book record; mh points into the map (valid in its txn only)
+ * or into the copy it was decoded from. */
 struct brec {
-	uint32_t rec_version, n_mh;
+	uint32_t version, rec_version, n_mh;
+	uint8_t flags;
 	uint8_t sh[IDX_SH_BYTES], th[IDX_SH_BYTES];
+	uint8_t key[COPY_KEY];	/* zero in a version 1 record */
 	const uint8_t *mh;
 };
 
 static int brec_decode(const MDB_val *v, struct brec *b)
 {
 	const uint8_t *p = v->mv_data;
+	size_t hdr;
 
-	if (v->mv_size < BOOK_HDR || p[0] != BOOK_VERSION)
+	if (v->mv_size < BOOK_HDR1 || (p[0] != BOOK_VERSION && p[0] != 1))
 		return -EIO;
+	b->version = p[0];
+	hdr = p[0] == 1 ? BOOK_HDR1 : BOOK_HDR;
 	b->n_mh = (uint32_t)get_be(p + 2, 2);
-	if (b->n_mh > MH_MAX || v->mv_size != BOOK_HDR + (size_t)b->n_mh * 8)
+	if (b->n_mh > MH_MAX || v->mv_size != hdr + (size_t)b->n_mh * 8)
 		return -EIO;
+	b->flags = p[0] == 1 ? 0 : p[1];
 	b->rec_version = (uint32_t)get_be(p + 4, 4);
 	memcpy(b->sh, p + 8, IDX_SH_BYTES);
 	memcpy(b->th, p + 24, IDX_SH_BYTES);
-	b->mh = p + BOOK_HDR;
+	memset(b->key, 0, COPY_KEY);
+	if (p[0] != 1)
+		memcpy(b->key, p + 40, COPY_KEY);
+	b->mh = p + hdr;
 	return 0;
 }
 
@@ -644,8 +666,10 @@ static void uq_posting(uint8_t p[UQ_POSTING], uint64_t id, uint32_t n, uint32_t 
 	put_be(p + 10, nhi, 2);
 }
 
-/* Removes the pruning keys of id (none stored: nothing to do). */
-static int uq_remove(struct wtx *w, uint64_t id)
+/* Removes the pruning-key postings of id (none stored: nothing to do), and
+ * its uqbook row unless keep_row (a representative demoted to a copy keeps
+ * its keys, to have its postings written again if it is promoted). */
+static int uq_remove(struct wtx *w, uint64_t id, int keep_row)
 {
 	uint8_t kb[8], key[4], post[UQ_POSTING];
 	uint32_t *keys = NULL, n, i;
@@ -678,7 +702,7 @@ static int uq_remove(struct wtx *w, uint64_t id)
 		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 	}
 	free(keys);
-	return ret ? ret : w_del(w, DB_UQBOOK, kb, 8);
+	return ret || keep_row ? ret : w_del(w, DB_UQBOOK, kb, 8);
 }
 
 /* Puts the postings of id for its n big-endian keys (uqbook's value). */
@@ -706,129 +730,10 @@ static int uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint
 	return ret;
 }
 
-static int uq_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
-{
-	uint8_t kb[8], *buf = NULL;
-	uint32_t i;
-	int ret;
-
-	if (!fp->n_uq_keys)
-		return 0;
-	buf = malloc((size_t)fp->n_uq_keys * 4);
-	if (!buf)
-		return -ENOMEM;
-	for (i = 0; i < fp->n_uq_keys; i++)
-		put_be(buf + 4 * i, fp->uq_keys[i], 4);
-	ret = uq_put_postings(w, id, buf, fp->n_uq_keys);
-	put_be(kb, id, 8);
-	if (ret == 0)
-		ret = w_put(w, DB_UQBOOK, kb, 8, buf, (size_t)fp->n_uq_keys * 4);
-	free(buf);
-	return ret;
-}
-
-/* Removes the fingerprint of id: book, record and every band entry. */
-static int book_remove(struct wtx *w, uint64_t id)
-{
-	uint8_t kb[8], key[IDX_SH_BYTES + 8];
-	uint64_t *mh = NULL;
-	struct brec b;
-	MDB_val v;
-	uint32_t i;
-	int ret;
-
-	put_be(kb, id, 8);
-	ret = w_get(w, DB_BOOK, kb, 8, &v);
-	if (ret == -ENOENT)
-		goto rec;
-	if (ret)
-		return ret;
-	if (brec_decode(&v, &b) == 0) {
-		/* copy out: the deletes below may move the page */
-		if (b.n_mh) {
-			mh = malloc(b.n_mh * sizeof(*mh));
-			if (!mh)
-				return -ENOMEM;
-			for (i = 0; i < b.n_mh; i++)
-				mh[i] = get_be(b.mh + 8 * i, 8);
-		}
-		ret = shband_apply(w, b.sh, id, 0);
-		for (i = 0; ret == 0 && i < b.n_mh; i++) {
-			put_be(key, i, 2);
-			put_be(key + 2, mh[i], 8);
-			put_be(key + 10, id, 8);
-			ret = w_del(w, DB_MHBAND, key, 18);
-		}
-		if (ret == 0) {
-			memcpy(key, b.th, IDX_SH_BYTES);
-			put_be(key + IDX_SH_BYTES, id, 8);
-			ret = w_del(w, DB_TEXT, key, IDX_SH_BYTES + 8);
-		}
-		free(mh);
-		if (ret)
-			return ret;
-	}
-	ret = w_del(w, DB_BOOK, kb, 8);
-	if (ret)
-		return ret;
-rec:
-	ret = uq_remove(w, id);
-	return ret ? ret : w_del(w, DB_REC, kb, 8);
-}
-
-static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
-{
-	uint8_t kb[8], key[IDX_SH_BYTES + 8], *buf = NULL, *rec = NULL;
-	size_t blen = BOOK_HDR + (size_t)fp->n_mh_bands * 8;
-	uint32_t i;
-	int ret;
-
-	put_be(kb, id, 8);
-	buf = calloc(1, blen);
-	rec = malloc(4 + fp->rec_len);
-	if (!buf || !rec) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	buf[0] = BOOK_VERSION;
-	put_be(buf + 2, fp->n_mh_bands, 2);
-	put_be(buf + 4, fp->rec_version, 4);
-	memcpy(buf + 8, fp->simhash, IDX_SH_BYTES);
-	memcpy(buf + 24, fp->text_hash, IDX_SH_BYTES);
-	for (i = 0; i < fp->n_mh_bands; i++)
-		put_be(buf + BOOK_HDR + 8 * i, fp->mh_bands[i], 8);
-	ret = w_put(w, DB_BOOK, kb, 8, buf, blen);
-	if (ret)
-		goto out;
-	put_be(rec, fp->rec_version, 4);
-	if (fp->rec_len)
-		memcpy(rec + 4, fp->rec, fp->rec_len);
-	ret = w_put(w, DB_REC, kb, 8, rec, 4 + fp->rec_len);
-	if (ret)
-		goto out;
-	ret = shband_apply(w, fp->simhash, id, 1);
-	for (i = 0; ret == 0 && i < fp->n_mh_bands; i++) {
-		put_be(key, i, 2);
-		put_be(key + 2, fp->mh_bands[i], 8);
-		put_be(key + 10, id, 8);
-		ret = w_put(w, DB_MHBAND, key, 18, NULL, 0);
-	}
-	if (ret)
-		goto out;
-	memcpy(key, fp->text_hash, IDX_SH_BYTES);
-	put_be(key + IDX_SH_BYTES, id, 8);
-	ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
-	if (ret == 0)
-		ret = uq_add(w, id, fp);
-out:
-	free(buf);
-	free(rec);
-	return ret;
-}
-
 /* Removes every pair of the two-way pair table db (exemptions, cluster
- * links) that involves id. */
-static int pairs_remove_all(struct wtx *w, int db, uint64_t id)
+ * links) that involves id; with move, each pair (id, x) becomes (to, x)
+ * (none with x == to). */
+static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 {
 	uint8_t key[16], rev[16];
 	uint64_t *others = NULL;
@@ -868,11 +773,347 @@ static int pairs_remove_all(struct wtx *w, int db, uint64_t id)
 		ret = w_del(w, db, key, 16);
 		if (ret == 0)
 			ret = w_del(w, db, rev, 16);
+		if (ret == 0 && move && others[i] != to) {
+			put_be(rev + 8, to, 8);
+			ret = w_put(w, db, rev, 16, NULL, 0);
+			put_be(rev, to, 8);
+			put_be(rev + 8, others[i], 8);
+			if (ret == 0)
+				ret = w_put(w, db, rev, 16, NULL, 0);
+		}
 	}
 out:
 	if (cur)
 		mdb_cursor_close(cur);
 	free(others);
+	return ret;
+}
+
+static int pairs_remove_all(struct wtx *w, int db, uint64_t id)
+{
+	return pairs_move(w, db, id, 0, 0);
+}
+
+/* The copy key of a fingerprint: the XXH3-128 of everything the band
+ * tables are written from (simhash, text hash, record version, min-hash
+ * bands, pruning keys; the bands and keys as stored, big-endian), so two
+ * books with one key find exactly the same candidates and compare alike
+ * with every other book.  mh: n_mh * 8 bytes, uq: n_uq * 4 bytes. */
+static int copy_key(const uint8_t sh[IDX_SH_BYTES], const uint8_t th[IDX_SH_BYTES],
+		    uint32_t rec_version, const uint8_t *mh, uint32_t n_mh, const uint8_t *uq,
+		    uint32_t n_uq, uint8_t key[COPY_KEY])
+{
+	size_t len = 2 * IDX_SH_BYTES + 4 + 2 + (size_t)n_mh * 8 + 4 + (size_t)n_uq * 4;
+	uint8_t *buf = malloc(len), *p = buf;
+	XXH128_hash_t h;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(p, sh, IDX_SH_BYTES);
+	memcpy(p + IDX_SH_BYTES, th, IDX_SH_BYTES);
+	p += 2 * IDX_SH_BYTES;
+	put_be(p, rec_version, 4);
+	put_be(p + 4, n_mh, 2);
+	p += 6;
+	if (n_mh)
+		memcpy(p, mh, (size_t)n_mh * 8);
+	p += (size_t)n_mh * 8;
+	put_be(p, n_uq, 4);
+	if (n_uq)
+		memcpy(p + 4, uq, (size_t)n_uq * 4);
+	h = XXH3_128bits(buf, len);
+	free(buf);
+	put_be(key, h.high64, 8);
+	put_be(key + 8, h.low64, 8);
+	return 0;
+}
+
+/* The book row of id copied out of the map (*row, malloc'd) and decoded
+ * into *b (pointing into *row).  -ENOENT when there is none, -EIO when it
+ * does not decode. */
+static int book_load(struct wtx *w, uint64_t id, uint8_t **row, struct brec *b)
+{
+	uint8_t kb[8];
+	MDB_val v;
+	int ret;
+
+	*row = NULL;
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_BOOK, kb, 8, &v);
+	if (ret)
+		return ret;
+	*row = malloc(v.mv_size ? v.mv_size : 1);
+	if (!*row)
+		return -ENOMEM;
+	memcpy(*row, v.mv_data, v.mv_size);
+	v.mv_data = *row;
+	ret = brec_decode(&v, b);
+	if (ret) {
+		free(*row);
+		*row = NULL;
+	}
+	return ret;
+}
+
+/* Sets the flags byte of id's book row (a version 2 row; others are left). */
+static int book_set_flags(struct wtx *w, uint64_t id, uint8_t flags)
+{
+	uint8_t *row = NULL, kb[8];
+	struct brec b;
+	int ret = book_load(w, id, &row, &b);
+
+	if (ret == 0 && b.version == BOOK_VERSION && row[1] != flags) {
+		row[1] = flags;
+		put_be(kb, id, 8);
+		ret = w_put(w, DB_BOOK, kb, 8, row, BOOK_HDR + (size_t)b.n_mh * 8);
+	}
+	free(row);
+	return ret;
+}
+
+/* Adds (add) or removes the band entries of book id described by b: the
+ * simhash bands, the min-hash bands and the pruning-key postings (written
+ * from its uqbook row; removing keeps that row).  Only a representative
+ * has them. */
+static int bands_apply(struct wtx *w, uint64_t id, const struct brec *b, int add)
+{
+	uint8_t key[18], kb[8];
+	MDB_val v;
+	uint32_t i;
+	int ret = shband_apply(w, b->sh, id, add);
+
+	for (i = 0; ret == 0 && i < b->n_mh; i++) {
+		put_be(key, i, 2);
+		memcpy(key + 2, b->mh + 8 * (size_t)i, 8);
+		put_be(key + 10, id, 8);
+		ret = add ? w_put(w, DB_MHBAND, key, 18, NULL, 0) : w_del(w, DB_MHBAND, key, 18);
+	}
+	if (ret)
+		return ret;
+	if (!add)
+		return uq_remove(w, id, 1);
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0 && (v.mv_size % 4 || v.mv_size / 4 > IDX_UQ_MAX))
+		return 0;	/* a malformed row: no postings, as in rebuild_uqkey */
+	if (ret == 0) {
+		uint8_t *keys = malloc(v.mv_size ? v.mv_size : 1);
+
+		/* copy out: the puts may move the page */
+		if (!keys)
+			return -ENOMEM;
+		memcpy(keys, v.mv_data, v.mv_size);
+		ret = uq_put_postings(w, id, keys, (uint32_t)(v.mv_size / 4));
+		free(keys);
+	}
+	return ret;
+}
+
+/* 1 when book id's row has copy key key (a copies row naming a book that
+ * is not there, planted or damaged, is ignored). */
+static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
+{
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val v;
+
+	put_be(kb, id, 8);
+	return w_get(w, DB_BOOK, kb, 8, &v) == 0 && brec_decode(&v, &b) == 0 &&
+	       b.version == BOOK_VERSION && memcmp(b.key, key, COPY_KEY) == 0;
+}
+
+/* The (at most) two smallest ids of the copy group key other than skip:
+ * *n of them (0, 1 or 2) in ids[]. */
+static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, uint64_t ids[2],
+		       size_t *n)
+{
+	uint8_t k0[COPY_KEY + 8];
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc;
+
+	*n = 0;
+	memcpy(k0, key, COPY_KEY);
+	put_be(k0 + COPY_KEY, 0, 8);
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
+	if (rc)
+		return idx_err(rc);
+	k = mval(k0, sizeof(k0));
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && *n < 2;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != sizeof(k0) || memcmp(k.mv_data, key, COPY_KEY) != 0)
+			break;
+		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (id != skip && copy_member(w, key, id))
+			ids[(*n)++] = id;
+	}
+	mdb_cursor_close(cur);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+/* Book id leaves its copy group (b: its book row).  A representative's band
+ * entries go; when copies remain, the next one (smallest id) becomes the
+ * representative: its band entries are written from its stored book row and
+ * pruning keys, and it takes over the cluster links, which hold for it as
+ * they held for id (the same fingerprint gives the same verdicts), so no
+ * comparison is needed.  A copy leaving only updates the representative's
+ * flag. */
+static int group_leave(struct wtx *w, uint64_t id, const struct brec *b)
+{
+	uint8_t k[COPY_KEY + 8], *row = NULL;
+	uint64_t next[2];
+	struct brec nb;
+	size_t n = 0;
+	int ret = 0;
+
+	if (b->version == BOOK_VERSION) {
+		ret = group_first(w, b->key, id, next, &n);
+		if (ret == 0) {
+			memcpy(k, b->key, COPY_KEY);
+			put_be(k + COPY_KEY, id, 8);
+			ret = w_del(w, DB_COPY, k, sizeof(k));
+		}
+		if (ret)
+			return ret;
+	}
+	if (b->flags & BOOK_F_COPY)
+		return n == 1 ? book_set_flags(w, next[0], 0) : 0;
+	ret = bands_apply(w, id, b, 0);
+	if (ret || n == 0)
+		return ret;
+	ret = book_load(w, next[0], &row, &nb);
+	if (ret == 0)
+		ret = bands_apply(w, next[0], &nb, 1);
+	if (ret == 0)
+		ret = book_set_flags(w, next[0], n > 1 ? BOOK_F_COPIES : 0);
+	if (ret == 0)
+		ret = pairs_move(w, DB_CLUSTER, id, 1, next[0]);
+	free(row);
+	return ret;
+}
+
+/* Removes the fingerprint of id: book, record and every band entry. */
+static int book_remove(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], key[IDX_SH_BYTES + 8], *row = NULL;
+	struct brec b;
+	int ret, had_row = 0;
+
+	put_be(kb, id, 8);
+	ret = book_load(w, id, &row, &b);
+	if (ret == -ENOENT || ret == -EIO) {
+		/* none, or one that does not decode: only its own keys to find */
+		ret = 0;
+		goto rec;
+	}
+	if (ret)
+		return ret;
+	had_row = 1;
+	ret = group_leave(w, id, &b);
+	if (ret == 0) {
+		memcpy(key, b.th, IDX_SH_BYTES);
+		put_be(key + IDX_SH_BYTES, id, 8);
+		ret = w_del(w, DB_TEXT, key, IDX_SH_BYTES + 8);
+	}
+	if (ret == 0)
+		ret = w_del(w, DB_BOOK, kb, 8);
+	free(row);
+	if (ret)
+		return ret;
+rec:
+	/* group_leave() removed a representative's postings, keeping the row */
+	ret = had_row ? w_del(w, DB_UQBOOK, kb, 8) : uq_remove(w, id, 0);
+	return ret ? ret : w_del(w, DB_REC, kb, 8);
+}
+
+/* Stores the fingerprint of id (which has none: book_remove() ran).  The
+ * book joins the group of its copy key: alone or with a larger id as
+ * representative it gets the band entries (the old representative's go, and
+ * its cluster links move over); else it is a copy and only gets its rows. */
+static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+{
+	uint8_t kb[8], key[IDX_SH_BYTES + 8], ck[COPY_KEY + 8], *buf = NULL, *rec = NULL;
+	uint8_t *uq = NULL, *orow = NULL;
+	size_t blen = BOOK_HDR + (size_t)fp->n_mh_bands * 8, n = 0;
+	uint64_t first[2];
+	struct brec b, ob;
+	uint32_t i;
+	int ret;
+
+	put_be(kb, id, 8);
+	buf = calloc(1, blen);
+	rec = malloc(4 + fp->rec_len);
+	uq = malloc(fp->n_uq_keys ? (size_t)fp->n_uq_keys * 4 : 1);
+	if (!buf || !rec || !uq) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < fp->n_uq_keys; i++)
+		put_be(uq + 4 * (size_t)i, fp->uq_keys[i], 4);
+	buf[0] = BOOK_VERSION;
+	put_be(buf + 2, fp->n_mh_bands, 2);
+	put_be(buf + 4, fp->rec_version, 4);
+	memcpy(buf + 8, fp->simhash, IDX_SH_BYTES);
+	memcpy(buf + 24, fp->text_hash, IDX_SH_BYTES);
+	for (i = 0; i < fp->n_mh_bands; i++)
+		put_be(buf + BOOK_HDR + 8 * i, fp->mh_bands[i], 8);
+	ret = copy_key(fp->simhash, fp->text_hash, fp->rec_version, buf + BOOK_HDR,
+		       fp->n_mh_bands, uq, fp->n_uq_keys, buf + 40);
+	if (ret == 0)
+		ret = group_first(w, buf + 40, id, first, &n);
+	if (ret)
+		goto out;
+	if (n && first[0] < id) {
+		buf[1] = BOOK_F_COPY;
+		if (n == 1)
+			ret = book_set_flags(w, first[0], BOOK_F_COPIES);
+	} else if (n) {
+		/* id takes over from the representative first[0] */
+		buf[1] = BOOK_F_COPIES;
+		ret = book_load(w, first[0], &orow, &ob);
+		if (ret == 0)
+			ret = bands_apply(w, first[0], &ob, 0);
+		if (ret == 0)
+			ret = book_set_flags(w, first[0], BOOK_F_COPY);
+		if (ret == 0)
+			ret = pairs_move(w, DB_CLUSTER, first[0], 1, id);
+	}
+	if (ret == 0)
+		ret = w_put(w, DB_BOOK, kb, 8, buf, blen);
+	if (ret)
+		goto out;
+	put_be(rec, fp->rec_version, 4);
+	if (fp->rec_len)
+		memcpy(rec + 4, fp->rec, fp->rec_len);
+	ret = w_put(w, DB_REC, kb, 8, rec, 4 + fp->rec_len);
+	if (ret == 0) {
+		memcpy(ck, buf + 40, COPY_KEY);
+		put_be(ck + COPY_KEY, id, 8);
+		ret = w_put(w, DB_COPY, ck, sizeof(ck), NULL, 0);
+	}
+	if (ret == 0) {
+		memcpy(key, fp->text_hash, IDX_SH_BYTES);
+		put_be(key + IDX_SH_BYTES, id, 8);
+		ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
+	}
+	if (ret == 0 && fp->n_uq_keys)
+		ret = w_put(w, DB_UQBOOK, kb, 8, uq, (size_t)fp->n_uq_keys * 4);
+	if (ret == 0 && !(buf[1] & BOOK_F_COPY)) {
+		MDB_val v = mval(buf, blen);
+
+		ret = brec_decode(&v, &b);
+		if (ret == 0)
+			ret = bands_apply(w, id, &b, 1);
+	}
+out:
+	free(orow);
+	free(buf);
+	free(rec);
+	free(uq);
 	return ret;
 }
 
@@ -1383,7 +1624,9 @@ static int shband_row(struct wtx *w, uint64_t id, const MDB_val *v)
 {
 	struct brec b;
 
-	return brec_decode(v, &b) ? 0 : shband_apply(w, b.sh, id, 1);
+	if (brec_decode(v, &b) || (b.flags & BOOK_F_COPY))
+		return 0;	/* a copy has no band entries */
+	return shband_apply(w, b.sh, id, 1);
 }
 
 /* A book's pruning-key postings, from its uqbook row (a malformed one is
@@ -1406,6 +1649,149 @@ static int rebuild_shband(struct wtx *w)
 static int rebuild_uqkey(struct wtx *w)
 {
 	return rebuild_from(w, DB_UQKEY, DB_UQBOOK, uqkey_row);
+}
+
+/* A version 1 book row rewritten as version 2 (its copy key from the row
+ * and its pruning keys, no flags) and entered in the copies table. */
+static int copies_row(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], ck[COPY_KEY + 8], *row = NULL, *nrow = NULL, *uq = NULL;
+	size_t nuq = 0;
+	struct brec b;
+	MDB_val v;
+	int ret = book_load(w, id, &row, &b);
+
+	if (ret == -EIO || (ret == 0 && b.version != 1))
+		ret = 0;	/* undecodable rows are skipped (lists skip them too) */
+	if (ret || !row || b.version != 1)
+		goto out;
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
+	if (ret == 0 && v.mv_size % 4 == 0 && v.mv_size / 4 <= IDX_UQ_MAX) {
+		nuq = v.mv_size / 4;
+		uq = malloc(v.mv_size ? v.mv_size : 1);
+		if (!uq) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(uq, v.mv_data, v.mv_size);
+	} else if (ret == -ENOENT || ret == 0) {
+		ret = 0;
+	} else {
+		goto out;
+	}
+	nrow = calloc(1, BOOK_HDR + (size_t)b.n_mh * 8);
+	if (!nrow) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(nrow, row, BOOK_HDR1);
+	nrow[0] = BOOK_VERSION;
+	nrow[1] = 0;
+	memcpy(nrow + BOOK_HDR, b.mh, (size_t)b.n_mh * 8);
+	ret = copy_key(b.sh, b.th, b.rec_version, b.mh, b.n_mh, uq, (uint32_t)nuq, nrow + 40);
+	if (ret == 0)
+		ret = w_put(w, DB_BOOK, kb, 8, nrow, BOOK_HDR + (size_t)b.n_mh * 8);
+	if (ret == 0) {
+		memcpy(ck, nrow + 40, COPY_KEY);
+		put_be(ck + COPY_KEY, id, 8);
+		ret = w_put(w, DB_COPY, ck, sizeof(ck), NULL, 0);
+	}
+out:
+	free(row);
+	free(nrow);
+	free(uq);
+	return ret;
+}
+
+/* Book id becomes a copy (not its group's representative): flag set, band
+ * entries and links gone (the representative's links hold for the group). */
+static int copies_demote(struct wtx *w, uint64_t id)
+{
+	uint8_t *row = NULL;
+	struct brec b;
+	int ret = book_load(w, id, &row, &b);
+
+	if (ret == 0)
+		ret = bands_apply(w, id, &b, 0);
+	if (ret == 0)
+		ret = book_set_flags(w, id, BOOK_F_COPY);
+	if (ret == 0)
+		ret = pairs_remove_all(w, DB_CLUSTER, id);
+	free(row);
+	return ret == -EIO ? 0 : ret;
+}
+
+/* Schema 4 to 5: every book row gets its copy key and an entry in the
+ * copies table; in each group of copies the books after the first lose
+ * their band entries, postings and links, the first is flagged. */
+static int upgrade_copies(struct wtx *w)
+{
+	uint64_t *ids = NULL, prev_first = 0;
+	size_t n = 0, cap = 0, i, run = 0;
+	uint8_t prev[COPY_KEY];
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret = open_progress(w->ix, IDX_OPEN_UPGRADE, 0, 0);
+
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_BOOK], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 8)
+			continue;
+		if (n == cap) {
+			uint64_t *p;
+
+			cap = cap ? cap * 2 : 1024;
+			p = realloc(ids, cap * sizeof(*p));
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = p;
+		}
+		ids[n++] = get_be(k.mv_data, 8);
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	cur = NULL;
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = copies_row(w, ids[i]);
+		if (ret == 0)
+			ret = open_progress(w->ix, IDX_OPEN_UPGRADE, i + 1, n);
+	}
+	free(ids);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
+	if (rc)
+		return idx_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != COPY_KEY + 8)
+			continue;
+		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (run && memcmp(prev, k.mv_data, COPY_KEY) == 0) {
+			if (run++ == 1)
+				ret = book_set_flags(w, prev_first, BOOK_F_COPIES);
+			if (ret == 0)
+				ret = copies_demote(w, id);
+			continue;
+		}
+		memcpy(prev, k.mv_data, COPY_KEY);
+		prev_first = id;
+		run = 1;
+	}
+	mdb_cursor_close(cur);
+	if (ret)
+		return ret;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
 
 static int init_fn(struct wtx *w, void *arg)
@@ -1441,8 +1827,8 @@ static int init_fn(struct wtx *w, void *arg)
 		fresh = 1;
 	} else if (ret) {
 		return ret;
-	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) == 3) {
-		upgrade = 1;
+	} else if (v.mv_size == 4 && (get_be(v.mv_data, 4) == 3 || get_be(v.mv_data, 4) == 4)) {
+		upgrade = (int)get_be(v.mv_data, 4);
 	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) > IDX_SCHEMA_VERSION &&
 		   get_be(v.mv_data, 4) <= SCHEMA_FUTURE_MAX) {
 		/* a newer version's index: rebuilding would destroy it */
@@ -1465,7 +1851,9 @@ static int init_fn(struct wtx *w, void *arg)
 		uint8_t s[4];
 
 		put_be(s, IDX_SCHEMA_VERSION, 4);
-		ret = rebuild_uqkey(w);
+		ret = upgrade == 3 ? rebuild_uqkey(w) : 0;
+		if (ret == 0)
+			ret = upgrade_copies(w);
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)
@@ -1791,18 +2179,16 @@ static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 }
 
 /* Before book id gets fingerprint fp (NULL: none): its cluster links were
- * judged on the old fingerprint and go, unless the new one is the same
- * (a re-read of unchanged text keeps the links it would find again). */
-static int links_settle(struct wtx *w, uint64_t id, const struct idx_fp *fp)
+ * judged on the old fingerprint and go (*keep = 0), unless the new one is
+ * the same (a re-read of unchanged text keeps the links it would find
+ * again). */
+static int links_keep(struct wtx *w, uint64_t id, const struct idx_fp *fp, int *keep)
 {
 	uint64_t old = 0;
 	int ret = w_fp_tag(w, id, &old);
 
-	if (ret)
-		return ret;
-	if (fp && old && old == fp_tag(fp->simhash, fp->text_hash, fp->rec_version))
-		return 0;
-	return pairs_remove_all(w, DB_CLUSTER, id);
+	*keep = !ret && fp && old && old == fp_tag(fp->simhash, fp->text_hash, fp->rec_version);
+	return ret;
 }
 
 struct put_arg {
@@ -1819,15 +2205,20 @@ static int put_fn(struct wtx *w, void *arg)
 	struct put_arg *a = arg;
 	struct frec *f = a->f;
 	uint8_t kb[8];
-	int ret, had_fp;
+	int ret, had_fp, keep = 0;
 
 	ret = file_by_id(w, a->id, f);
 	if (ret)
 		return ret;
 	had_fp = f->flags & FLAG_FP;
-	ret = links_settle(w, a->id, a->fp);
+	ret = links_keep(w, a->id, a->fp, &keep);
+	/* a representative's links move to the copy promoted in its place
+	 * (book_remove), and come back if the book joins the same group again
+	 * (book_add) */
 	if (ret == 0)
 		ret = book_remove(w, a->id);
+	if (ret == 0 && !keep)
+		ret = pairs_remove_all(w, DB_CLUSTER, a->id);
 	if (ret == 0 && a->fp)
 		ret = book_add(w, a->id, a->fp);
 	if (ret)
@@ -2315,6 +2706,8 @@ static int file_fill(struct idx *ix, MDB_txn *txn, const struct frec *r, struct 
 			memcpy(f->text_hash, b.th, IDX_SH_BYTES);
 			f->rec_version = b.rec_version;
 			f->n_mh_bands = b.n_mh;
+			f->has_copies = !!(b.flags & BOOK_F_COPIES);
+			f->is_copy = !!(b.flags & BOOK_F_COPY);
 		}
 	}
 	ret = file_copy_strings(r, f);
@@ -2522,8 +2915,122 @@ static int hit_cmp_dist(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
-	     size_t *n)
+/* Appends to *ids every id whose key in db starts with the plen-byte prefix
+ * and is plen + 8 bytes long. */
+static int ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
+			   size_t *n, size_t *cap)
+{
+	MDB_val k = mval(prefix, plen), v;
+	int rc;
+
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
+			break;
+		if (k.mv_size != plen + 8)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			uint64_t *p = realloc(*ids, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			*ids = p;
+			*cap = nc;
+		}
+		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + plen, 8);
+	}
+	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
+}
+
+/* Appends to *ids (ascending) the group of copies of book id (in txn), id
+ * included; a book without a copy key (a hostile row) is its own group.
+ * -ENOENT when id has no book row. */
+static int group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, size_t *n,
+		      size_t *cap)
+{
+	uint8_t kb[8], key[COPY_KEY + 8];
+	MDB_cursor *cur = NULL;
+	struct brec b;
+	MDB_val k, v;
+	int rc, ret;
+
+	put_be(kb, id, 8);
+	k = mval(kb, 8);
+	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
+	if (ret == 0 && brec_decode(&v, &b) == 0 && (b.flags & (BOOK_F_COPIES | BOOK_F_COPY))) {
+		memcpy(key, b.key, COPY_KEY);
+		rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
+		if (rc)
+			return idx_err(rc);
+		ret = ids_with_prefix(cur, key, COPY_KEY, ids, n, cap);
+		mdb_cursor_close(cur);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	if (*n == *cap) {
+		uint64_t *p = realloc(*ids, (*cap + 1) * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*ids = p;
+		(*cap)++;
+	}
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
+int idx_copies(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+{
+	MDB_txn *txn = NULL;
+	size_t cap = 0;
+	int ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	ret = group_read(ix, txn, id, ids, n, &cap);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+/* Adds to h the copies of every representative among its hits (in txn),
+ * at their representative's distance (a group has one simhash). */
+static int hits_expand(struct idx *ix, MDB_txn *txn, struct hits *h)
+{
+	uint64_t *ids = NULL;
+	size_t n0 = h->n, i, j, n, cap = 0;
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val k, v;
+	int ret = 0;
+
+	for (i = 0; i < n0 && ret == 0; i++) {
+		put_be(kb, h->v[i].id, 8);
+		k = mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || brec_decode(&v, &b) ||
+		    !(b.flags & BOOK_F_COPIES))
+			continue;
+		n = 0;
+		ret = group_read(ix, txn, h->v[i].id, &ids, &n, &cap);
+		for (j = 0; ret == 0 && j < n; j++)
+			if (ids[j] != h->v[i].id)
+				ret = hits_push(h, ids[j], h->v[i].dist);
+	}
+	free(ids);
+	return ret;
+}
+
+static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, int expand,
+		      struct idx_hit **hits, size_t *n)
 {
 	const struct band_layout *bl = &ix->bl;
 	struct hits h = { NULL, 0, 0 };
@@ -2570,6 +3077,8 @@ int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct 
 		if (ret == 0 && rc && rc != MDB_NOTFOUND)
 			ret = idx_err(rc);
 	}
+	if (ret == 0 && expand)
+		ret = hits_expand(ix, txn, &h);
 out:
 	if (cur)
 		mdb_cursor_close(cur);
@@ -2583,6 +3092,18 @@ out:
 	*hits = h.v;
 	*n = h.n;
 	return 0;
+}
+
+int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
+	     size_t *n)
+{
+	return near_query(ix, sh, d, 1, hits, n);
+}
+
+int idx_near_reps(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d,
+		  struct idx_hit **hits, size_t *n)
+{
+	return near_query(ix, sh, d, 0, hits, n);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -2599,34 +3120,6 @@ static int hit_cmp_shared(const void *a, const void *b)
 	if (x->dist != y->dist)
 		return x->dist > y->dist ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Appends to *ids every id whose key in db starts with the plen-byte prefix
- * and is plen + 8 bytes long. */
-static int ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
-			   size_t *n, size_t *cap)
-{
-	MDB_val k = mval(prefix, plen), v;
-	int rc;
-
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
-			break;
-		if (k.mv_size != plen + 8)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			uint64_t *p = realloc(*ids, nc * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			*ids = p;
-			*cap = nc;
-		}
-		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + plen, 8);
-	}
-	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
 }
 
 int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
@@ -2713,6 +3206,139 @@ int idx_by_text_hash(struct idx *ix, const uint8_t hsh[IDX_SH_BYTES], uint64_t *
 	return ret;
 }
 
+/* The groups of copies of two or more, from one pass over the copies
+ * table: group i is ids[start[i]] .. ids[start[i + 1] - 1], ascending (the
+ * representative first). */
+static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
+{
+	uint8_t prev[COPY_KEY];
+	size_t n = 0, cap = 0, ng = 0, gcap = 0, run = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret = 0;
+
+	memset(cg, 0, sizeof(*cg));
+	rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != COPY_KEY + 8)
+			continue;
+		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (!run || memcmp(prev, k.mv_data, COPY_KEY) != 0) {
+			/* a group of one is dropped: overwrite its entry */
+			if (run == 1)
+				n--;
+			else if (run > 1)
+				ng++;
+			memcpy(prev, k.mv_data, COPY_KEY);
+			run = 0;
+		}
+		if (n + 1 >= cap) {
+			uint64_t *p = realloc(cg->ids, (cap ? cap * 2 : 256) * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			cg->ids = p;
+			cap = cap ? cap * 2 : 256;
+		}
+		if (ng + 2 >= gcap) {
+			size_t *p = realloc(cg->start, (gcap ? gcap * 2 : 64) * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			cg->start = p;
+			gcap = gcap ? gcap * 2 : 64;
+		}
+		if (run == 0)
+			cg->start[ng] = n;
+		cg->ids[n++] = id;
+		run++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	if (ret) {
+		idx_groups_release(cg);
+		return ret;
+	}
+	if (run == 1)
+		n--;
+	else if (run > 1)
+		ng++;
+	if (cg->start)
+		cg->start[ng] = n;
+	cg->ngroups = ng;
+	return 0;
+}
+
+static int load_copy_groups(struct idx *ix, struct idx_groups *cg)
+{
+	MDB_txn *txn = NULL;
+	int ret = rtx_begin(ix, &txn);
+
+	if (ret)
+		return ret;
+	ret = copy_groups_txn(ix, txn, cg);
+	rtx_end(ix, txn);
+	return ret;
+}
+
+/* Appends the copies of every representative (in txn) to the n books ids[]
+ * with simhashes sh[] (room for *cap, grown), each with its
+ * representative's simhash (a group has one). */
+static int copies_add(struct idx *ix, MDB_txn *txn, uint64_t **ids,
+		      uint8_t (**sh)[IDX_SH_BYTES], size_t *n, size_t *cap)
+{
+	struct idx_groups cg = { 0 };
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val k, v;
+	size_t gi, i;
+	int ret = copy_groups_txn(ix, txn, &cg);
+
+	for (gi = 0; ret == 0 && gi < cg.ngroups; gi++) {
+		size_t s0 = cg.start[gi], s1 = cg.start[gi + 1];
+
+		put_be(kb, cg.ids[s0], 8);
+		k = mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || brec_decode(&v, &b) ||
+		    (b.flags & BOOK_F_COPY))
+			continue;
+		if (*n + (s1 - s0) > *cap) {
+			size_t nc = (*n + (s1 - s0)) * 2;
+			uint64_t *pi = realloc(*ids, nc * sizeof(*pi));
+			uint8_t (*ps)[IDX_SH_BYTES];
+
+			if (!pi) {
+				ret = -ENOMEM;
+				break;
+			}
+			*ids = pi;
+			ps = realloc(*sh, nc * sizeof(*ps));
+			if (!ps) {
+				ret = -ENOMEM;
+				break;
+			}
+			*sh = ps;
+			*cap = nc;
+		}
+		for (i = s0 + 1; i < s1; i++) {
+			(*ids)[*n] = cg.ids[i];
+			memcpy((*sh)[*n], b.sh, IDX_SH_BYTES);
+			(*n)++;
+		}
+	}
+	idx_groups_release(&cg);
+	return ret;
+}
+
 /* Loads every fingerprinted book's id and simhash from band 0 of the band
  * table (exactly one entry per book, already in a compact form). */
 static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)[IDX_SH_BYTES],
@@ -2777,6 +3403,8 @@ static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)
 	}
 	if (rc && rc != MDB_NOTFOUND)
 		ret = idx_err(rc);
+	if (ret == 0)
+		ret = copies_add(ix, txn, &ids, &sh, &n, &cap);
 out:
 	if (cur)
 		mdb_cursor_close(cur);
@@ -3557,36 +4185,204 @@ out:
 	return 0;
 }
 
+/* Pairs of ids (a, b) to unite, growing. */
+struct idpairs {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+static int idpairs_push(struct idpairs *p, uint64_t a, uint64_t b)
+{
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 1024;
+		uint64_t (*q)[2] = realloc(p->v, nc * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		p->v = q;
+		p->cap = nc;
+	}
+	p->v[p->n][0] = a;
+	p->v[p->n][1] = b;
+	p->n++;
+	return 0;
+}
+
+/* The exemptions and the ids they involve, for the group joins. */
+struct exset {
+	struct idx_pair *pairs;	/* a < b, sorted */
+	size_t npairs;
+	uint64_t *ids;		/* every id of a pair, sorted, unique */
+	size_t nids;
+};
+
+static int ex_has(const struct exset *e, uint64_t a, uint64_t b)
+{
+	return a != b && pair_find(e->pairs, e->npairs, a < b ? a : b, a < b ? b : a);
+}
+
+/* A member of v[0..n) in no exemption at all (one is joined to every other
+ * member of a set it meets), or 0 when there is none. */
+static uint64_t ex_free(const struct exset *e, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!e->nids || !bsearch(&v[i], e->ids, e->nids, sizeof(*e->ids), u64_cmp))
+			return v[i];
+	return 0;
+}
+
+/* Unites the pairs of a x b (every pair of a when b is NULL) that are not
+ * exempted, with as few pairs as keep the same components: when each side
+ * has a member in no exemption, that member meets everyone, so one pair
+ * (and the sides' own joins) does; else one side is all exempted members,
+ * at most twice the exemptions, and its pairs are listed. */
+static int join_sets(const struct exset *e, const uint64_t *a, size_t na, const uint64_t *b,
+		     size_t nb, struct idpairs *out)
+{
+	uint64_t fa = ex_free(e, a, na), fb = b ? ex_free(e, b, nb) : fa;
+	size_t i, j;
+	int ret = 0;
+
+	if (fa && fb) {
+		if (!b) {
+			for (i = 0; i < na && ret == 0; i++)
+				if (a[i] != fa)
+					ret = idpairs_push(out, fa, a[i]);
+			return ret;
+		}
+		return idpairs_push(out, fa, fb);
+	}
+	for (i = 0; i < na && ret == 0; i++)
+		for (j = b ? 0 : i + 1; j < (b ? nb : na) && ret == 0; j++) {
+			uint64_t y = b ? b[j] : a[j];
+
+			if (!ex_has(e, a[i], y))
+				ret = idpairs_push(out, a[i], y);
+		}
+	return ret;
+}
+
+/* The group of copies of representative id in cg (via the sorted index
+ * reps: rep id, group number), else NULL. */
+static const uint64_t *group_of(const struct idx_groups *cg, const uint64_t (*reps)[2], uint64_t id,
+				size_t *n)
+{
+	size_t lo = 0, hi = cg->ngroups, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (reps[mid][0] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == cg->ngroups || reps[lo][0] != id)
+		return NULL;
+	*n = cg->start[reps[lo][1] + 1] - cg->start[reps[lo][1]];
+	return cg->ids + cg->start[reps[lo][1]];
+}
+
+static int u64pair_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
 int idx_link_groups(struct idx *ix, struct idx_groups *g)
 {
-	struct band_pair *bp = NULL;
-	struct idx_pair *ex = NULL;
-	uint8_t *skip = NULL;
-	uint64_t *ids = NULL;
-	size_t nids = 0, np = 0, nex = 0, i;
+	struct idx_groups cg = { 0 };
+	struct band_pair *bp = NULL, *up = NULL;
+	struct idpairs jp = { NULL, 0, 0 };
+	struct exset ex = { NULL, 0, NULL, 0 };
+	uint64_t *ids = NULL, *all = NULL, (*reps)[2] = NULL;
+	size_t nids = 0, np = 0, nall = 0, i, j;
 	int ret;
 
 	memset(g, 0, sizeof(*g));
 	ret = load_links(ix, &ids, &nids, &bp, &np);
 	if (ret == 0)
-		ret = idx_exemptions(ix, &ex, &nex);
+		ret = load_copy_groups(ix, &cg);
+	if (ret == 0)
+		ret = idx_exemptions(ix, &ex.pairs, &ex.npairs);
 	if (ret)
 		goto out;
-	if (nex && np) {
-		skip = calloc(np, 1);
-		if (!skip) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		/* pairs come as a < b, like the exemptions */
-		for (i = 0; i < np; i++)
-			skip[i] = (uint8_t)pair_find(ex, nex, ids[bp[i].a], ids[bp[i].b]);
+	ex.ids = malloc((2 * ex.npairs + 1) * sizeof(*ex.ids));
+	reps = malloc((cg.ngroups + 1) * sizeof(*reps));
+	if (!ex.ids || !reps) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	ret = groups_build(ids, nids, bp, np, skip, g);
+	for (i = 0; i < ex.npairs; i++) {
+		ex.ids[ex.nids++] = ex.pairs[i].a;
+		ex.ids[ex.nids++] = ex.pairs[i].b;
+	}
+	if (ex.nids)
+		qsort(ex.ids, ex.nids, sizeof(*ex.ids), u64_cmp);
+	for (i = 0; i < cg.ngroups; i++) {
+		reps[i][0] = cg.ids[cg.start[i]];
+		reps[i][1] = i;
+		ret = join_sets(&ex, cg.ids + cg.start[i], cg.start[i + 1] - cg.start[i], NULL, 0,
+				&jp);
+		if (ret)
+			goto out;
+	}
+	if (cg.ngroups)
+		qsort(reps, cg.ngroups, sizeof(*reps), u64pair_cmp);
+	/* a link between two representatives stands for every pair of their
+	 * groups */
+	for (i = 0; i < np && ret == 0; i++) {
+		uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+		const uint64_t *ga, *gb;
+		size_t na = 1, nb = 1;
+
+		ga = group_of(&cg, (const uint64_t (*)[2])reps, a, &na);
+		gb = group_of(&cg, (const uint64_t (*)[2])reps, b, &nb);
+		ret = join_sets(&ex, ga ? ga : &a, ga ? na : 1, gb ? gb : &b, gb ? nb : 1, &jp);
+	}
+	if (ret)
+		goto out;
+	/* every id met, once, and the pairs as indexes into them */
+	nall = nids + (cg.ngroups ? cg.start[cg.ngroups] : 0);
+	all = malloc((nall + 1) * sizeof(*all));
+	up = malloc((jp.n + 1) * sizeof(*up));
+	if (!all || !up) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (nids)
+		memcpy(all, ids, nids * sizeof(*ids));
+	if (nall > nids)
+		memcpy(all + nids, cg.ids, (nall - nids) * sizeof(*all));
+	if (nall)
+		rsort_u64(all, nall);
+	for (i = j = 0; i < nall; i++)
+		if (!j || all[j - 1] != all[i])
+			all[j++] = all[i];
+	nall = j;
+	if (nall > UINT32_MAX) {
+		ret = -EOVERFLOW;
+		goto out;
+	}
+	for (i = j = 0; i < jp.n; i++) {
+		const uint64_t *pa = bsearch(&jp.v[i][0], all, nall, sizeof(*all), u64_cmp);
+		const uint64_t *pb = bsearch(&jp.v[i][1], all, nall, sizeof(*all), u64_cmp);
+
+		if (pa && pb)
+			up[j++] = (struct band_pair){ (uint32_t)(pa - all), (uint32_t)(pb - all), 0 };
+	}
+	ret = groups_build(all, nall, up, j, NULL, g);
 out:
-	free(skip);
+	idx_groups_release(&cg);
+	free(jp.v);
+	free(ex.pairs);
+	free(ex.ids);
+	free(reps);
+	free(all);
+	free(up);
 	free(bp);
-	free(ex);
 	free(ids);
 	return ret;
 }

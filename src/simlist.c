@@ -543,8 +543,35 @@ out:
 	return ret;
 }
 
+int simlist_expand(struct idx *ix, const struct idx_file *f, const struct idx_file *rel,
+		   uint64_t **ids, size_t *n)
+{
+	size_t i, j;
+	int ret;
+
+	*ids = NULL;
+	*n = 0;
+	if (!rel->has_copies || memcmp(rel->text_hash, f->text_hash, IDX_SH_BYTES) == 0) {
+		*ids = malloc(sizeof(**ids));
+		if (!*ids)
+			return -ENOMEM;
+		(*ids)[0] = rel->id;
+		*n = 1;
+		return 0;
+	}
+	ret = idx_copies(ix, rel->id, ids, n);
+	for (i = j = 0; ret == 0 && i < *n; i++)
+		if ((*ids)[i] != f->id)
+			(*ids)[j++] = (*ids)[i];
+	if (!ret)
+		*n = j;
+	return ret;
+}
+
 /* Gathers candidate ids from the sources (SIMLIST_SRC_*): sorted, unique,
- * without id; without its exemptions unless keep_exempt. */
+ * without id; without its exemptions unless keep_exempt.  Representatives
+ * stand for their copies (simlist_expand()); the books with f's own text
+ * come one by one (the text source). */
 static int candidates(struct idx *ix, const struct idx_file *f, unsigned sources, int keep_exempt,
 		      uint64_t **out, size_t *nout)
 {
@@ -555,7 +582,7 @@ static int candidates(struct idx *ix, const struct idx_file *f, unsigned sources
 	int ret = 0;
 
 	if (sources & SIMLIST_SRC_NEAR)
-		ret = idx_near(ix, f->simhash, idx_max_d(ix), &near, &nnear);
+		ret = idx_near_reps(ix, f->simhash, idx_max_d(ix), &near, &nnear);
 	if (!ret && (sources & SIMLIST_SRC_MINHASH) && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
 		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
 	if (!ret && (sources & SIMLIST_SRC_TEXT))
@@ -614,6 +641,61 @@ out:
 	return ret;
 }
 
+/* Makes room in l (*cap entries) for n more. */
+static int list_room(struct simlist *l, size_t *cap, size_t n)
+{
+	struct simlist_entry *v;
+	size_t nc = *cap;
+
+	while (l->n + n > nc)
+		nc *= 2;
+	if (nc == *cap)
+		return 0;
+	v = realloc(l->v, nc * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	*cap = nc;
+	return 0;
+}
+
+/* Appends to l (room for *cap entries, grown) the copies of the related
+ * representative cf other than cf itself and the nex books ex[] exempted
+ * from f, each under its own path with cf's relation r: copies relate
+ * alike to every book of another text. */
+static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx_file *cf,
+		      const struct pairres *r, const uint64_t *ex, size_t nex,
+		      int (*skip)(void *arg, const char *path), void *arg, struct simlist *l,
+		      size_t *cap)
+{
+	struct idx_file mf = { 0 };
+	uint64_t *ids = NULL;
+	size_t n = 0, i;
+	int ret = simlist_expand(ix, f, cf, &ids, &n);
+
+	if (!ret)
+		ret = list_room(l, cap, n);
+	for (i = 0; !ret && n > 1 && i < n; i++) {
+		idx_file_release(&mf);
+		if (ids[i] == cf->id || (nex && bsearch(&ids[i], ex, nex, sizeof(*ex), u64_cmp)))
+			continue;
+		if (idx_get_id(ix, ids[i], &mf) || !mf.has_fp || mf.state != IDX_INDEXED)
+			continue;
+		if (skip && skip(arg, mf.path))
+			continue;
+		l->v[l->n] = (struct simlist_entry){
+			.id = mf.id, .path = mf.path, .cls = r->cls, .score = r->score,
+			.simhash_distance = r->dist, .jaccard = r->jaccard,
+			.cover_this = r->cover_this, .cover_other = r->cover_other,
+		};
+		mf.path = NULL;
+		l->n++;
+	}
+	idx_file_release(&mf);
+	free(ids);
+	return ret;
+}
+
 int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
 {
@@ -621,8 +703,8 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 	struct simlist *l = NULL;
 	struct book *ba = NULL;
 	struct pairres r;
-	uint64_t *ids = NULL;
-	size_t nids = 0, i;
+	uint64_t *ids = NULL, *ex = NULL;
+	size_t nids = 0, nex = 0, cap, i;
 	int ret;
 
 	*out = NULL;
@@ -634,20 +716,29 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 	ret = idx_get_id(ix, id, &f);
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
+	/* exempted candidates too: a representative exempted from id still
+	 * stands for its other copies */
 	if (!ret)
-		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 0, &ids, &nids);
+		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
+	if (!ret)
+		ret = idx_exempt_ids(ix, id, &ex, &nex);
 	if (ret)
 		goto out;
-	l->v = calloc(nids ? nids : 1, sizeof(*l->v));
+	cap = nids ? nids : 1;
+	l->v = calloc(cap, sizeof(*l->v));
 	if (!l->v) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < nids; i++) {
+		int shown;
+
 		idx_file_release(&cf);
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
 			continue;
-		if (skip && skip(arg, cf.path))
+		shown = !(nex && bsearch(&cf.id, ex, nex, sizeof(*ex), u64_cmp)) &&
+			!(skip && skip(arg, cf.path));
+		if (!shown && !cf.has_copies)
 			continue;
 		/* A record that does not decode is skipped, not fatal. */
 		ret = compare_pair(ix, c, &f, &ba, &cf, &r);
@@ -656,13 +747,23 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		ret = 0;
 		if (r.cls == RELATE_UNRELATED || !r.used)
 			continue;
-		l->v[l->n] = (struct simlist_entry){
-			.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
-			.simhash_distance = r.dist, .jaccard = r.jaccard,
-			.cover_this = r.cover_this, .cover_other = r.cover_other,
-		};
-		cf.path = NULL;
-		l->n++;
+		if (shown) {
+			ret = list_room(l, &cap, 1);
+			if (ret)
+				goto out;
+			l->v[l->n] = (struct simlist_entry){
+				.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
+				.simhash_distance = r.dist, .jaccard = r.jaccard,
+				.cover_this = r.cover_this, .cover_other = r.cover_other,
+			};
+			cf.path = NULL;
+			l->n++;
+		}
+		if (cf.has_copies) {
+			ret = add_copies(ix, &f, &cf, &r, ex, nex, skip, arg, l, &cap);
+			if (ret)
+				goto out;
+		}
 	}
 	ret = simlist_rank(l);
 out:
@@ -670,6 +771,7 @@ out:
 	idx_file_release(&cf);
 	book_free(ba);
 	free(ids);
+	free(ex);
 	if (ret) {
 		simlist_free(l);
 		l = NULL;
@@ -680,17 +782,66 @@ out:
 
 int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n)
 {
-	struct idx_file f = { 0 };
+	struct idx_file f = { 0 }, cf = { 0 };
+	uint64_t *c = NULL, *g = NULL, *v;
+	size_t nc = 0, ng = 0, i, j, k, cap = 0;
 	int ret;
 
 	*ids = NULL;
 	*n = 0;
+
 	ret = idx_get_id(ix, id, &f);
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
 	if (!ret)
-		ret = candidates(ix, &f, sources, 0, ids, n);
+		ret = candidates(ix, &f, sources, 1, &c, &nc);
+	/* each representative expanded into the copies it stands for (an
+	 * exempted one too: its copies may not be), the exemptions dropped
+	 * after */
+	for (i = 0; !ret && i < nc; i++) {
+		idx_file_release(&cf);
+		if (idx_get_id(ix, c[i], &cf) || !cf.has_fp) {
+			cf.id = c[i];
+			cf.has_copies = 0;
+		}
+		free(g);
+		g = NULL;
+		ret = simlist_expand(ix, &f, &cf, &g, &ng);
+		if (!ret && *n + ng > cap) {
+			cap = (*n + ng) * 2;
+			v = realloc(*ids, cap * sizeof(*v));
+			if (!v)
+				ret = -ENOMEM;
+			else
+				*ids = v;
+		}
+		for (j = 0; !ret && j < ng; j++)
+			(*ids)[(*n)++] = g[j];
+	}
+	if (!ret && *n) {
+		uint64_t *ex = NULL;
+		size_t nex = 0;
+
+		ret = idx_exempt_ids(ix, id, &ex, &nex);
+		if (ret == -ENOENT)
+			ret = 0;
+		qsort(*ids, *n, sizeof(**ids), u64_cmp);
+		for (j = k = 0; !ret && j < *n; j++)
+			if ((!k || (*ids)[k - 1] != (*ids)[j]) &&
+			    !(nex && bsearch(&(*ids)[j], ex, nex, sizeof(*ex), u64_cmp)))
+				(*ids)[k++] = (*ids)[j];
+		*n = k;
+		free(ex);
+	}
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
 	idx_file_release(&f);
+	idx_file_release(&cf);
+	free(g);
+	free(c);
 	return ret;
 }
 
@@ -773,6 +924,34 @@ static int joins_cluster(enum relate_class cls)
 	       cls == RELATE_NEAR_DUPLICATE;
 }
 
+/* After some links of representative f were refused (a book changed while
+ * they were judged): when f itself went or became a copy meanwhile, the
+ * copy promoted in its place took over the links stored until then but
+ * not these, so it is judged (the same fingerprint: the representative
+ * of f's text with f's tag). */
+static int judge_successor(struct idx *ix, const struct idx_file *f)
+{
+	struct idx_file now = { 0 };
+	uint64_t *same = NULL, next = 0;
+	size_t n = 0, i;
+	int ret = idx_get_id(ix, f->id, &now);
+
+	if (ret == 0 && now.has_fp && !now.is_copy && idx_fp_tag(&now) == idx_fp_tag(f)) {
+		idx_file_release(&now);
+		return 0;	/* f is still the representative: a candidate changed */
+	}
+	idx_file_release(&now);
+	ret = idx_by_text_hash(ix, f->text_hash, &same, &n);
+	for (i = 0; ret == 0 && i < n && !next; i++) {
+		if (same[i] != f->id && idx_get_id(ix, same[i], &now) == 0 && now.has_fp &&
+		    !now.is_copy && idx_fp_tag(&now) == idx_fp_tag(f))
+			next = same[i];
+		idx_file_release(&now);
+	}
+	free(same);
+	return ret == 0 && next ? simlist_cluster_update(ix, next) : ret;
+}
+
 int simlist_cluster_update(struct idx *ix, uint64_t id)
 {
 	return simlist_cluster_update_batch(ix, id, NULL, 0);
@@ -785,15 +964,20 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 	struct book *bf = NULL, *bc = NULL;
 	struct idx_link *links = NULL;
 	struct book_cmp cmp;
-	uint64_t *ids = NULL;
-	size_t nids = 0, nl = 0, i;
+	uint64_t *ids = NULL, *own = NULL;
+	size_t nids = 0, nl = 0, nown = 0, i;
 	int ret;
 
 	ret = idx_get_id(ix, id, &f);
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
-	if (!ret)
-		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
+	/* a copy is in its representative's cluster by definition, and its
+	 * relations to other books are the representative's links */
+	if (ret || f.is_copy)
+		goto out;
+	ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
+	if (!ret && f.has_copies)
+		ret = idx_copies(ix, id, &own, &nown);
 	if (!ret && nids)
 		ret = load_book(ix, id, &bf);
 	if (ret)
@@ -813,6 +997,8 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 			;
 		if (k < nlater)
 			continue;	/* that book's own update judges the pair */
+		if (nown && bsearch(&ids[i], own, nown, sizeof(*own), u64_cmp))
+			continue;	/* a copy of id: joined without a link */
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
 			continue;
 		/* a record that does not decode is skipped, as in the lists */
@@ -834,6 +1020,8 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 		links[nl++] = (struct idx_link){ id, cf.id, idx_fp_tag(&f), idx_fp_tag(&cf) };
 	}
 	ret = idx_links_add(ix, links, nl);
+	if (ret >= 0 && (size_t)ret < nl)
+		ret = judge_successor(ix, &f);
 	if (ret > 0)
 		ret = 0;
 out:
@@ -843,6 +1031,7 @@ out:
 	book_free(bc);
 	free(links);
 	free(ids);
+	free(own);
 	return ret;
 }
 
@@ -880,50 +1069,81 @@ int simlist_group_title(struct idx *ix, const uint64_t *ids, size_t n, const cha
 	return *title ? 0 : -ENOMEM;
 }
 
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const struct idx_pair *a = pa, *b = pb;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
 int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 {
 	struct idx_groups in = { 0 };
+	struct idx_pair *ex = NULL;
 	struct gmem *m = NULL;
-	size_t *par = NULL, *size = NULL, nm = 0, gi, i, j, k, a, b;
-	uint64_t *gid = NULL;
+	size_t *par = NULL, *size = NULL, nm = 0, nex = 0, nexid = 0, gi, i, j, k, a, b;
+	uint64_t *gid = NULL, *exid = NULL;
 	int ret;
 
 	memset(g, 0, sizeof(*g));
 	ret = idx_text_groups(ix, &in);
-	if (ret)
+	if (!ret)
+		ret = idx_exemptions(ix, &ex, &nex);
+	if (ret) {
+		idx_groups_release(&in);
 		return ret;
+	}
 	k = in.ngroups ? in.start[in.ngroups] : 0;
 	par = malloc((k + 1) * sizeof(*par));
 	size = calloc(k + 1, sizeof(*size));
 	gid = malloc((k + 1) * sizeof(*gid));
 	m = malloc((k + 1) * sizeof(*m));
+	exid = malloc((2 * nex + 1) * sizeof(*exid));
 	g->ids = malloc((k + 1) * sizeof(*g->ids));
 	g->start = malloc((k + 2) * sizeof(*g->start));
-	if (!par || !size || !gid || !m || !g->ids || !g->start) {
+	if (!par || !size || !gid || !m || !exid || !g->ids || !g->start) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < nex; i++) {
+		exid[nexid++] = ex[i].a;
+		exid[nexid++] = ex[i].b;
+	}
+	if (nexid)
+		qsort(exid, nexid, sizeof(*exid), u64_cmp);
 	for (i = 0; i < k; i++)
 		par[i] = i;
 	for (gi = 0; gi < in.ngroups; gi++) {
-		size_t s0 = in.start[gi], s1 = in.start[gi + 1];
+		size_t s0 = in.start[gi], s1 = in.start[gi + 1], free_at = s1;
 
-		/* every pair of the group is joined unless exempted */
+		/* a member in no exemption is joined to every other member, so
+		 * the group is whole; else every member is in an exemption (at
+		 * most twice their number) and each pair is checked */
+		for (i = s0; i < s1 && free_at == s1; i++)
+			if (!nexid || !bsearch(&in.ids[i], exid, nexid, sizeof(*exid), u64_cmp))
+				free_at = i;
+		if (free_at < s1) {
+			for (i = s0; i < s1; i++) {
+				a = uf_find(par, i);
+				b = uf_find(par, free_at);
+				if (a != b)
+					par[a] = b;
+			}
+			continue;
+		}
 		for (i = s0; i < s1; i++) {
-			uint64_t *ex = NULL;
-			size_t nex = 0;
-
-			if (idx_exempt_ids(ix, in.ids[i], &ex, &nex))
-				nex = 0;
 			for (j = i + 1; j < s1; j++) {
-				if (nex && bsearch(&in.ids[j], ex, nex, sizeof(*ex), u64_cmp))
+				struct idx_pair key = { in.ids[i], in.ids[j], 0 };	/* ids ascend */
+
+				if (bsearch(&key, ex, nex, sizeof(*ex), pair_cmp))
 					continue;
 				a = uf_find(par, i);
 				b = uf_find(par, j);
 				if (a != b)
 					par[a] = b;
 			}
-			free(ex);
 		}
 	}
 	/* ids within a group ascend, so the first member met per root is its
@@ -940,6 +1160,8 @@ int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 	groups_fill(m, nm, g);
 out:
 	idx_groups_release(&in);
+	free(ex);
+	free(exid);
 	free(par);
 	free(size);
 	free(gid);

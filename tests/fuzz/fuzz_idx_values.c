@@ -76,7 +76,7 @@ static void reset(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const dbs[] = { "files", "ids", "book", "rec", "shband", "mhband",
-					   "text", "exempt", "fail", "meta" };
+					   "text", "exempt", "fail", "meta", "copies", "clusters" };
 	struct idx_entry *ents;
 	struct idx_file f, *errs;
 	struct idx_hit *h;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	klen = 1 + data[1] % 64;
 	if (klen > size - 2)
 		klen = size - 2;
-	if (idx_debug_raw_put(ix, dbs[data[0] % 10], data + 2, klen, data + 2 + klen,
+	if (idx_debug_raw_put(ix, dbs[data[0] % (sizeof(dbs) / sizeof(dbs[0]))], data + 2, klen, data + 2 + klen,
 			      size - 2 - klen) == -ENOSPC)
 		reset();
 	for (id = 0; id < 5; id++) {
@@ -105,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (idx_record(ix, id, &ver, &rec, &len) == 0)
 			free(rec);
 		if (idx_exempt_ids(ix, id, &ids, &n) == 0)
+			free(ids);
+		if (idx_copies(ix, id, &ids, &n) == 0)
 			free(ids);
 	}
 	if (idx_get(ix, "a/one.txt", &f) == 0)
@@ -120,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (idx_clusters(ix, 7, &g) == 0)
 		idx_groups_release(&g);
 	if (idx_text_groups(ix, &g) == 0)
+		idx_groups_release(&g);
+	if (idx_link_groups(ix, &g) == 0)
 		idx_groups_release(&g);
 	if (idx_list(ix, "", 0, &ents, &n) == 0)
 		idx_entries_free(ents, n);

@@ -75,7 +75,8 @@ ctl_fails "Invalid argument" "not-duplicate${TAB}a/b\\qd${TAB}base2.txt"
 [ ! -s "$MNT/.simbookfs/not-duplicates" ] || fail "a failed command left a mark: $(cat "$MNT/.simbookfs/not-duplicates")"
 ! cat "$MNT/$CTL" >/dev/null 2>&1 || fail "the control file can be read"
 [ "$(stat -c %A "$MNT/$CTL")" = "--w-------" ] || fail "control mode: $(stat -c %A "$MNT/$CTL")"
-! ls -A "$MNT/.simbookfs" | grep -q control || fail "control listed in .simbookfs/"
+ls -A "$MNT/.simbookfs" >"$T/meta.ls" || fail "ls of .simbookfs/"
+! grep -q control "$T/meta.ls" || fail "control listed in .simbookfs/"
 echo x >"$MNT/.simbookfs/status" 2>/dev/null && fail "status writable"
 umount_fs
 

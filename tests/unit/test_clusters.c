@@ -291,6 +291,212 @@ static void test_against_brute_force(void)
 	close(fd);
 }
 
+/* The rules of groups of copies, for every book: the group (idx_copies())
+ * has its smallest id first, flagged as representative when the group has
+ * two or more, the others flagged as copies, without links and without
+ * simhash band entries (idx_near_reps() does not name them, idx_near()
+ * does).  Returns the number of books breaking one. */
+static int copies_ok(struct indexer *ixr)
+{
+	struct idx *ix = indexer_idx(ixr);
+	struct idx_file *b = NULL;
+	size_t n = 0, i, k, ng, nl, nh, nr;
+	uint64_t *g = NULL, *l = NULL;
+	struct idx_hit *h = NULL, *r = NULL;
+	int bad = 0;
+
+	if (books(ix, &b, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		int rep, in_reps = 0, in_near = 0;
+
+		if (idx_copies(ix, b[i].id, &g, &ng) || !ng)
+			return -1;
+		rep = g[0] == b[i].id;
+		bad += rep ? b[i].has_copies != (ng > 1) || b[i].is_copy : !b[i].is_copy;
+		for (k = 1; k < ng; k++)
+			bad += g[k] <= g[k - 1];
+		if (idx_links_of(ix, b[i].id, &l, &nl) ||
+		    idx_near(ix, b[i].simhash, 0, &h, &nh) ||
+		    idx_near_reps(ix, b[i].simhash, 0, &r, &nr))
+			return -1;
+		bad += !rep && nl;
+		for (k = 0; k < nh; k++)
+			in_near |= h[k].id == b[i].id;
+		for (k = 0; k < nr; k++)
+			in_reps |= r[k].id == b[i].id;
+		bad += !in_near || in_reps != rep;
+		if (bad)
+			fprintf(stderr, "  %s: group of %zu, first %llu, links %zu\n", b[i].path, ng,
+				(unsigned long long)g[0], nl);
+		free(g);
+		free(l);
+		free(h);
+		free(r);
+	}
+	idx_files_free(b, n);
+	return bad;
+}
+
+/* Entries of path's similar list that are in the list of names. */
+static size_t listed(struct indexer *ixr, const char *path, const char *const *names, size_t n)
+{
+	struct simlist *l = NULL;
+	size_t i, k, found = 0;
+
+	if (simlist_compute(indexer_idx(ixr), NULL, ixtest_id_of(ixr, path), NULL, NULL, &l))
+		return (size_t)-1;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < l->n; k++)
+			found += !strcmp(l->v[k].path, names[i]);
+	simlist_free(l);
+	return found;
+}
+
+/* Groups of copies of one text (identical files, and the same text in other
+ * bytes) among near duplicates: clusters and similar lists against brute
+ * force as representatives go (unlink, rewrite, rename over) and
+ * exemptions are made inside a group and with a book outside it. */
+static void test_copies(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct idx_groups g = { 0 };
+	char name[64], from[PATH_MAX + 32], to[PATH_MAX + 32];
+	static const char *const g0[] = { "g0-c0.txt", "g0-c1.txt", "g0-c2.txt", "g0-c3.txt",
+					  "g0-c4.txt" };
+	uint64_t *v = NULL, id;
+	size_t nv = 0;
+	unsigned i, k;
+	int fd, far = 0;
+
+	REQUIRE(ixtest_dirs() == 0);
+	textgen_vocab(vocab, VOCAB, 4711);
+	/* 3 texts with 5 copies each (the last one's bytes differ: a trailing
+	 * blank line, the same normalised text), a near duplicate and a
+	 * volume of each, an unrelated book */
+	for (i = 0; i < 3; i++) {
+		char *t = gen(200 + i, WORDS, 0, 0), *t2;
+
+		REQUIRE(t);
+		for (k = 0; k < 5; k++) {
+			snprintf(name, sizeof(name), "g%u-c%u.txt", i, k);
+			if (k < 4) {
+				ixtest_put(name, t);
+				continue;
+			}
+			t2 = malloc(strlen(t) + 3);
+			REQUIRE(t2);
+			strcpy(t2, t);
+			strcat(t2, "\n\n");
+			ixtest_put(name, t2);
+			free(t2);
+		}
+		free(t);
+		snprintf(name, sizeof(name), "g%u-near.txt", i);
+		put(name, gen(200 + i, WORDS, 3000 + i, 60));
+		snprintf(name, sizeof(name), "g%u-vol.txt", i);
+		put(name, gen(200 + i, WORDS / 3, 0, 0));
+	}
+	/* more related books after the group's ids: a list fills past the
+	 * copies it expands */
+	put("g0-vol2.txt", gen(200, WORDS / 2, 0, 0));
+	put("g0-vol3.txt", gen(200, WORDS * 2 / 3, 0, 0));
+	put("a-early.txt", gen(950, WORDS, 0, 0));
+	put("u.txt", gen(951, WORDS, 0, 0));
+	o.index_dir = ixdir;
+	o.threads = 2;
+	o.no_watch = 1;
+	REQUIRE(indexer_new(&ixr, (fd = open(src, O_RDONLY | O_DIRECTORY)), &o) == 0);
+	REQUIRE(indexer_start(ixr) == 0);
+	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+
+	CHECK_EQ_INT(copies_ok(ixr), 0);
+	REQUIRE(idx_copies(indexer_idx(ixr), ixtest_id_of(ixr, "g0-c0.txt"), &v, &nv) == 0);
+	CHECK_EQ_INT(nv, 5);
+	free(v);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	/* the near duplicate lists every copy, and a copy lists the others */
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 5);
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt",
+			    (const char *[]){ "g0-vol.txt", "g0-vol2.txt", "g0-vol3.txt" }, 3), 3);
+	CHECK_EQ_INT(listed(ixr, "g0-c3.txt", g0, 5), 4);
+	CHECK_EQ_INT(listed(ixr, "g0-vol.txt", g0, 5), 5);
+	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 3);
+	CHECK(g.ngroups && g.start[1] == 6);	/* 5 copies and the near duplicate */
+	idx_groups_release(&g);
+
+	/* the representative goes: the next copy takes over its bands and links */
+	id = ixtest_id_of(ixr, "g0-c0.txt");
+	snprintf(from, sizeof(from), "%s/g0-c0.txt", src);
+	REQUIRE(unlink(from) == 0);
+	indexer_unlinked(ixr, "g0-c0.txt");
+	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+	CHECK_EQ_INT(copies_ok(ixr), 0);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 4);
+	CHECK_EQ_INT(listed(ixr, "g0-vol.txt", g0, 5), 4);
+	/* rewritten into another text, the new representative hands over too */
+	put("g0-c1.txt", gen(952, WORDS, 0, 0));
+	indexer_written(ixr, "g0-c1.txt");
+	/* renamed over: g1's representative replaced by an unrelated book */
+	snprintf(from, sizeof(from), "%s/u.txt", src);
+	snprintf(to, sizeof(to), "%s/g1-c0.txt", src);
+	REQUIRE(rename(from, to) == 0);
+	indexer_renamed(ixr, "u.txt", "g1-c0.txt", 0);
+	/* an earlier book rewritten into a copy takes over as representative */
+	put("a-early.txt", gen(202, WORDS, 0, 0));
+	indexer_written(ixr, "a-early.txt");
+	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+	CHECK(ixtest_id_of(ixr, "g0-c0.txt") == 0 && id != 0);
+	CHECK_EQ_INT(copies_ok(ixr), 0);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 3);
+	CHECK_EQ_INT(listed(ixr, "g1-near.txt",
+			    (const char *[]){ "g1-c0.txt", "g1-c1.txt", "g1-c2.txt", "g1-c3.txt",
+					      "g1-c4.txt" }, 5), 4);
+	CHECK_EQ_INT(listed(ixr, "g2-near.txt", (const char *[]){ "a-early.txt" }, 1), 1);
+	{
+		struct idx_file f = { 0 };
+
+		REQUIRE(idx_get(indexer_idx(ixr), "a-early.txt", &f) == 0);
+		CHECK(f.has_copies && !f.is_copy);
+		idx_file_release(&f);
+	}
+
+	/* exemptions: inside a group (it stays one cluster through the
+	 * others), a copy and a book outside, the representative and a book
+	 * outside (its copies still listed) */
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c2.txt", "g0-c3.txt", 1) == 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c4.txt", "g0-near.txt", 1) == 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g2-near.txt", "a-early.txt", 1) == 0);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 2);
+	CHECK_EQ_INT(listed(ixr, "g2-near.txt", (const char *[]){ "a-early.txt" }, 1), 0);
+	CHECK_EQ_INT(listed(ixr, "g2-near.txt",
+			    (const char *[]){ "g2-c0.txt", "g2-c1.txt", "g2-c2.txt", "g2-c3.txt",
+					      "g2-c4.txt" }, 5), 5);
+	/* a group split apart by its exemptions: each pair of two copies */
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c2.txt", "g0-c4.txt", 1) == 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c3.txt", "g0-c4.txt", 1) == 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c2.txt", "g0-near.txt", 1) == 0);
+	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	for (i = 0; i < g.ngroups; i++)
+		for (k = (unsigned)g.start[i]; k < g.start[i + 1]; k++)
+			CHECK(g.ids[k] != ixtest_id_of(ixr, "g0-c2.txt") ||
+			      g.start[i + 1] - g.start[i] == 1);
+	idx_groups_release(&g);
+
+	indexer_free(ixr);
+	close(fd);
+}
+
 /* The links table without the indexer: tags, removal, hostile entries. */
 static void test_links_table(void)
 {
@@ -387,5 +593,6 @@ int main(void)
 {
 	RUN(test_links_table);
 	RUN(test_against_brute_force);
+	RUN(test_copies);
 	return CHECK_DONE();
 }

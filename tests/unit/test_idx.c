@@ -1172,6 +1172,261 @@ static void test_apply_puts(void)
 	idx_close(ix);
 }
 
+/* The ids of the hits, sorted, in out (room for max): their number. */
+static size_t hit_ids(const struct idx_hit *h, size_t n, uint64_t *out, size_t max)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < n && k < max; i++) {
+		for (j = k; j > 0 && out[j - 1] > h[i].id; j--)
+			out[j] = out[j - 1];
+		out[j] = h[i].id;
+		k++;
+	}
+	return k;
+}
+
+/* Which books of a group of copies the candidate queries name, and the
+ * links, as representatives are removed, rewritten, renamed over and taken
+ * over; then a schema 4 index (every copy with band entries, postings and
+ * links) upgraded in place. */
+static void test_copies(void)
+{
+	const char *dir = check_tmpdir();
+	const char *paths[5] = { "c/a", "c/b", "c/c", "c/d", "z" };
+	uint64_t mh[4] = { 5, 6, 7, 8 }, zmh[4] = { 5, 60, 70, 80 }, id[5], got[8], *v = NULL;
+	uint32_t uq[3] = { 11, 22, IDX_UQ_HI | 33 };
+	uint8_t sh[16], zsh[16], th[16], osh[16];
+	struct idx_stat st = stat_of(1);
+	struct idx_fp fp, zfp, ofp;
+	struct idx_uq_hit *u = NULL;
+	struct idx_uq_stats us;
+	struct idx_hit *h = NULL;
+	struct idx_file f = { 0 }, fz = { 0 };
+	struct idx_groups g = { 0 };
+	struct idx_link l;
+	struct idx *ix = NULL;
+	size_t n = 0, i;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
+	simgen_flip(&rng_state, sh, zsh, 3);
+	simgen_sh(&rng_state, osh);
+	memset(&fp, 0, sizeof(fp));
+	memcpy(fp.simhash, sh, 16);
+	memcpy(fp.text_hash, th, 16);
+	fp.mh_bands = mh;
+	fp.n_mh_bands = 4;
+	fp.rec_version = 3;
+	fp.uq_keys = uq;
+	fp.n_uq_keys = 3;
+	zfp = fp;
+	memcpy(zfp.simhash, zsh, 16);
+	zfp.text_hash[0] ^= 1;
+	zfp.mh_bands = zmh;
+	ofp = fp;	/* another text */
+	memcpy(ofp.simhash, osh, 16);
+	ofp.text_hash[1] ^= 1;
+	ofp.n_mh_bands = 0;
+	ofp.n_uq_keys = 0;
+	REQUIRE(idx_mark_queued(ix, paths, (struct idx_stat[5]){ st, st, st, st, st }, 5, id) == 0);
+	for (i = 0; i < 4; i++)
+		REQUIRE(idx_put(ix, id[i], &st, &fp) == 0);
+	REQUIRE(idx_put(ix, id[4], &st, &zfp) == 0);
+
+	/* one group of four; the queries name its first book, idx_near all */
+	REQUIRE(idx_copies(ix, id[2], &v, &n) == 0);
+	CHECK(n == 4 && v[0] == id[0] && v[3] == id[3]);
+	free(v);
+	REQUIRE(idx_copies(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[4]);
+	free(v);
+	CHECK_EQ_INT(idx_copies(ix, 999, &v, &n), -ENOENT);
+	REQUIRE(idx_get_id(ix, id[0], &f) == 0);
+	CHECK(f.has_copies && !f.is_copy);
+	idx_file_release(&f);
+	REQUIRE(idx_get_id(ix, id[1], &f) == 0);
+	CHECK(!f.has_copies && f.is_copy);
+	idx_file_release(&f);
+	REQUIRE(idx_near(ix, zsh, 7, &h, &n) == 0);
+	CHECK_EQ_INT(n, 5);
+	free(h);
+	REQUIRE(idx_near_reps(ix, zsh, 7, &h, &n) == 0);
+	CHECK(hit_ids(h, n, got, 8) == 2 && got[0] == id[0] && got[1] == id[4]);
+	free(h);
+	REQUIRE(idx_mh_candidates(ix, mh, 4, 1, &h, &n) == 0);
+	CHECK(hit_ids(h, n, got, 8) == 2 && got[0] == id[0] && got[1] == id[4]);
+	free(h);
+	REQUIRE(idx_uq_candidates(ix, id[4], 100, 1, &u, &n, &us) == 0);
+	CHECK(n == 1 && u[0].id == id[0] && u[0].shared == 3);
+	free(u);
+	REQUIRE(idx_uq_candidates(ix, id[2], 100, 1, &u, &n, &us) == 0);
+	CHECK(n == 2 && us.keys == 3);	/* a copy's own keys still query */
+	free(u);
+	{
+		struct idx_pair *pairs = NULL;
+
+		REQUIRE(idx_near_pairs(ix, 7, &pairs, &n) == 0);
+		CHECK_EQ_INT(n, 10);	/* every pair of the five books */
+		free(pairs);
+	}
+
+	/* a link of the representative stands for the whole group */
+	REQUIRE(idx_get_id(ix, id[0], &f) == 0);
+	REQUIRE(idx_get_id(ix, id[4], &fz) == 0);
+	l = (struct idx_link){ id[0], id[4], idx_fp_tag(&f), idx_fp_tag(&fz) };
+	idx_file_release(&f);
+	CHECK_EQ_INT(idx_links_add(ix, &l, 1), 1);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK(g.ngroups == 1 && g.start[1] == 5);
+	idx_groups_release(&g);
+	/* an exemption removes its one pair: z still meets the other copies */
+	REQUIRE(idx_exempt_set(ix, "c/a", "z", 1) == 0);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK(g.ngroups == 1 && g.start[1] == 5);
+	idx_groups_release(&g);
+	REQUIRE(idx_exempt_set(ix, "c/b", "z", 1) == 0);
+	REQUIRE(idx_exempt_set(ix, "c/c", "z", 1) == 0);
+	REQUIRE(idx_exempt_set(ix, "c/d", "z", 1) == 0);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK(g.ngroups == 1 && g.start[1] == 4);
+	idx_groups_release(&g);
+	for (i = 0; i < 4; i++)
+		REQUIRE(idx_exempt_set(ix, paths[i], "z", 0) == 0);
+
+	/* the representative unlinked: b takes over its band entries, postings
+	 * and links */
+	CHECK_EQ_INT(idx_unlink(ix, "c/a"), 1);
+	REQUIRE(idx_near_reps(ix, zsh, 7, &h, &n) == 0);
+	CHECK(hit_ids(h, n, got, 8) == 2 && got[0] == id[1] && got[1] == id[4]);
+	free(h);
+	REQUIRE(idx_mh_candidates(ix, mh, 4, 4, &h, &n) == 0);
+	CHECK(n == 1 && h[0].id == id[1]);
+	free(h);
+	REQUIRE(idx_uq_candidates(ix, id[4], 100, 1, &u, &n, &us) == 0);
+	CHECK(n == 1 && u[0].id == id[1]);
+	free(u);
+	REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[1]);
+	free(v);
+	REQUIRE(idx_get_id(ix, id[1], &f) == 0);
+	CHECK(f.has_copies && !f.is_copy);
+	idx_file_release(&f);
+
+	/* b rewritten into another text: c takes over; b back as a copy
+	 * (smaller id) takes over again, with the links */
+	REQUIRE(idx_put(ix, id[1], &st, &ofp) == 0);
+	REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[2]);
+	free(v);
+	REQUIRE(idx_put(ix, id[1], &st, &fp) == 0);
+	REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[1]);
+	free(v);
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	CHECK(!f.has_copies && f.is_copy);
+	idx_file_release(&f);
+	/* the same fingerprint stored again keeps the links */
+	REQUIRE(idx_put(ix, id[1], &st, &fp) == 0);
+	REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[1]);
+	free(v);
+
+	/* d renamed over b: c takes over; d, with its id, stays a copy */
+	REQUIRE(idx_rename(ix, "c/d", "c/b", 0) == 1);
+	REQUIRE(idx_copies(ix, id[3], &v, &n) == 0);
+	CHECK(n == 2 && v[0] == id[2] && v[1] == id[3]);
+	free(v);
+	REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+	CHECK(n == 1 && v[0] == id[2]);
+	free(v);
+	/* the last copy goes: c is alone, flagged so */
+	CHECK_EQ_INT(idx_unlink(ix, "c/b"), 1);
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	CHECK(!f.has_copies && !f.is_copy);
+	idx_file_release(&f);
+
+	/* schema 4: a copy with book row version 1, band entries, postings and
+	 * links of its own, upgraded in place on open */
+	{
+		const char *more[2] = { "c/e", "c/f" };
+		uint8_t row[40 + 32], key[1 + 8 + 8], post[12], k4[4], lk[16];
+		uint8_t v4[4] = { 0, 0, 0, 4 };
+		struct band_layout bl;
+		uint64_t mid[2];
+		uint32_t b;
+
+		REQUIRE(idx_mark_queued(ix, more, (struct idx_stat[2]){ st, st }, 2, mid) == 0);
+		REQUIRE(idx_put(ix, mid[0], &st, &fp) == 0);
+		REQUIRE(idx_put(ix, mid[1], &st, &fp) == 0);
+		REQUIRE(band_layout_init(&bl, 7) == 0);
+		for (i = 0; i < 2; i++) {
+			uint64_t x = i ? mid[1] : id[2];
+
+			memset(row, 0, sizeof(row));
+			row[0] = 1;
+			row[3] = 4;
+			row[7] = 3;
+			memcpy(row + 8, sh, 16);
+			memcpy(row + 24, th, 16);
+			for (b = 0; b < 4; b++)
+				put_be64(row + 40 + 8 * b, mh[b]);
+			put_be64(key, x);
+			REQUIRE(idx_debug_raw_put(ix, "book", key, 8, row, sizeof(row)) == 0);
+		}
+		for (b = 0; b < bl.nbands; b++) {
+			uint64_t bv = band_value(&bl, sh, b);
+			int j;
+
+			key[0] = (uint8_t)b;
+			for (j = 0; j < bl.value_bytes; j++)
+				key[1 + j] = (uint8_t)(bv >> (8 * (bl.value_bytes - 1 - j)));
+			put_be64(key + 1 + bl.value_bytes, mid[1]);
+			REQUIRE(idx_debug_raw_put(ix, "shband", key, 9u + bl.value_bytes, sh, 16) == 0);
+		}
+		put_be64(post, mid[1]);
+		post[8] = 0, post[9] = 3, post[10] = 0, post[11] = 1;
+		k4[0] = k4[1] = k4[2] = 0;
+		k4[3] = 11;
+		REQUIRE(idx_debug_raw_put(ix, "uqkey", k4, 4, post, 12) == 0);
+		put_be64(lk, mid[1]);
+		put_be64(lk + 8, id[4]);
+		REQUIRE(idx_debug_raw_put(ix, "clusters", lk, 16, NULL, 0) == 0);
+		put_be64(lk, id[4]);
+		put_be64(lk + 8, mid[1]);
+		REQUIRE(idx_debug_raw_put(ix, "clusters", lk, 16, NULL, 0) == 0);
+		REQUIRE(idx_near_reps(ix, sh, 0, &h, &n) == 0);
+		CHECK_EQ_INT(n, 2);	/* the planted band entries */
+		free(h);
+		REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, v4, 4) == 0);
+		idx_close(ix);
+		REQUIRE(idx_open(&ix, dir, NULL) == 0);
+		CHECK_EQ_INT(idx_rebuilt(ix), 0);
+		REQUIRE(idx_near_reps(ix, sh, 0, &h, &n) == 0);
+		CHECK(n == 1 && h[0].id == id[2]);
+		free(h);
+		REQUIRE(idx_near(ix, sh, 0, &h, &n) == 0);
+		CHECK_EQ_INT(n, 3);
+		free(h);
+		REQUIRE(idx_uq_candidates(ix, id[4], 100, 1, &u, &n, &us) == 0);
+		CHECK(n == 1 && u[0].id == id[2]);
+		free(u);
+		REQUIRE(idx_links_of(ix, id[4], &v, &n) == 0);
+		CHECK(n == 1 && v[0] == id[2]);
+		free(v);
+		REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+		CHECK(f.has_copies && f.rec_version == 3 && f.n_mh_bands == 4);
+		idx_file_release(&f);
+		REQUIRE(idx_copies(ix, mid[1], &v, &n) == 0);
+		CHECK(n == 3 && v[0] == id[2]);
+		free(v);
+	}
+	idx_file_release(&fz);
+	idx_close(ix);
+}
+
 int main(void)
 {
 	RUN(test_basic_persist);
@@ -1188,5 +1443,6 @@ int main(void)
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);
 	RUN(test_put_many);
+	RUN(test_copies);
 	return CHECK_DONE();
 }

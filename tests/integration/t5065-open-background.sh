@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t5060-open-background: the mount answers while the index opens.  The
+# t5065-open-background: the mount answers while the index opens.  The
 # stored schema is set back so that the next mount upgrades the index (or
 # rebuilds it: the test does not care which), slowed down with the
 # test-only knob SIMBOOKFS_TEST_OPEN_DELAY_MS (a pause at every entry the
@@ -28,7 +28,7 @@ mount_fs -o rescan=0
 wait_idle
 rm "$MNT/similar/a/base1.txt/$(entry_for a/base1.txt b/base1-near.txt)"
 no_entry a/base1.txt b/base1-near.txt || fail "rm did not exempt the pair"
-books=$(status | grep -o '"books":[0-9]*')
+books=$(grep -o '"books":[0-9]*' "$MNT/.simbookfs/status")
 umount_fs
 cur=$(schema)
 [[ $cur =~ ^[0-9a-f]{8}$ ]] || fail "stored schema: '$cur'"
@@ -37,10 +37,10 @@ say "an index to upgrade, slowly: the mount answers meanwhile"
 set_schema 3
 : >"$FS_LOG"
 SIMBOOKFS_TEST_OPEN_DELAY_MS=400 mount_fs -o rescan=0
-in_time 5 ls "$MNT" | grep -qx base2.txt || fail "ls of the mount during the open"
+in_time 5 ls "$MNT" >"$T/ls.out" && grep -qx base2.txt "$T/ls.out" || fail "ls of the mount during the open"
 in_time 5 stat "$MNT/a/base1.txt" >/dev/null || fail "stat during the open"
 in_time 5 cmp "$MNT/base2.txt" "$SRC/base2.txt" || fail "read during the open"
-status | grep -Eq "$OPENING" || fail "status during the open: $(status)"
+grep -Eq "$OPENING" "$MNT/.simbookfs/status" || fail "status during the open: $(status)"
 until_ok 5 grep -Eq '"state":"(upgrading|rebuilding)".*"total":[1-9]' "$MNT/.simbookfs/status" ||
 	fail "no progress in the status: $(status)"
 for v in similar clusters duplicates lookup; do
@@ -53,11 +53,11 @@ say "writes through the mount during the open"
 cp "$T/lib/a/base1.txt" "$MNT/late-copy.txt"
 mv "$MNT/base3.txt" "$MNT/base3-moved.txt"
 rm "$MNT/near/005-base1.txt"
-status | grep -Eq "$OPENING" || fail "the open ended before the checks (raise the delay): $(status)"
+grep -Eq "$OPENING" "$MNT/.simbookfs/status" || fail "the open ended before the checks (raise the delay): $(status)"
 
 say "the views fill in"
 wait_idle 60
-status | grep -q '"index":{"state":"open",' || fail "status after the open: $(status)"
+grep -q '"index":{"state":"open",' "$MNT/.simbookfs/status" || fail "status after the open: $(status)"
 [ "$(schema)" = "$cur" ] || fail "index not upgraded (schema $(schema))"
 until_ok 5 has_entry a/base1.txt late-copy.txt || fail "book written during the open not indexed"
 [ -d "$MNT/similar/base3-moved.txt" ] || fail "renamed book not in similar/"
@@ -65,7 +65,7 @@ until_ok 5 has_entry a/base1.txt late-copy.txt || fail "book written during the 
 no_entry a/base1.txt near/005-base1.txt || fail "book removed during the open still listed"
 has_entry a/base1.txt near/004-base1.txt || fail "near duplicate lost"
 no_entry a/base1.txt b/base1-near.txt || fail "the mark was lost in the upgrade"
-status | grep -q "$books" || fail "book count: $(status), before: $books"
+grep -q "$books" "$MNT/.simbookfs/status" || fail "book count: $(status), before: $books"
 grep -q "index of $SRC open after" "$FS_LOG" || fail "log: $(cat "$FS_LOG")"
 umount_fs
 
