@@ -230,8 +230,8 @@ struct idx_counts {
  * Returns 0 and *out, or -errno (-EINVAL for bad options;
  * -EPROTONOSUPPORT for a newer schema, see idx_strerror(); an error
  * reading the old file that is not the file's fault, such as -ENOMEM,
- * fails and keeps it for the next open; -ECANCELED when opts.progress
- * stopped it). */
+ * fails and keeps it for the next open; -EBUSY when another process is
+ * rebuilding the index; -ECANCELED when opts.progress stopped it). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);

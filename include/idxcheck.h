@@ -36,11 +36,26 @@
  * not, which no cheap check can see).  The stamp is removed either way, so
  * a process that dies with the file open (and may have died reading it)
  * leaves none and the next open walks.
+ * The walk is skipped too when a process has the environment open
+ * (idxcheck_in_use(): it walked the file when it opened it, and its writes
+ * move pages under a walk).  A walk that
+ * finds damage in a file written meanwhile (its size, mtime or ctime
+ * moved: a writer of this process, or one that opened it after the check)
+ * is run again, up to 3 times; damage is reported only for a file nobody
+ * wrote during the walk, and a file written during every walk counts as
+ * sound (its writer's pages are its own).
  * Returns 0 (sound), IDXCHECK_DAMAGED (LMDB refused the file, a check
  * failed, or the child died or ran past the time limit, which grows with
  * the file's size), -ENOENT (no data file), or another -errno for a failure
  * that is not the file's (fork, descriptors, memory, permissions). */
 int idxcheck_walk(const char *path);
+
+/* 1 when a process (this one included) has the LMDB environment in the
+ * folder path open: every process with it open holds a read lock on the
+ * first byte of its lock.mdb, which a child asks with fcntl(F_GETLK) (the
+ * caller must not: closing a descriptor of the file would drop its own
+ * LMDB locks).  0 when none has (or there is no lock.mdb), or -errno. */
+int idxcheck_in_use(const char *path);
 
 /* The stamp file, in the folder. */
 #define IDXCHECK_STAMP_NAME "data.mdb.walked"

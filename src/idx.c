@@ -1934,8 +1934,13 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	if (ret)
 		goto out;
 	if (access(prev, F_OK) == 0) {
-		/* A rebuild stopped before its copy was on disk: start it again. */
-		ret = open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
+		/* A rebuild stopped before its copy was on disk: start it again,
+		 * unless the process rebuilding it is still at work. */
+		ret = idxcheck_in_use(dir);
+		if (ret > 0)
+			ret = -EBUSY;
+		if (ret == 0)
+			ret = open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
 		if (ret == 0)
 			ret = env_remove(dir);
 		if (ret)
@@ -4607,5 +4612,7 @@ const char *idx_strerror(int err)
 	if (err == -EPROTONOSUPPORT)
 		return "the index was written by a newer version of simbookfs (a newer schema): "
 		       "use that version, or move the index folder away to build a new index";
+	if (err == -EBUSY)
+		return "another process is rebuilding the index: wait for it to finish";
 	return strerror(-err);
 }
