@@ -31,7 +31,7 @@
  * run: the former full recomputation (every simhash near pair compared on
  * its records, cold) and idx_clusters() (simhash distance only, nothing
  * verified); then what the links cost the indexing work per book
- * (simlist_cluster_update() of Q books) against fingerprinting one book
+ * (simlist_judge() of Q books) against fingerprinting one book
  * (read, extract, fingerprint, encode) of the same books.
  * Deterministic; wall clock.
  */
@@ -314,7 +314,7 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		size_t len;
 
 		t0 = bench_now();
-		if (simlist_cluster_update(ix, ids[i]))
+		if (simlist_judge(ix, ids[i]))
 			return -1;
 		tu[i] = bench_now() - t0;
 		if (idx_get_id(ix, ids[i], &f))

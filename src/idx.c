@@ -24,7 +24,12 @@
  *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
  *           counts its postings carry)
  *   clusters id + id -> (empty), both orders: verified near-duplicate links
- *           (idx_links_add), removed with either book's fingerprint
+ *           (idx_rels_set), removed with either book's fingerprint
+ *   rel     id + id -> relation (REL_* below), both orders, each from its
+ *           first id's side: every verified relation a similar list shows
+ *           (idx_rels_set), removed with either book's fingerprint; and
+ *           id + 0 -> u8 version + u64 fingerprint tag: the book was judged
+ *           on that fingerprint (its list is complete; schema 5)
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
  * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
  * a path) and the XXH3-64 of the whole path; so keys keep path order closely
@@ -64,13 +69,21 @@
 #define BOOK_VERSION 1
 #define BOOK_HDR 40
 
+/* Relation row (rel table): version, class, score, simhash distance, then
+ * the Jaccard estimate and the two cover fractions as IEEE-754 binary64,
+ * big-endian (exact: the views print what the comparison gave). */
+#define REL_VERSION 1
+#define REL_LEN 28
+/* Judged mark (rel table, key id + 0): version, fingerprint tag. */
+#define JUDGED_LEN 9
+
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, NDB
+	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_REL, NDB
 };
 static const char *const db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
-	"uqkey", "uqbook", "clusters"
+	"uqkey", "uqbook", "clusters", "rel"
 };
 
 struct idx {
@@ -883,6 +896,8 @@ static int file_remove(struct wtx *w, const struct frec *f)
 	if (ret == 0)
 		ret = pairs_remove_all(w, DB_CLUSTER, f->id);
 	if (ret == 0)
+		ret = pairs_remove_all(w, DB_REL, f->id);
+	if (ret == 0)
 		ret = w_del(w, DB_FAIL, kb, 8);
 	if (ret == 0)
 		ret = w_del(w, DB_IDS, kb, 8);
@@ -1426,8 +1441,8 @@ static int init_fn(struct wtx *w, void *arg)
 		fresh = 1;
 	} else if (ret) {
 		return ret;
-	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) == 3) {
-		upgrade = 1;
+	} else if (v.mv_size == 4 && (get_be(v.mv_data, 4) == 3 || get_be(v.mv_data, 4) == 4)) {
+		upgrade = (int)get_be(v.mv_data, 4);
 	} else if (v.mv_size != 4 || get_be(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
 		ia->incompatible = 1;
 		return -EIO;
@@ -1445,8 +1460,13 @@ static int init_fn(struct wtx *w, void *arg)
 	if (upgrade) {
 		uint8_t s[4];
 
+		/* 3: the postings get their counts; 3 and 4: the rel table
+		 * starts empty, every book unjudged (its list is computed at
+		 * read time until the daemon judges it) */
 		put_be(s, IDX_SCHEMA_VERSION, 4);
-		ret = rebuild_uqkey(w);
+		ret = upgrade == 3 ? rebuild_uqkey(w) : 0;
+		if (ret == 0)
+			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)
@@ -1744,9 +1764,10 @@ static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 	return ret;
 }
 
-/* Before book id gets fingerprint fp (NULL: none): its cluster links were
- * judged on the old fingerprint and go, unless the new one is the same
- * (a re-read of unchanged text keeps the links it would find again). */
+/* Before book id gets fingerprint fp (NULL: none): its cluster links,
+ * relations and judged mark were judged on the old fingerprint and go,
+ * unless the new one is the same (a re-read of unchanged text keeps what
+ * it would find again). */
 static int links_settle(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 {
 	uint64_t old = 0;
@@ -1756,7 +1777,8 @@ static int links_settle(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 		return ret;
 	if (fp && old && old == fp_tag(fp->simhash, fp->text_hash, fp->rec_version))
 		return 0;
-	return pairs_remove_all(w, DB_CLUSTER, id);
+	ret = pairs_remove_all(w, DB_CLUSTER, id);
+	return ret ? ret : pairs_remove_all(w, DB_REL, id);
 }
 
 struct put_arg {
@@ -3360,57 +3382,238 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	return ret;
 }
 
-/* ---- cluster links ---- */
+/* ---- relations and cluster links ---- */
 
 uint64_t idx_fp_tag(const struct idx_file *f)
 {
 	return f->has_fp ? fp_tag(f->simhash, f->text_hash, f->rec_version) : 0;
 }
 
-struct links_arg {
-	const struct idx_link *v;
+static void dbl_be(uint8_t *p, double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, 8);
+	put_be(p, u, 8);
+}
+
+static double be_dbl(const uint8_t *p)
+{
+	uint64_t u = get_be(p, 8);
+	double d;
+
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+/* The row key a + b and its value, from a's side. */
+static int rel_put(struct wtx *w, uint64_t a, uint64_t b, uint8_t cls, const struct idx_rel *r,
+		   double cover_a, double cover_b)
+{
+	uint8_t k[16], v[REL_LEN];
+
+	put_be(k, a, 8);
+	put_be(k + 8, b, 8);
+	v[0] = REL_VERSION;
+	v[1] = cls;
+	v[2] = r->score;
+	v[3] = r->dist;
+	dbl_be(v + 4, r->jaccard);
+	dbl_be(v + 12, cover_a);
+	dbl_be(v + 20, cover_b);
+	return w_put(w, DB_REL, k, 16, v, REL_LEN);
+}
+
+struct rels_arg {
+	const struct idx_judgement *v;
 	size_t n;
 };
 
-static int links_fn(struct wtx *w, void *arg)
+static int rels_fn(struct wtx *w, void *arg)
 {
-	struct links_arg *a = arg;
-	uint8_t k1[16], k2[16];
+	struct rels_arg *a = arg;
+	uint8_t k1[16], k2[16], mark[JUDGED_LEN];
 	uint64_t ta, tb;
-	size_t i;
+	size_t i, j;
 	int ret = 0, added = 0;
 
-	for (i = 0; i < a->n && ret == 0; i++) {
-		const struct idx_link *l = &a->v[i];
+	for (j = 0; j < a->n && ret == 0; j++) {
+		const struct idx_judgement *jd = &a->v[j];
 
-		if (l->a == l->b || !l->tag_a || !l->tag_b)
-			continue;
-		ret = w_fp_tag(w, l->a, &ta);
-		if (ret == 0)
-			ret = w_fp_tag(w, l->b, &tb);
-		if (ret || ta != l->tag_a || tb != l->tag_b)
+		ret = w_fp_tag(w, jd->id, &ta);
+		if (ret || !jd->tag || ta != jd->tag)
 			continue;	/* judged on a fingerprint replaced meanwhile */
-		put_be(k1, l->a, 8);
-		put_be(k1 + 8, l->b, 8);
-		put_be(k2, l->b, 8);
-		put_be(k2 + 8, l->a, 8);
-		ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
-		if (ret == 0)
-			ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
-		added++;
+		for (i = 0; i < jd->n && ret == 0; i++) {
+			const struct idx_rel *r = &jd->rels[i];
+
+			if (r->id == jd->id || !r->id || !r->tag)
+				continue;
+			ret = w_fp_tag(w, r->id, &tb);
+			if (ret || tb != r->tag)
+				continue;	/* that book's own judgement finds the pair */
+			ret = rel_put(w, jd->id, r->id, r->cls_this, r, r->cover_this, r->cover_other);
+			if (ret == 0)
+				ret = rel_put(w, r->id, jd->id, r->cls_other, r, r->cover_other,
+					      r->cover_this);
+			if (ret == 0 && r->link) {
+				put_be(k1, jd->id, 8);
+				put_be(k1 + 8, r->id, 8);
+				put_be(k2, r->id, 8);
+				put_be(k2 + 8, jd->id, 8);
+				ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
+				if (ret == 0)
+					ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
+			}
+			added++;
+		}
+		if (ret)
+			break;
+		put_be(k1, jd->id, 8);
+		put_be(k1 + 8, 0, 8);
+		mark[0] = REL_VERSION;
+		put_be(mark + 1, jd->tag, 8);
+		ret = w_put(w, DB_REL, k1, 16, mark, JUDGED_LEN);
 	}
 	return ret ? ret : added;
 }
 
-int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n)
+int idx_rels_set(struct idx *ix, const struct idx_judgement *v, size_t n)
 {
-	struct links_arg a = { v, n };
+	struct rels_arg a = { v, n };
+	size_t i;
 
 	if (n && !v)
 		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!v[i].id || (v[i].n && !v[i].rels))
+			return -EINVAL;
 	if (!n)
 		return 0;
-	return idx_write(ix, links_fn, &a);
+	return idx_write(ix, rels_fn, &a);
+}
+
+int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out, size_t *nout)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	struct idx_rel *v = NULL, *p;
+	uint8_t key[16];
+	size_t n = 0, cap = 0;
+	MDB_val k, val;
+	int rc, ret, judged = 0;
+
+	*out = NULL;
+	*nout = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_REL], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	put_be(key, id, 8);
+	put_be(key + 8, 0, 8);
+	k = mval(key, 16);
+	rc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE);
+	/* the mark comes first (other id 0); without it, or from another
+	 * fingerprint, the list is not complete: nothing more to read */
+	if (rc == 0 && k.mv_size == 16 && memcmp(k.mv_data, key, 16) == 0 &&
+	    val.mv_size == JUDGED_LEN && ((const uint8_t *)val.mv_data)[0] == REL_VERSION &&
+	    tag && get_be((const uint8_t *)val.mv_data + 1, 8) == tag)
+		judged = 1;
+	for (rc = judged ? mdb_cursor_get(cur, &k, &val, MDB_NEXT) : MDB_NOTFOUND; rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		const uint8_t *b = val.mv_data;
+
+		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
+			break;
+		if (val.mv_size != REL_LEN || b[0] != REL_VERSION)
+			continue;	/* does not decode: skipped, as in every list */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v = p;
+		}
+		p = &v[n++];
+		memset(p, 0, sizeof(*p));
+		p->id = get_be((const uint8_t *)k.mv_data + 8, 8);
+		p->cls_this = b[1];
+		p->score = b[2];
+		p->dist = b[3];
+		p->jaccard = be_dbl(b + 4);
+		p->cover_this = be_dbl(b + 12);
+		p->cover_other = be_dbl(b + 20);
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*nout = n;
+	return judged;
+}
+
+int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *nout)
+{
+	MDB_cursor *cb = NULL, *cr = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t kb[8], key[16];
+	struct brec b;
+	MDB_val k, v, rk, rv;
+	size_t n = 0;
+	int rc, ret;
+
+	*nout = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_BOOK], &cb);
+	if (rc == 0)
+		rc = mdb_cursor_open(txn, ix->db[DB_REL], &cr);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	put_be(kb, from, 8);
+	k = mval(kb, 8);
+	for (rc = mdb_cursor_get(cb, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
+	     rc = mdb_cursor_get(cb, &k, &v, MDB_NEXT)) {
+		uint64_t id, tag;
+
+		if (k.mv_size != 8 || brec_decode(&v, &b))
+			continue;
+		id = get_be(k.mv_data, 8);
+		tag = fp_tag(b.sh, b.th, b.rec_version);
+		put_be(key, id, 8);
+		put_be(key + 8, 0, 8);
+		rk = mval(key, 16);
+		if (mdb_cursor_get(cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
+		    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
+		    get_be((const uint8_t *)rv.mv_data + 1, 8) == tag)
+			continue;
+		ids[n++] = id;
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+out:
+	if (cb)
+		mdb_cursor_close(cb);
+	if (cr)
+		mdb_cursor_close(cr);
+	rtx_end(ix, txn);
+	*nout = ret ? 0 : n;
+	return ret;
 }
 
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)

@@ -34,14 +34,17 @@
 
 /* ---- comparison cache ---- */
 
+/* The comparison of books a < b, from a's side (book_compare(a, b)): a
+ * pair has one verdict, whichever book is listed or judged, so a stored
+ * list and one computed at read time agree. */
 struct pairres {
-	uint64_t a, b;		/* ordered pair; used != 0 marks a filled slot */
+	uint64_t a, b;		/* a < b; used != 0 marks a filled slot */
 	uint64_t tag_a, tag_b;	/* fingerprint tags the result is valid for */
 	int used;
-	enum relate_class cls;
+	enum relate_class cls;	/* a's side */
 	unsigned score;
 	int dist;
-	double jaccard, cover_this, cover_other;
+	double jaccard, cover_a, cover_b;	/* fraction of a found in b, of b in a */
 };
 
 struct simcache {
@@ -395,16 +398,6 @@ static int u64_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-static uint64_t fp_tag(const struct idx_file *f)
-{
-	uint64_t t = f->rec_version;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		t = t << 8 ^ (uint64_t)(f->simhash[i] ^ f->text_hash[8 + i]) ^ t >> 59;
-	return t;
-}
-
 static int load_book(struct idx *ix, uint64_t id, struct book **b)
 {
 	uint32_t ver = 0;
@@ -420,19 +413,30 @@ static int load_book(struct idx *ix, uint64_t id, struct book **b)
 	return ret;
 }
 
-/* Compares book a (loaded on demand into *ba) with candidate cf. */
+/* The class from the other book's side. */
+static enum relate_class mirror(enum relate_class cls)
+{
+	if (cls == RELATE_A_CONTAINS_B)
+		return RELATE_B_CONTAINS_A;
+	if (cls == RELATE_B_CONTAINS_A)
+		return RELATE_A_CONTAINS_B;
+	return cls;
+}
+
+/* Compares book af (loaded on demand into *ba) with candidate cf, from the
+ * smaller id's side: *r (r->a < r->b). */
 static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_file *af,
 			struct book **ba, const struct idx_file *cf, struct pairres *r)
 {
 	struct book *bb = NULL;
 	struct book_cmp cmp;
-	int ret;
+	int ret, lo = af->id < cf->id;
 
 	memset(r, 0, sizeof(*r));
-	r->a = af->id;
-	r->b = cf->id;
-	r->tag_a = fp_tag(af);
-	r->tag_b = fp_tag(cf);
+	r->a = lo ? af->id : cf->id;
+	r->b = lo ? cf->id : af->id;
+	r->tag_a = idx_fp_tag(lo ? af : cf);
+	r->tag_b = idx_fp_tag(lo ? cf : af);
 	if (c && simcache_get(c, r, r))
 		return 0;
 	if (!*ba) {
@@ -443,7 +447,7 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	ret = load_book(ix, cf->id, &bb);
 	if (ret)
 		return ret;
-	ret = book_compare(*ba, bb, NULL, &cmp);
+	ret = lo ? book_compare(*ba, bb, NULL, &cmp) : book_compare(bb, *ba, NULL, &cmp);
 	book_free(bb);
 	if (ret)
 		return ret;
@@ -451,12 +455,25 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	r->score = simlist_score(&cmp.sig, &cmp.rel);
 	r->dist = cmp.sig.simhash_distance;
 	r->jaccard = cmp.sig.jaccard;
-	r->cover_this = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
-	r->cover_other = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
+	r->cover_a = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
+	r->cover_b = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
 	r->used = 1;
 	if (c)
 		simcache_put(c, r);
 	return 0;
+}
+
+/* The relation r as book id's list shows it. */
+static struct simlist_entry pair_entry(const struct pairres *r, uint64_t id)
+{
+	int lo = id == r->a;
+
+	return (struct simlist_entry){
+		.id = lo ? r->b : r->a, .cls = lo ? r->cls : mirror(r->cls), .score = r->score,
+		.simhash_distance = r->dist, .jaccard = r->jaccard,
+		.cover_this = lo ? r->cover_a : r->cover_b,
+		.cover_other = lo ? r->cover_b : r->cover_a,
+	};
 }
 
 /* A pruning-key candidate and its share of the smaller key set. */
@@ -633,11 +650,8 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		ret = 0;
 		if (r.cls == RELATE_UNRELATED || !r.used)
 			continue;
-		l->v[l->n] = (struct simlist_entry){
-			.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
-			.simhash_distance = r.dist, .jaccard = r.jaccard,
-			.cover_this = r.cover_this, .cover_other = r.cover_other,
-		};
+		l->v[l->n] = pair_entry(&r, id);
+		l->v[l->n].path = cf.path;
 		cf.path = NULL;
 		l->n++;
 	}
@@ -653,6 +667,105 @@ out:
 	}
 	*out = l;
 	return ret;
+}
+
+/* The list of book f as stored by its judgement: its relations minus its
+ * exemptions, the entries' paths, ranked and named.  Returns 1 and *out
+ * when f was judged on its fingerprint, 0 when not (the caller computes
+ * the list), -errno.  The one place a stored list becomes entries. */
+static int stored_list(struct idx *ix, const struct idx_file *f,
+		       int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file *fs = NULL;
+	struct idx_rel *rels = NULL;
+	struct simlist *l = NULL;
+	uint64_t *ex = NULL, *ids = NULL;
+	size_t nr = 0, nex = 0, n = 0, i, k = 0;
+	int ret, judged;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->id = f->id;
+	l->generation = idx_generation(ix);
+	ret = judged = idx_rels_get(ix, f->id, idx_fp_tag(f), &rels, &nr);
+	if (ret <= 0)
+		goto out;
+	ret = idx_exempt_ids(ix, f->id, &ex, &nex);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (ret)
+		goto out;
+	ids = malloc((nr ? nr : 1) * sizeof(*ids));
+	l->v = calloc(nr ? nr : 1, sizeof(*l->v));
+	if (!ids || !l->v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* both ascending by id */
+	for (i = 0; i < nr; i++) {
+		while (k < nex && ex[k] < rels[i].id)
+			k++;
+		if ((k < nex && ex[k] == rels[i].id) || rels[i].cls_this == RELATE_UNRELATED ||
+		    rels[i].cls_this >= RELATE_NCLASSES || rels[i].score > 100)
+			continue;
+		rels[n] = rels[i];
+		ids[n++] = rels[i].id;
+	}
+	fs = calloc(n ? n : 1, sizeof(*fs));
+	if (!fs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = idx_get_ids(ix, ids, n, fs);
+	for (i = 0; i < n && !ret; i++) {
+		if (!fs[i].path || !fs[i].has_fp || fs[i].state != IDX_INDEXED)
+			continue;
+		if (skip && skip(arg, fs[i].path))
+			continue;
+		l->v[l->n++] = (struct simlist_entry){
+			.id = rels[i].id, .path = fs[i].path, .cls = (enum relate_class)rels[i].cls_this,
+			.score = rels[i].score, .simhash_distance = rels[i].dist,
+			.jaccard = rels[i].jaccard, .cover_this = rels[i].cover_this,
+			.cover_other = rels[i].cover_other,
+		};
+		fs[i].path = NULL;
+	}
+	if (!ret)
+		ret = simlist_rank(l);
+out:
+	if (fs)
+		for (i = 0; i < n; i++)
+			idx_file_release(&fs[i]);
+	free(fs);
+	free(ids);
+	free(ex);
+	free(rels);
+	if (ret < 0 || !judged) {
+		simlist_free(l);
+		return ret < 0 ? ret : 0;
+	}
+	*out = l;
+	return 1;
+}
+
+int simlist_get(struct idx *ix, struct simcache *c, uint64_t id,
+		int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file f = { 0 };
+	int ret;
+
+	*out = NULL;
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = stored_list(ix, &f, skip, arg, out);
+	idx_file_release(&f);
+	if (ret == 0)	/* not judged yet: computed */
+		return simlist_compute(ix, c, id, skip, arg, out);
+	return ret < 0 ? ret : 0;
 }
 
 int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n)
@@ -688,7 +801,7 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 	if (!ret)
 		ret = compare_pair(ix, c, &fa, &ba, &fb, &r);
 	if (!ret)
-		*cls = r.cls;
+		*cls = pair_entry(&r, a).cls;
 	book_free(ba);
 	idx_file_release(&fa);
 	idx_file_release(&fb);
@@ -750,20 +863,21 @@ static int joins_cluster(enum relate_class cls)
 	       cls == RELATE_NEAR_DUPLICATE;
 }
 
-int simlist_cluster_update(struct idx *ix, uint64_t id)
+int simlist_judge(struct idx *ix, uint64_t id)
 {
-	return simlist_cluster_update_batch(ix, id, NULL, 0);
+	return simlist_judge_batch(ix, id, NULL, 0);
 }
 
-int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *later,
-				 size_t nlater)
+int simlist_judge_batch(struct idx *ix, uint64_t id, const uint64_t *later, size_t nlater)
 {
 	struct idx_file f = { 0 }, cf = { 0 };
-	struct book *bf = NULL, *bc = NULL;
-	struct idx_link *links = NULL;
-	struct book_cmp cmp;
+	struct idx_judgement jd = { 0 };
+	struct idx_rel *rels = NULL;
+	struct book *bf = NULL;
+	struct simlist_entry e;
+	struct pairres r;
 	uint64_t *ids = NULL;
-	size_t nids = 0, nl = 0, i;
+	size_t nids = 0, nr = 0, i;
 	int ret;
 
 	ret = idx_get_id(ix, id, &f);
@@ -771,12 +885,10 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 		ret = -ENOENT;
 	if (!ret)
 		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
-	if (!ret && nids)
-		ret = load_book(ix, id, &bf);
 	if (ret)
 		goto out;
-	links = malloc((nids ? nids : 1) * sizeof(*links));
-	if (!links) {
+	rels = malloc((nids ? nids : 1) * sizeof(*rels));
+	if (!rels) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -784,41 +896,36 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 		size_t k;
 
 		idx_file_release(&cf);
-		book_free(bc);
-		bc = NULL;
 		for (k = 0; k < nlater && later[k] != ids[i]; k++)
 			;
 		if (k < nlater)
-			continue;	/* that book's own update judges the pair */
+			continue;	/* that book's own judgement compares the pair */
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
 			continue;
 		/* a record that does not decode is skipped, as in the lists */
-		ret = load_book(ix, cf.id, &bc);
+		ret = compare_pair(ix, NULL, &f, &bf, &cf, &r);
 		if (ret == -ENOMEM)
 			goto out;
-		if (ret) {
-			ret = 0;
+		ret = 0;
+		if (!r.used || r.cls == RELATE_UNRELATED)
 			continue;
-		}
-		/* judged from the smaller id's side, whichever book came last */
-		ret = id < cf.id ? book_compare(bf, bc, NULL, &cmp) : book_compare(bc, bf, NULL, &cmp);
-		if (ret == -ENOMEM)
-			goto out;
-		if (ret || !joins_cluster(cmp.rel.cls)) {
-			ret = 0;
-			continue;
-		}
-		links[nl++] = (struct idx_link){ id, cf.id, idx_fp_tag(&f), idx_fp_tag(&cf) };
+		e = pair_entry(&r, id);
+		rels[nr++] = (struct idx_rel){
+			.id = cf.id, .tag = idx_fp_tag(&cf), .cls_this = (uint8_t)e.cls,
+			.cls_other = (uint8_t)mirror(e.cls), .score = (uint8_t)e.score,
+			.dist = (uint8_t)e.simhash_distance, .link = (uint8_t)joins_cluster(e.cls),
+			.jaccard = e.jaccard, .cover_this = e.cover_this, .cover_other = e.cover_other,
+		};
 	}
-	ret = idx_links_add(ix, links, nl);
+	jd = (struct idx_judgement){ id, idx_fp_tag(&f), rels, nr };
+	ret = idx_rels_set(ix, &jd, 1);
 	if (ret > 0)
 		ret = 0;
 out:
 	idx_file_release(&f);
 	idx_file_release(&cf);
 	book_free(bf);
-	book_free(bc);
-	free(links);
+	free(rels);
 	free(ids);
 	return ret;
 }

@@ -376,7 +376,7 @@ static int list_get(struct views *v, uint64_t id, struct listref **out)
 		return 0;
 	}
 	pthread_mutex_unlock(&v->lock);
-	ret = simlist_compute(v->ix, v->pairs, id, views_skip, v, &l);
+	ret = simlist_get(v->ix, v->pairs, id, views_skip, v, &l);
 	if (ret)
 		return ret;
 	r = malloc(sizeof(*r));

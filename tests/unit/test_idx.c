@@ -704,6 +704,50 @@ static void test_schema_rebuild(void)
 	idx_close(ix);
 }
 
+/* A schema 4 index (no rel table rows) is upgraded in place: nothing is
+ * lost, every book is unjudged until judged, and the next open finds
+ * schema 5. */
+static void test_schema4_upgrade(void)
+{
+	const char *dir = check_tmpdir();
+	uint8_t sh[16], th[16], v4[4] = { 0, 0, 0, 4 };
+	uint64_t a, b, un[4];
+	struct idx_file f = { 0 };
+	struct idx_rel *r = NULL;
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
+	a = add_book(ix, "a", sh, th, NULL, 0, NULL);
+	th[0] ^= 1;
+	b = add_book(ix, "b", sh, th, NULL, 0, NULL);
+	REQUIRE(a && b);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == 0);
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, v4, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.books, 2);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, b), 1);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 2 && un[0] == a && un[1] == b);
+	REQUIRE(idx_get_id(ix, a, &f) == 0);
+	CHECK_EQ_INT(idx_rels_get(ix, a, idx_fp_tag(&f), &r, &n), 0);
+	REQUIRE(idx_rels_set(ix, &(struct idx_judgement){ a, idx_fp_tag(&f), NULL, 0 }, 1) == 0);
+	idx_file_release(&f);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 1 && un[0] == b);
+	idx_close(ix);
+}
+
 static void put_be64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -1147,6 +1191,7 @@ int main(void)
 	RUN(test_bands_complete);
 	RUN(test_exemptions);
 	RUN(test_schema_rebuild);
+	RUN(test_schema4_upgrade);
 	RUN(test_rebuild_keeps_marks);
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);
