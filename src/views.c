@@ -6,8 +6,9 @@
  * entry needs no lookup; lookup, getattr and readlink of an entry are
  * answered from memory (the book of the folder remembered per thread under
  * the index generation, the cached list) plus one fstatat() that checks
- * the target exists; lists are recomputed only when the index generation
- * moved (and then mostly from the pair cache of simlist.h).  Group views are
+ * the target exists; lists are read again only when the index generation
+ * moved (the relations stored at indexing time, simlist_get(); the pair
+ * cache of simlist.h serves the books not judged yet).  Group views are
  * recomputed at most once a second while the index keeps changing; they
  * check each target's existence like the rest, so a stale group never
  * dangles.
