@@ -9,7 +9,8 @@
  * print their paths, for bench/clustersbench.sh to mount.)
  *
  * --clone M: the similar list with M books in the index, built from the
- * records of N template books instead of M texts (see bench_clone());
+ * records of N template books instead of M texts (see bench_clone()):
+ * stored (simlist_get) and, as the same run's baseline, computed;
  * --index DIR keeps that index in DIR and reuses it on the next run.
  * --books DIR: the lists of every book of a real library and their
  * candidates (how many books share pruning keys: bench_books()).
@@ -24,7 +25,8 @@
  * tables, comparisons of the stored records, ranking, names) of Q random
  * books: cold (empty pair cache) and warm (the list recomputed after an
  * index change, the pair cache filled), p50/p99, against one idx_get() (one
- * LMDB read) measured in the same run; then clusters/ of the whole
+ * LMDB read) measured in the same run, and the list as the views read it
+ * (simlist_get: the relations stored by the indexing); then clusters/ of the whole
  * library: the stored links read in one pass (simlist_clusters), first call
  * and repeated, and the whole group view as views.c builds it (each
  * member's entry, the group titles), against the two baselines of the same
@@ -1038,6 +1040,12 @@ int main(int argc, char **argv)
 	pct("similar list, cold (records compared)", tc, q);
 	pct("similar list, warm (pair cache)", tw, q);
 	pct("baseline: one idx_get()", tg, q);
+	/* as the views read them: the relations stored by the indexing */
+	if (lists(indexer_idx(ixr), NULL, ids, q, tc, &nent, NULL))
+		return 1;
+	pct("stored similar list (simlist_get)", tc, q);
+	printf("# stored lists that differ from the computed ones: %ld of %u\n",
+	       lists_differ(indexer_idx(ixr), c, ids, q), q);
 	ret = cand_stats(indexer_idx(ixr), ids, q, n);
 	if (!ret)
 		ret = bench_clusters(indexer_idx(ixr), n);

@@ -114,7 +114,6 @@ static void indexer_notify(struct indexer *ixr)
 
 static void indexer_flush(struct indexer *ixr, int all);
 static void *indexer_writer(void *arg);
-static uint64_t indexer_ops_pending(struct indexer *ixr);
 
 static uint64_t now_ns(void)
 {
@@ -938,16 +937,20 @@ static int indexer_catch_up(struct indexer *ixr)
 {
 	uint64_t ids[CATCHUP_BATCH];
 	size_t n = 0, i;
+	int busy;
 
 	if (idx_unjudged(ixr->ix, ixr->judge_from, ids, CATCHUP_BATCH, &n) || !n)
 		return 0;
 	/* the later books of the batch judge their pairs with it; new work
 	 * first (those later books are then still unjudged: the next round
-	 * starts with them) */
+	 * starts with them), and a stop */
 	for (i = 0; i < n; i++) {
 		(void)simlist_judge_batch(ixr->ix, ids[i], ids + i + 1, n - i - 1);
 		ixr->judge_from = ids[i] + 1;
-		if (indexer_ops_pending(ixr))
+		pthread_mutex_lock(&ixr->ops_lock);
+		busy = ixr->ops_pending || ixr->ops_stop;
+		pthread_mutex_unlock(&ixr->ops_lock);
+		if (busy)
 			break;
 	}
 	return 1;
