@@ -93,9 +93,10 @@ void simlist_free(struct simlist *l);
  * -EIO. */
 int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n);
 
-/* The relation of books a and b (a's point of view) from the cache or a
- * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
- * -EIO. */
+/* The relation of books a and b from a's point of view (the verdict of
+ * the smaller id's side, mirrored for the other, as the lists show it),
+ * from the cache (c may be NULL) or a comparison of their records: *cls.
+ * 0, -ENOENT (no fingerprint), -ENOMEM, -EIO. */
 int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 		     enum relate_class *cls);
 
