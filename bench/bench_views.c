@@ -32,7 +32,7 @@
  * member's entry, the group titles), against the two baselines of the same
  * run: the former full recomputation (every simhash near pair compared on
  * its records, cold) and idx_clusters() (simhash distance only, nothing
- * verified); then what the links cost the indexing work per book
+ * verified); then what judging (relations and links) costs the indexing work per book
  * (simlist_judge() of Q books) against fingerprinting one book
  * (read, extract, fingerprint, encode) of the same books.
  * Deterministic; wall clock.
@@ -297,7 +297,8 @@ static int bench_clusters(struct idx *ix, unsigned n)
 	return 0;
 }
 
-/* The links' cost per indexed book against fingerprinting it. */
+/* The judgement's cost per indexed book (relations and links) against
+ * fingerprinting it. */
 static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, unsigned q,
 			unsigned words)
 {
@@ -335,7 +336,7 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		book_free(b);
 		tf[i] = bench_now() - t0;
 	}
-	pct("links of one indexed book (cluster update)", tu, q);
+	pct("judging one indexed book (simlist_judge)", tu, q);
 	pct("baseline: fingerprinting one book", tf, q);
 	sbuf_release(&rec);
 	free(tu);
