@@ -32,8 +32,8 @@
  * member's entry, the group titles), against the two baselines of the same
  * run: the former full recomputation (every simhash near pair compared on
  * its records, cold) and idx_clusters() (simhash distance only, nothing
- * verified); then what judging (relations and links) costs the indexing work per book
- * (simlist_judge() of Q books) against fingerprinting one book
+ * verified); then what judging (relations and links) costs the indexing
+ * work per book (simlist_judge() of Q books) against fingerprinting one book
  * (read, extract, fingerprint, encode) of the same books.
  * Deterministic; wall clock.
  */
