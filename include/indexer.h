@@ -63,6 +63,8 @@ struct indexer_status {
 				 * unlinks and renames not yet in the index */
 	uint64_t indexed;	/* files fingerprinted since the mount */
 	uint64_t generation;	/* idx_generation() */
+	int judging;		/* books stored without a judgement are being
+				 * judged (their lists are computed meanwhile) */
 	int watching;		/* the inotify watch runs */
 	int watch_incomplete;	/* some folders could not be watched */
 	/* the current or last scan */

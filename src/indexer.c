@@ -1071,6 +1071,7 @@ void indexer_status(struct indexer *ixr, struct indexer_status *st)
 	}
 	pthread_mutex_lock(&ixr->ops_lock);
 	st->queued = (uint64_t)qs.pending + qs.running + ixr->ops_pending;
+	st->judging = ixr->judge_more;
 	pthread_mutex_unlock(&ixr->ops_lock);
 	st->indexed = atomic_load(&ixr->indexed);
 	st->generation = idx_generation(ixr->ix);

@@ -1310,7 +1310,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 "\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			 "\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			 "\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
+			 "\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\",\"judging\":%s,"
 			 "\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu}}\n",
 			 st.scanning ? "scanning" : "idle", (unsigned long long)st.books,
 			 (unsigned long long)st.files, (unsigned long long)st.queued,
@@ -1321,6 +1321,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			 (unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
 			 st.scan_seconds,
 			 !st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
+			 st.judging ? "true" : "false",
 			 how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			 (unsigned long long)kept_marks);
 }

@@ -366,6 +366,16 @@ static void test_against_brute_force(void)
 				usleep(100000);
 		}
 		CHECK_EQ_INT(nu, 0);
+		/* and the status says the catch-up is over */
+		for (i = 0; i < 100; i++) {
+			struct indexer_status st;
+
+			indexer_status(ixr, &st);
+			if (!st.judging)
+				break;
+			usleep(100000);
+		}
+		CHECK(i < 100);
 		CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 		CHECK_EQ_INT(stored_agrees(ixr), 0);
 		indexer_free(ixr);
