@@ -421,8 +421,17 @@ int idx_rels_set(struct idx *ix, const struct idx_judgement *v, size_t n);
  * another fingerprint, or an index upgraded from schema 4); -errno. */
 int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **v, size_t *n);
 /* The books with a fingerprint and an id >= from that are not judged on
- * it, ascending: at most max into ids, *n of them.  0 or -errno. */
+ * it, ascending: at most max into ids, *n of them.  Walks the book table
+ * from from on (at a million books, hundreds of MB), so callers walk it
+ * only when a catch-up is owed (idx_catchup_get()).  0 or -errno. */
 int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *n);
+/* Whether the books of the index are owed a catch-up judgement (set by the
+ * upgrade from schema 3 or 4, whose books have none): 1 and *from (the id
+ * from which books may be unjudged), 0 when not owed, or -errno. */
+int idx_catchup_get(struct idx *ix, uint64_t *from);
+/* Records the catch-up's progress (books below from are judged) or, with
+ * done, that it is over.  0 or -errno. */
+int idx_catchup_set(struct idx *ix, uint64_t from, int done);
 /* Books linked to id, exemptions included: *ids malloc'd, ascending. */
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
 /* Groups of near duplicates as stored: connected components (size >= 2) of

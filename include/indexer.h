@@ -26,10 +26,10 @@
  *    (watch.h) so changes made behind the mount's back are followed at
  *    once, and rescans every rescan_secs as a safety net (events the watch
  *    cannot see: touch, chmod, hard links, a full inotify queue or watch
- *    limit); and the writer, when it has nothing to store, judges the
- *    books that have a fingerprint but no judgement (an index upgraded
- *    from schema 4, a stop between a book's store and its judgement),
- *    whose lists are computed at read time meanwhile.
+ *    limit); and, after an upgrade from schema 4 (idx_catchup_get()),
+ *    the writer judges the books that have a fingerprint but no
+ *    judgement whenever it has nothing to store; their lists are computed
+ *    at read time meanwhile.
  * After every change of the index the notify callback runs (on the thread
  * that changed it): it must be quick and must not call back into FUSE.
  */
@@ -63,7 +63,7 @@ struct indexer_status {
 				 * unlinks and renames not yet in the index */
 	uint64_t indexed;	/* files fingerprinted since the mount */
 	uint64_t generation;	/* idx_generation() */
-	int judging;		/* books stored without a judgement are being
+	int judging;		/* the books of an upgraded index are being
 				 * judged (their lists are computed meanwhile) */
 	int watching;		/* the inotify watch runs */
 	int watch_incomplete;	/* some folders could not be watched */
@@ -78,7 +78,7 @@ struct indexer_status {
  * Returns 0 and *out, or -errno (from idx_open, queue_new, scan_new). */
 int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opts);
 /* Starts the background scan (and the periodic rescans) and the judging
- * of unjudged books.  0 or -errno. */
+ * of unjudged books when a catch-up is owed.  0 or -errno. */
 int indexer_start(struct indexer *ixr);
 /* Stops the scan and the workers (pending work is dropped: the next scan
  * finds it), applies the unlinks and renames still waiting, flushes and

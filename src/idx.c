@@ -3,7 +3,8 @@
  * Sub-databases and their layouts (integers big-endian, so keys sort the same
  * on every machine and a prefix is a range):
  *   meta    "schema" -> u32, "nextid" -> u64, "maxd" -> u32,
- *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint)
+ *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint),
+ *           "judge" -> u64 (a catch-up of unjudged books is owed from that id on)
  *   files   path key -> file record (FREC_* below; holds the full path)
  *   ids     id -> path key
  *   book    id -> book record (BOOK_* below: simhash, text hash, min-hash bands)
@@ -1467,6 +1468,11 @@ static int init_fn(struct wtx *w, void *arg)
 		ret = upgrade == 3 ? rebuild_uqkey(w) : 0;
 		if (ret == 0)
 			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
+		if (ret == 0) {
+			uint8_t z[8] = { 0 };
+
+			ret = w_put(w, DB_META, "judge", 5, z, 8);	/* every book owed */
+		}
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)
@@ -3562,6 +3568,49 @@ out:
 	*out = v;
 	*nout = n;
 	return judged;
+}
+
+int idx_catchup_get(struct idx *ix, uint64_t *from)
+{
+	MDB_txn *txn = NULL;
+	MDB_val k = mval("judge", 5), v;
+	int ret;
+
+	*from = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
+	if (ret == 0 && v.mv_size == 8)
+		*from = get_be(v.mv_data, 8);
+	rtx_end(ix, txn);
+	if (ret == -ENOENT)
+		return 0;
+	return ret ? ret : 1;
+}
+
+struct catchup_arg {
+	uint64_t from;
+	int done;
+};
+
+static int catchup_fn(struct wtx *w, void *arg)
+{
+	struct catchup_arg *a = arg;
+	uint8_t b[8];
+
+	if (a->done)
+		return w_del(w, DB_META, "judge", 5);
+	put_be(b, a->from, 8);
+	return w_put(w, DB_META, "judge", 5, b, 8);
+}
+
+int idx_catchup_set(struct idx *ix, uint64_t from, int done)
+{
+	struct catchup_arg a = { from, done };
+	int ret = idx_write(ix, catchup_fn, &a);
+
+	return ret < 0 ? ret : 0;
 }
 
 int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *nout)

@@ -96,11 +96,10 @@ struct indexer {
 	int ops_stop;
 	pthread_t writer;
 	int has_writer;
-	/* Books stored but not judged (an index upgraded from schema 4, or a
-	 * stop between a book's store and its judgement): the writer judges
-	 * them in id order when it has nothing else to do, from
-	 * indexer_start() on (judge_more: under ops_lock; judge_from: the
-	 * writer's). */
+	/* Books stored but not judged (an index upgraded from schema 4): the
+	 * writer judges them in id order when it has nothing else to do,
+	 * from indexer_start() on (judge_more: under ops_lock; judge_from:
+	 * the writer's once started). */
 	int judge_more;
 	uint64_t judge_from;
 	pthread_mutex_t flush_lock;	/* one batch applied at a time, in order */
@@ -355,7 +354,7 @@ static void indexer_put_after(struct indexer *ixr, const struct ixop *op, const 
 	/* its relations (the similar lists) and the links of clusters/,
 	 * judged here so that readers never compare; gone meanwhile
 	 * (-ENOENT) is fine, and a failure leaves the book unjudged: its
-	 * list is computed at read time until the next start judges it */
+	 * list is computed at read time until it is indexed again */
 	(void)simlist_judge_batch(ixr->ix, op->id, later, nlater);
 }
 
@@ -663,8 +662,10 @@ int indexer_start(struct indexer *ixr)
 
 	if (ret)
 		return ret;
+	/* owed after an upgrade (idx_catchup_get()); otherwise every book
+	 * was judged after its store, and the book table is not walked */
 	pthread_mutex_lock(&ixr->ops_lock);
-	ixr->judge_more = 1;
+	ixr->judge_more = idx_catchup_get(ixr->ix, &ixr->judge_from) == 1;
 	pthread_cond_signal(&ixr->ops_cond);
 	pthread_mutex_unlock(&ixr->ops_lock);
 	if (ixr->rescan_secs || ixr->use_watch) {
@@ -929,18 +930,22 @@ static void indexer_flush(struct indexer *ixr, int all)
 }
 
 /* Judges up to CATCHUP_BATCH books that have a fingerprint and no
- * judgement, from judge_from on.  Returns 0 when none is left (or the
- * index fails: the next start tries again), which ends the catch-up.
- * Their lists are computed at read time meanwhile, so this only makes
- * them cheaper. */
+ * judgement, from judge_from on, and records how far it got.  Returns 0
+ * when none is left (recorded: the catch-up is over) or the index fails
+ * (the next start tries again), which ends the catch-up.  Their lists are
+ * computed at read time meanwhile, so this only makes them cheaper. */
 static int indexer_catch_up(struct indexer *ixr)
 {
 	uint64_t ids[CATCHUP_BATCH];
 	size_t n = 0, i;
 	int busy;
 
-	if (idx_unjudged(ixr->ix, ixr->judge_from, ids, CATCHUP_BATCH, &n) || !n)
+	if (idx_unjudged(ixr->ix, ixr->judge_from, ids, CATCHUP_BATCH, &n))
 		return 0;
+	if (!n) {
+		(void)idx_catchup_set(ixr->ix, 0, 1);
+		return 0;
+	}
 	/* the later books of the batch judge their pairs with it; new work
 	 * first (those later books are then still unjudged: the next round
 	 * starts with them), and a stop */
@@ -953,6 +958,8 @@ static int indexer_catch_up(struct indexer *ixr)
 		if (busy)
 			break;
 	}
+	/* a stop resumes here at the next start */
+	(void)idx_catchup_set(ixr->ix, ixr->judge_from, 0);
 	return 1;
 }
 

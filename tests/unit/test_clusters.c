@@ -376,6 +376,7 @@ static void test_against_brute_force(void)
 			usleep(100000);
 		}
 		CHECK(i < 100);
+		CHECK_EQ_INT(idx_catchup_get(indexer_idx(ixr), un), 0);
 		CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 		CHECK_EQ_INT(stored_agrees(ixr), 0);
 		indexer_free(ixr);

@@ -720,6 +720,8 @@ static void test_schema4_upgrade(void)
 
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	/* a new index owes no catch-up */
+	CHECK_EQ_INT(idx_catchup_get(ix, &a), 0);
 	simgen_sh(&rng_state, sh);
 	simgen_sh(&rng_state, th);
 	a = add_book(ix, "a", sh, th, NULL, 0, NULL);
@@ -734,6 +736,11 @@ static void test_schema4_upgrade(void)
 	REQUIRE(idx_counts(ix, &c) == 0);
 	CHECK_EQ_INT(c.books, 2);
 	CHECK_EQ_INT(idx_exempt_has(ix, a, b), 1);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 1);
+	CHECK_EQ_INT(un[0], 0);
+	REQUIRE(idx_catchup_set(ix, b, 0) == 0);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 1);
+	CHECK_EQ_INT(un[0], b);
 	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
 	CHECK(n == 2 && un[0] == a && un[1] == b);
 	REQUIRE(idx_get_id(ix, a, &f) == 0);
@@ -745,6 +752,8 @@ static void test_schema4_upgrade(void)
 	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
 	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
 	CHECK(n == 1 && un[0] == b);
+	REQUIRE(idx_catchup_set(ix, 0, 1) == 0);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 0);
 	idx_close(ix);
 }
 
