@@ -1387,6 +1387,15 @@ static void test_copies(void)
 	CHECK(n == 1 && rv[0].id == id[1] && rv[0].cover_this == 0.75 && rv[0].cover_other == 0.25);
 	free(rv);
 	idx_file_release(&f);
+	{
+		uint64_t un[8];
+		size_t nu = 9;
+
+		/* nothing owes a judgement: b holds a's mark, c and d are copies
+		 * (never judged, left out of a catch-up) */
+		REQUIRE(idx_unjudged(ix, 0, un, 8, &nu) == 0);
+		CHECK_EQ_INT(nu, 0);
+	}
 
 	/* b rewritten into another text: c takes over; b back as a copy
 	 * (smaller id) takes over again, with the links */
