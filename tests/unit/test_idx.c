@@ -1396,6 +1396,18 @@ static void test_copies(void)
 		REQUIRE(idx_unjudged(ix, 0, un, 8, &nu) == 0);
 		CHECK_EQ_INT(nu, 0);
 	}
+	/* z judged with a relation to c, a copy of another text (it became
+	 * one while z was judged): stored under c's representative b */
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	rl.id = id[2];
+	rl.tag = idx_fp_tag(&f);
+	rl.score = 70;
+	idx_file_release(&f);
+	jd = (struct idx_judgement){ id[4], idx_fp_tag(&fz), &rl, 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	CHECK_EQ_INT(idx_rels_get(ix, id[4], idx_fp_tag(&fz), &rv, &n), 1);
+	CHECK(n == 1 && rv[0].id == id[1] && rv[0].score == 70);
+	free(rv);
 
 	/* b rewritten into another text: c takes over; b back as a copy
 	 * (smaller id) takes over again, with the links */
