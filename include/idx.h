@@ -28,11 +28,16 @@
  *    text cost n rows, not n band entries each.  Removing, rewriting or
  *    renaming over a representative promotes the next copy in the same
  *    transaction (its band entries written from its stored rows, the
- *    cluster links moved to it);
- *  - the clusters table: verified near-duplicate links between two books,
- *    which the fingerprinting work records (idx_links_add) and which go
- *    with either book's fingerprint; clusters/ reads it in one pass
- *    (idx_link_groups).
+ *    cluster links, relations and judged mark moved to it);
+ *  - the rel table: every verified relation between two books with what a
+ *    similar list shows of it, and per book whether it was judged (its
+ *    list is complete), which the fingerprinting work records
+ *    (idx_rels_set) and which go with either book's fingerprint; a
+ *    similar list is one range read of it (idx_rels_get).  Like the links,
+ *    stored for representatives: a copy is never judged;
+ *  - the clusters table: the relations that join a cluster (identical
+ *    file, same text, near duplicate) again, as bare links, so clusters/
+ *    reads them in one pass over small rows (idx_link_groups).
  *
  * Concurrency: any number of threads may call any function at once (except
  * idx_close()).  Reads run in their own LMDB read transaction per call
@@ -74,8 +79,10 @@
 
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
  * carry the book's key counts; 5: groups of copies (only a group's
- * representative has band entries, postings and links).  A schema 3 or 4
- * index is upgraded in place on open; any other is rebuilt. */
+ * representative has band entries, postings, links and relations) and the
+ * rel table (every verified relation and the books judged).  A schema 3 or
+ * 4 index is upgraded in place on open, its books unjudged; any other is
+ * rebuilt. */
 #define IDX_SCHEMA_VERSION 5
 #define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
@@ -420,28 +427,77 @@ int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *
  * Groups are sorted by size (descending) then smallest id; ids ascending
  * within a group.  Free with idx_groups_release(). */
 int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g);
-/* ---- cluster links (the clusters table) ---- */
+/* ---- relations (the rel table) and cluster links (the clusters table) ---- */
 
 /* A digest of f's stored fingerprint (simhash, text hash, record version):
  * another value once the book is fingerprinted with another result; 0 when
  * f has no fingerprint. */
 uint64_t idx_fp_tag(const struct idx_file *f);
 
-/* A verified near-duplicate link between books a and b (a != b), with the
- * idx_fp_tag() of each book's fingerprint the verdict was reached on. */
-struct idx_link {
-	uint64_t a, b;
-	uint64_t tag_a, tag_b;
+/* A verified relation of a judged book with another book, as a similar
+ * list shows it.  The classes are opaque to the index (relate.h's enum
+ * relate_class). */
+struct idx_rel {
+	uint64_t id;		/* the other book */
+	uint64_t tag;		/* idx_rels_set(): idx_fp_tag() of the other book's
+				 * fingerprint the verdict was reached on; 0 when read */
+	uint8_t cls_this;	/* the relation from the judged (listed) book's side */
+	uint8_t cls_other;	/* idx_rels_set(): from the other book's side */
+	uint8_t score;		/* 0..100 */
+	uint8_t dist;		/* simhash distance */
+	uint8_t link;		/* idx_rels_set(): 1 when the pair joins a cluster */
+	double jaccard;		/* Jaccard estimate */
+	double cover_this;	/* fraction of the listed book found in the other */
+	double cover_other;	/* fraction of the other found in the listed book */
 };
-/* Records the n links v[i] (one transaction).  A link is stored only when
- * both books still hold the fingerprints of its tags: one judged on a
- * fingerprint replaced meanwhile is dropped (the replacing book's own
- * judgement finds the pair again).  Links stay until either book's
- * fingerprint goes or changes (idx_put with another fingerprint,
- * idx_put_failed, idx_unlink, idx_drop, a rename over it); exemptions do
- * not remove links, they hide them (idx_link_groups).  Returns the number of
- * links stored (>= 0), -EINVAL, or -errno. */
-int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n);
+
+/* The judgement of book id (tag: idx_fp_tag() of its fingerprint): its n
+ * relations rels[i] with other books. */
+struct idx_judgement {
+	uint64_t id, tag;
+	const struct idx_rel *rels;
+	size_t n;
+};
+
+/* Records the n judgements v[i] in one transaction: each relation in the
+ * rel table under both books (each row from its first book's side: class,
+ * covers swapped), the relations with link set in the clusters table too,
+ * and book v[i].id as judged on fingerprint v[i].tag.  A judgement whose
+ * book no longer holds the fingerprint of its tag, or is a copy now (a
+ * copy is never judged: its representative's relations hold for it), is
+ * dropped whole; a relation whose other book does not hold its tag is
+ * dropped (that book's own judgement finds the pair again), and one whose
+ * other book became a copy of another text is stored under that copy's
+ * representative (the same fingerprint).  When a representative leaves its
+ * group, its relations and judged mark move to the copy promoted in its
+ * place.  Relations and links stay until either
+ * book's fingerprint goes or changes (idx_put with another fingerprint,
+ * idx_put_failed, idx_unlink, idx_drop, a rename over it), and the judged
+ * mark with the book's own; rows are only added, so relations another
+ * book's judgement stored stay.  Exemptions do not remove relations,
+ * readers hide them.  Returns the number of relations stored (>= 0),
+ * -EINVAL, or -errno. */
+int idx_rels_set(struct idx *ix, const struct idx_judgement *v, size_t n);
+/* The relations stored for book id, from its side (tag, cls_other and link
+ * zeroed), ascending by other id, exemptions included; rows that do not
+ * decode are skipped.  Returns 1 and *v (malloc'd, free()) when id was
+ * judged on the fingerprint of tag (idx_fp_tag() of its entry): the list
+ * is complete; 0 and nothing when it was not (never judged, judged on
+ * another fingerprint, or an index upgraded from schema 4); -errno. */
+int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **v, size_t *n);
+/* The books with a fingerprint and an id >= from that are not judged on
+ * it, ascending, copies left out (never judged: their representative's
+ * judgement holds for them): at most max into ids, *n of them.  Walks the
+ * book table from from on (at a million books, hundreds of MB), so callers
+ * walk it only when a catch-up is owed (idx_catchup_get()).  0 or -errno. */
+int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *n);
+/* Whether the books of the index are owed a catch-up judgement (set by the
+ * upgrade from schema 3 or 4, whose books have none): 1 and *from (the id
+ * from which books may be unjudged), 0 when not owed, or -errno. */
+int idx_catchup_get(struct idx *ix, uint64_t *from);
+/* Records the catch-up's progress (books below from are judged) or, with
+ * done, that it is over.  0 or -errno. */
+int idx_catchup_set(struct idx *ix, uint64_t from, int done);
 /* Books linked to id, exemptions included: *ids malloc'd, ascending.
  * Links are stored between representatives (idx_copies()). */
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);

@@ -16,7 +16,9 @@
  *    extract and fingerprint it (book.h) and append the record (bookrec.h),
  *    or why it is not indexed (IDX_FAILED with the reason, or IDX_NOT_BOOK),
  *    to the same list; the writer stores many books per transaction (at
- *    once when no more work is queued) and then judges their cluster links.
+ *    once when no more work is queued) and then judges each against its
+ *    candidates, storing its relations (the similar lists) and cluster
+ *    links (simlist_judge_batch()).
  *    A file already indexed with the same size, mtime, ctime and inode is
  *    not read again.
  *  - indexer_start() runs the incremental scan in the background (the index
@@ -24,7 +26,10 @@
  *    (watch.h) so changes made behind the mount's back are followed at
  *    once, and rescans every rescan_secs as a safety net (events the watch
  *    cannot see: touch, chmod, hard links, a full inotify queue or watch
- *    limit).
+ *    limit); and, after an upgrade from schema 4 (idx_catchup_get()),
+ *    the writer judges the books that have a fingerprint but no
+ *    judgement whenever it has nothing to store; their lists are computed
+ *    at read time meanwhile.
  * After every change of the index the notify callback runs (on the thread
  * that changed it): it must be quick and must not call back into FUSE.
  */
@@ -62,6 +67,8 @@ struct indexer_status {
 				 * unlinks and renames not yet in the index */
 	uint64_t indexed;	/* files fingerprinted since the mount */
 	uint64_t generation;	/* idx_generation() */
+	int judging;		/* the books of an upgraded index are being
+				 * judged (their lists are computed meanwhile) */
 	int watching;		/* the inotify watch runs */
 	int watch_incomplete;	/* some folders could not be watched */
 	/* the current or last scan */
@@ -77,7 +84,8 @@ struct indexer_status {
  * -errno (from idx_open, queue_new, scan_new; -ECANCELED when
  * opts->open_progress stopped the open). */
 int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opts);
-/* Starts the background scan (and the periodic rescans).  0 or -errno. */
+/* Starts the background scan (and the periodic rescans) and the judging
+ * of unjudged books when a catch-up is owed.  0 or -errno. */
 int indexer_start(struct indexer *ixr);
 /* Stops the scan and the workers (pending work is dropped: the next scan
  * finds it), applies the unlinks and renames still waiting, flushes and

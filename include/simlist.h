@@ -6,11 +6,18 @@
  * text hash, and the books sharing many pruning keys (sampled unique words
  * and shingle anchors, idx.h: a short text inside a long one, OCR-heavy
  * copies, which whole-book sketches miss).  Each candidate is compared with the book on the stored records
- * (book_compare(): all scores, the relation class of relate.h); unrelated
- * ones and "not a duplicate" exemptions are dropped.  Comparisons are cached
- * per ordered pair in a struct simcache, valid while both books keep their
- * fingerprints, so recomputing a list after an unrelated index change costs
- * a few index reads.
+ * (book_compare() from the smaller id's side, so a pair has one verdict
+ * whichever book is listed: all scores, the relation class of relate.h);
+ * unrelated ones and "not a duplicate" exemptions are dropped.
+ *
+ * The indexing work does that once per book (simlist_judge()) and stores
+ * every relation found in the index (idx_rels_set()); a list is then read
+ * back (simlist_get(): one range read, the exemptions, the entries' paths)
+ * with no comparison.  A book not judged yet (between its idx_put() and its
+ * judgement, or in an index upgraded from schema 4 until the daemon has
+ * judged it) has its list computed at read time (simlist_compute()), with
+ * comparisons cached per pair in a struct simcache, valid while both books
+ * keep their fingerprints.
  *
  * Ranking (best first): identical file, same text, near duplicate, one
  * contains the other, overlap; within a class by score (descending), then
@@ -55,7 +62,19 @@ struct simcache;
 struct simcache *simcache_new(size_t max_pairs);
 void simcache_free(struct simcache *c);
 
-/* Computes the list of book id.  skip(arg, path) (may be NULL) drops
+/* The list of book id as the views show it: the stored relations when the
+ * book's representative (itself unless it is a copy) was judged on its
+ * current fingerprint, each related representative expanded into the
+ * copies it stands for (simlist_expand()), plus the other books of id's
+ * own text (its group of copies among them), compared (identical file or
+ * same text; c caches them); else simlist_compute() (c may be NULL).
+ * Both give the same list for the same candidates; a stored list also
+ * holds pairs only the other book's candidates found (docs/INDEX.md).  skip, *out and returns as
+ * simlist_compute(). */
+int simlist_get(struct idx *ix, struct simcache *c, uint64_t id,
+		int (*skip)(void *arg, const char *path), void *arg, struct simlist **out);
+/* Computes the list of book id at read time: candidates gathered and
+ * compared (c may be NULL: no cache).  skip(arg, path) (may be NULL) drops
  * candidates by path (e.g. files the mount cannot show).  *out is malloc'd
  * (simlist_free()).  0, -ENOENT (id has no fingerprint), -ENOMEM, -EIO. */
 int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
@@ -83,16 +102,17 @@ int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t *
  * f exactly as rel does and is compared once, through rel) without f; just
  * rel when it has no copies, or when it has f's text (those copies are
  * candidates of their own, through the text source, each compared with f:
- * identical file or same text).  Candidate sources name representatives
- * only; every reader that shows books (lists, stored relations) expands
- * them with this.  *ids malloc'd (free()), ascending; *n >= 1 unless rel
- * is f.  0, -ENOMEM, -errno of the index. */
+ * identical file or same text).  Candidate sources and stored relations
+ * name representatives only; every reader that shows books (lists, stored
+ * relations) expands them with this.  *ids malloc'd (free()), ascending;
+ * *n >= 1 unless rel is f.  0, -ENOMEM, -errno of the index. */
 int simlist_expand(struct idx *ix, const struct idx_file *f, const struct idx_file *rel,
 		   uint64_t **ids, size_t *n);
 
-/* The relation of books a and b (a's point of view) from the cache or a
- * comparison of their records: *cls.  0, -ENOENT (no fingerprint), -ENOMEM,
- * -EIO. */
+/* The relation of books a and b from a's point of view (the verdict of
+ * the smaller id's side, mirrored for the other, as the lists show it),
+ * from the cache (c may be NULL) or a comparison of their records: *cls.
+ * 0, -ENOENT (no fingerprint), -ENOMEM, -EIO. */
 int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 		     enum relate_class *cls);
 
@@ -106,25 +126,28 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
  * clusters/. */
 
 /* Judges book id against each of its candidates (those of
- * simlist_compute(), exemptions included: they hide links at read time, so
- * an undone exemption brings the link back) and records the ones that join
- * a cluster in the index (idx_links_add()).  Only a representative is
- * judged, and not against its own copies: a copy (idx_file.is_copy) is in
- * its representative's cluster by definition and needs nothing (so n
- * copies of a text cost n, not n^2, comparisons and links).  Each pair is compared from
- * the smaller id's side, on the stored records, so the verdict does not
- * depend on which book was indexed last.  Called once by the indexing work
- * after each idx_put(): the book indexed later of a pair finds the earlier
- * one, so every pair is judged.  Costs what a cold similar list costs.
+ * simlist_compute(), exemptions included: they hide relations at read
+ * time, so an undone exemption brings the entry back without a
+ * comparison) and stores every related pair with its scores in the index,
+ * the ones that join a cluster as links too, and id as judged
+ * (idx_rels_set()).  Only a representative is judged, and not against its
+ * own copies: a copy (idx_file.is_copy) is in its representative's cluster
+ * by definition, and its list is its representative's relations expanded
+ * plus its own group (so n copies of a text cost n, not n^2, comparisons
+ * and rows).  Each pair is compared from the smaller id's side, on the
+ * stored records, so the verdict does not depend on which book was indexed
+ * last.  Called once by the indexing work after each idx_put(): the book
+ * indexed later of a pair finds the earlier one, so every pair is judged.
+ * When id went or became a copy while it was judged, the representative of
+ * its fingerprint is judged instead.  Costs what a cold similar list costs.
  * 0, -ENOENT (id has no fingerprint), -ENOMEM, -EIO, -ENOSPC. */
-int simlist_cluster_update(struct idx *ix, uint64_t id);
-/* simlist_cluster_update() when the nlater books later[] (may be NULL when
- * nlater is 0) were stored together with id and will be updated after it:
- * the pairs with them are left to their own update, so a batch of books
+int simlist_judge(struct idx *ix, uint64_t id);
+/* simlist_judge() when the nlater books later[] (may be NULL when nlater
+ * is 0) were stored together with id and will be judged after it: the
+ * pairs with them are left to their own judgement, so a batch of books
  * stored in one transaction compares each of its pairs once, as books
  * stored one by one do.  Same returns. */
-int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *later,
-				 size_t nlater);
+int simlist_judge_batch(struct idx *ix, uint64_t id, const uint64_t *later, size_t nlater);
 
 /* The groups of clusters/: idx_link_groups() (the stored links minus
  * exemptions, one pass; same order rules as idx_clusters()).  Free with

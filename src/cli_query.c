@@ -417,7 +417,7 @@ int cli_similar(int argc, char **argv)
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != f.st.mtime_ns)
 		fprintf(stderr, "simbook similar: warning: %s changed since it was indexed; the "
 			"answer is for the indexed version\n", o.path);
-	ret = simlist_compute(c.ix, c.cache, f.id, q_skip, &c, &l);
+	ret = simlist_get(c.ix, c.cache, f.id, q_skip, &c, &l);
 	if (ret) {
 		fprintf(stderr, "simbook similar: %s: %s\n", o.path, strerror(-ret));
 		goto out;

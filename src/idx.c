@@ -4,7 +4,8 @@
  * Sub-databases and their layouts (integers big-endian, so keys sort the same
  * on every machine and a prefix is a range):
  *   meta    "schema" -> u32, "nextid" -> u64, "maxd" -> u32,
- *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint)
+ *           "counts" -> u64[IDX_NSTATES + 1] (per state; [0] = with fingerprint),
+ *           "judge" -> u64 (a catch-up of unjudged books is owed from that id on)
  *   files   path key -> file record (FREC_* below; holds the full path)
  *   ids     id -> path key
  *   book    id -> book record (BOOK_* below: simhash, text hash, copy key,
@@ -26,13 +27,20 @@
  *   uqbook  id -> u32 keys of that book, ascending (to remove them, and the
  *           counts its postings carry)
  *   clusters id + id -> (empty), both orders: verified near-duplicate links
- *           (idx_links_add), removed with either book's fingerprint
+ *           (idx_rels_set), removed with either book's fingerprint
  *   copies  copy key (16) + id -> (empty): every fingerprinted book under
  *           the XXH3-128 of its whole stored fingerprint (copy_key()).
  *           Books with one key are copies of one text; only the smallest
  *           id of such a group (its representative) has entries in
  *           shband, mhband and uqkey (schema 5), so n copies cost n rows
  *           there instead of n band entries each and n^2 comparisons.
+ *   rel     id + id -> relation (REL_* below), both orders, each from its
+ *           first id's side: every verified relation a similar list shows
+ *           (idx_rels_set), removed with either book's fingerprint; and
+ *           id + 0 -> u8 version + u64 fingerprint tag: the book was judged
+ *           on that fingerprint (its list is complete; schema 5).  Like
+ *           clusters, stored for representatives only (a copy's list is
+ *           its representative's), moved with the links on a promotion.
  * A path key is the path itself when it has at most KEY_INLINE bytes (LMDB
  * keys are limited to 511), else its first KEY_INLINE bytes, a NUL (never in
  * a path) and the XXH3-64 of the whole path; so keys keep path order closely
@@ -80,13 +88,21 @@
 #define BOOK_F_COPY 2u		/* in a group, not its representative: no band entries */
 #define COPY_KEY 16
 
+/* Relation row (rel table): version, class, score, simhash distance, then
+ * the Jaccard estimate and the two cover fractions as IEEE-754 binary64,
+ * big-endian (exact: the views print what the comparison gave). */
+#define REL_VERSION 1
+#define REL_LEN 28
+/* Judged mark (rel table, key id + 0): version, fingerprint tag. */
+#define JUDGED_LEN 9
+
 enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
-	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, NDB
+	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, DB_REL, NDB
 };
 static const char *const db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
-	"uqkey", "uqbook", "clusters", "copies"
+	"uqkey", "uqbook", "clusters", "copies", "rel"
 };
 
 struct idx {
@@ -730,13 +746,32 @@ static int uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint
 	return ret;
 }
 
+/* A row of a two-way pair table copied out of the map. */
+struct pairrow {
+	uint64_t other;
+	uint8_t fwd[REL_LEN], rev[REL_LEN];	/* the values of id + other, other + id */
+	uint8_t nfwd, nrev;
+};
+
+/* The value v copied into buf (room REL_LEN; longer values, which no pair
+ * table holds, are cut, and decode as nothing). */
+static uint8_t pair_val(const MDB_val *v, uint8_t *buf)
+{
+	size_t n = v->mv_size < REL_LEN ? v->mv_size : REL_LEN;
+
+	if (n)
+		memcpy(buf, v->mv_data, n);
+	return (uint8_t)n;
+}
+
 /* Removes every pair of the two-way pair table db (exemptions, cluster
- * links) that involves id; with move, each pair (id, x) becomes (to, x)
- * (none with x == to). */
+ * links, relations) that involves id; with move, each pair (id, x) becomes
+ * (to, x) with the same values both ways (none with x == to).  The rel
+ * table's judged mark (id, 0) is one-way: it goes, or moves to to. */
 static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 {
 	uint8_t key[16], rev[16];
-	uint64_t *others = NULL;
+	struct pairrow *rows = NULL;
 	size_t n = 0, cap = 0, i;
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
@@ -752,41 +787,59 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
 			break;
 		if (n == cap) {
-			uint64_t *p;
+			struct pairrow *p;
 
 			cap = cap ? cap * 2 : 16;
-			p = realloc(others, cap * sizeof(*p));
+			p = realloc(rows, cap * sizeof(*p));
 			if (!p) {
 				ret = -ENOMEM;
 				goto out;
 			}
-			others = p;
+			rows = p;
 		}
-		others[n++] = get_be((const uint8_t *)k.mv_data + 8, 8);
+		rows[n].other = get_be((const uint8_t *)k.mv_data + 8, 8);
+		rows[n].nfwd = pair_val(&v, rows[n].fwd);
+		rows[n++].nrev = 0;
 	}
 	mdb_cursor_close(cur);
 	cur = NULL;
 	for (i = 0; i < n && ret == 0; i++) {
-		put_be(key + 8, others[i], 8);
-		put_be(rev, others[i], 8);
+		struct pairrow *r = &rows[i];
+
+		put_be(key + 8, r->other, 8);
+		put_be(rev, r->other, 8);
 		put_be(rev + 8, id, 8);
+		if (move && r->other && w_get(w, db, rev, 16, &v) == 0)
+			r->nrev = pair_val(&v, r->rev);
 		ret = w_del(w, db, key, 16);
-		if (ret == 0)
+		if (ret == 0 && r->other)
 			ret = w_del(w, db, rev, 16);
-		if (ret == 0 && move && others[i] != to) {
-			put_be(rev + 8, to, 8);
-			ret = w_put(w, db, rev, 16, NULL, 0);
+		if (ret == 0 && move && r->other != to) {
 			put_be(rev, to, 8);
-			put_be(rev + 8, others[i], 8);
-			if (ret == 0)
-				ret = w_put(w, db, rev, 16, NULL, 0);
+			put_be(rev + 8, r->other, 8);
+			ret = w_put(w, db, rev, 16, r->fwd, r->nfwd);
+			if (ret == 0 && r->other) {
+				put_be(rev, r->other, 8);
+				put_be(rev + 8, to, 8);
+				ret = w_put(w, db, rev, 16, r->rev, r->nrev);
+			}
 		}
 	}
 out:
 	if (cur)
 		mdb_cursor_close(cur);
-	free(others);
+	free(rows);
 	return ret;
+}
+
+/* A representative's cluster links, relations and judged mark go to to,
+ * which takes its place with the same fingerprint (its tag, so the mark
+ * holds for it, and the same verdicts). */
+static int judgement_move(struct wtx *w, uint64_t id, uint64_t to)
+{
+	int ret = pairs_move(w, DB_CLUSTER, id, 1, to);
+
+	return ret ? ret : pairs_move(w, DB_REL, id, 1, to);
 }
 
 static int pairs_remove_all(struct wtx *w, int db, uint64_t id)
@@ -958,10 +1011,10 @@ static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip
 /* Book id leaves its copy group (b: its book row).  A representative's band
  * entries go; when copies remain, the next one (smallest id) becomes the
  * representative: its band entries are written from its stored book row and
- * pruning keys, and it takes over the cluster links, which hold for it as
- * they held for id (the same fingerprint gives the same verdicts), so no
- * comparison is needed.  A copy leaving only updates the representative's
- * flag. */
+ * pruning keys, and it takes over the cluster links, relations and judged
+ * mark, which hold for it as they held for id (the same fingerprint gives
+ * the same verdicts and the same tag), so no comparison is needed.  A copy
+ * leaving only updates the representative's flag. */
 static int group_leave(struct wtx *w, uint64_t id, const struct brec *b)
 {
 	uint8_t k[COPY_KEY + 8], *row = NULL;
@@ -991,7 +1044,7 @@ static int group_leave(struct wtx *w, uint64_t id, const struct brec *b)
 	if (ret == 0)
 		ret = book_set_flags(w, next[0], n > 1 ? BOOK_F_COPIES : 0);
 	if (ret == 0)
-		ret = pairs_move(w, DB_CLUSTER, id, 1, next[0]);
+		ret = judgement_move(w, id, next[0]);
 	free(row);
 	return ret;
 }
@@ -1033,7 +1086,8 @@ rec:
 /* Stores the fingerprint of id (which has none: book_remove() ran).  The
  * book joins the group of its copy key: alone or with a larger id as
  * representative it gets the band entries (the old representative's go, and
- * its cluster links move over); else it is a copy and only gets its rows. */
+ * its cluster links, relations and judged mark move over); else it is a
+ * copy and only gets its rows. */
 static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 {
 	uint8_t kb[8], key[IDX_SH_BYTES + 8], ck[COPY_KEY + 8], *buf = NULL, *rec = NULL;
@@ -1080,7 +1134,7 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 		if (ret == 0)
 			ret = book_set_flags(w, first[0], BOOK_F_COPY);
 		if (ret == 0)
-			ret = pairs_move(w, DB_CLUSTER, first[0], 1, id);
+			ret = judgement_move(w, first[0], id);
 	}
 	if (ret == 0)
 		ret = w_put(w, DB_BOOK, kb, 8, buf, blen);
@@ -1130,6 +1184,8 @@ static int file_remove(struct wtx *w, const struct frec *f)
 		ret = pairs_remove_all(w, DB_EXEMPT, f->id);
 	if (ret == 0)
 		ret = pairs_remove_all(w, DB_CLUSTER, f->id);
+	if (ret == 0)
+		ret = pairs_remove_all(w, DB_REL, f->id);
 	if (ret == 0)
 		ret = w_del(w, DB_FAIL, kb, 8);
 	if (ret == 0)
@@ -1718,6 +1774,8 @@ static int copies_demote(struct wtx *w, uint64_t id)
 		ret = book_set_flags(w, id, BOOK_F_COPY);
 	if (ret == 0)
 		ret = pairs_remove_all(w, DB_CLUSTER, id);
+	if (ret == 0)
+		ret = pairs_remove_all(w, DB_REL, id);
 	free(row);
 	return ret == -EIO ? 0 : ret;
 }
@@ -1850,10 +1908,20 @@ static int init_fn(struct wtx *w, void *arg)
 	if (upgrade) {
 		uint8_t s[4];
 
+		/* 3: the postings get their counts; 3 and 4: the rel table
+		 * starts empty, every book unjudged (its list is computed at
+		 * read time until the daemon judges it) */
 		put_be(s, IDX_SCHEMA_VERSION, 4);
 		ret = upgrade == 3 ? rebuild_uqkey(w) : 0;
 		if (ret == 0)
+			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
+		if (ret == 0)
 			ret = upgrade_copies(w);
+		if (ret == 0) {
+			uint8_t z[8] = { 0 };
+
+			ret = w_put(w, DB_META, "judge", 5, z, 8);	/* every book owed */
+		}
 		if (ret == 0)
 			ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret)
@@ -2183,10 +2251,10 @@ static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 	return ret;
 }
 
-/* Before book id gets fingerprint fp (NULL: none): its cluster links were
- * judged on the old fingerprint and go (*keep = 0), unless the new one is
- * the same (a re-read of unchanged text keeps the links it would find
- * again). */
+/* Before book id gets fingerprint fp (NULL: none): its cluster links,
+ * relations and judged mark were judged on the old fingerprint and go
+ * (*keep = 0), unless the new one is the same (a re-read of unchanged text
+ * keeps what it would find again). */
 static int links_keep(struct wtx *w, uint64_t id, const struct idx_fp *fp, int *keep)
 {
 	uint64_t old = 0;
@@ -2217,13 +2285,15 @@ static int put_fn(struct wtx *w, void *arg)
 		return ret;
 	had_fp = f->flags & FLAG_FP;
 	ret = links_keep(w, a->id, a->fp, &keep);
-	/* a representative's links move to the copy promoted in its place
-	 * (book_remove), and come back if the book joins the same group again
-	 * (book_add) */
+	/* a representative's links, relations and judged mark move to the
+	 * copy promoted in its place (book_remove), and come back if the book
+	 * joins the same group again (book_add) */
 	if (ret == 0)
 		ret = book_remove(w, a->id);
 	if (ret == 0 && !keep)
 		ret = pairs_remove_all(w, DB_CLUSTER, a->id);
+	if (ret == 0 && !keep)
+		ret = pairs_remove_all(w, DB_REL, a->id);
 	if (ret == 0 && a->fp)
 		ret = book_add(w, a->id, a->fp);
 	if (ret)
@@ -4039,57 +4109,329 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	return ret;
 }
 
-/* ---- cluster links ---- */
+/* ---- relations and cluster links ---- */
 
 uint64_t idx_fp_tag(const struct idx_file *f)
 {
 	return f->has_fp ? fp_tag(f->simhash, f->text_hash, f->rec_version) : 0;
 }
 
-struct links_arg {
-	const struct idx_link *v;
+static void dbl_be(uint8_t *p, double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, 8);
+	put_be(p, u, 8);
+}
+
+static double be_dbl(const uint8_t *p)
+{
+	uint64_t u = get_be(p, 8);
+	double d;
+
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+/* The row key a + b and its value, from a's side. */
+static int rel_put(struct wtx *w, uint64_t a, uint64_t b, uint8_t cls, const struct idx_rel *r,
+		   double cover_a, double cover_b)
+{
+	uint8_t k[16], v[REL_LEN];
+
+	put_be(k, a, 8);
+	put_be(k + 8, b, 8);
+	v[0] = REL_VERSION;
+	v[1] = cls;
+	v[2] = r->score;
+	v[3] = r->dist;
+	dbl_be(v + 4, r->jaccard);
+	dbl_be(v + 12, cover_a);
+	dbl_be(v + 20, cover_b);
+	return w_put(w, DB_REL, k, 16, v, REL_LEN);
+}
+
+struct rels_arg {
+	const struct idx_judgement *v;
 	size_t n;
 };
 
-static int links_fn(struct wtx *w, void *arg)
+/* Where a relation judged with book id on the fingerprint of tag is
+ * stored: *to = id, or 0 when id no longer holds that fingerprint.  With
+ * th (the judged book's text hash), id is the other book of the pair: when
+ * it became a copy meanwhile (a smaller id of its text took over), its
+ * representative, which holds the same fingerprint, unless it has the
+ * judged book's text (those pairs are each judged, book by book).  Without
+ * th, id is the judged book and a copy gives 0 (a copy is never judged);
+ * then its text hash goes to th_out.  0 or -errno. */
+static int rel_book(struct wtx *w, uint64_t id, uint64_t tag, const uint8_t *th, uint64_t *to,
+		    uint8_t *th_out)
 {
-	struct links_arg *a = arg;
-	uint8_t k1[16], k2[16];
+	uint64_t first[2];
+	uint8_t kb[8];
+	struct brec b;
+	size_t n = 0;
+	MDB_val v;
+	int ret;
+
+	*to = 0;
+	put_be(kb, id, 8);
+	ret = w_get(w, DB_BOOK, kb, 8, &v);
+	if (ret == -ENOENT || (ret == 0 && brec_decode(&v, &b)))
+		return 0;
+	if (ret || !tag || fp_tag(b.sh, b.th, b.rec_version) != tag)
+		return ret;
+	if (th_out)
+		memcpy(th_out, b.th, IDX_SH_BYTES);
+	if (b.version != BOOK_VERSION || !(b.flags & BOOK_F_COPY)) {
+		*to = id;
+		return 0;
+	}
+	if (!th)
+		return 0;
+	if (memcmp(th, b.th, IDX_SH_BYTES) == 0) {
+		*to = id;
+		return 0;
+	}
+	ret = group_first(w, b.key, 0, first, &n);
+	if (ret == 0 && n)
+		*to = first[0];
+	return ret;
+}
+
+static int rels_fn(struct wtx *w, void *arg)
+{
+	struct rels_arg *a = arg;
+	uint8_t k1[16], k2[16], mark[JUDGED_LEN];
 	uint64_t ta, tb;
-	size_t i;
+	size_t i, j;
 	int ret = 0, added = 0;
 
-	for (i = 0; i < a->n && ret == 0; i++) {
-		const struct idx_link *l = &a->v[i];
+	for (j = 0; j < a->n && ret == 0; j++) {
+		const struct idx_judgement *jd = &a->v[j];
+		uint8_t th[IDX_SH_BYTES];
 
-		if (l->a == l->b || !l->tag_a || !l->tag_b)
-			continue;
-		ret = w_fp_tag(w, l->a, &ta);
-		if (ret == 0)
-			ret = w_fp_tag(w, l->b, &tb);
-		if (ret || ta != l->tag_a || tb != l->tag_b)
-			continue;	/* judged on a fingerprint replaced meanwhile */
-		put_be(k1, l->a, 8);
-		put_be(k1 + 8, l->b, 8);
-		put_be(k2, l->b, 8);
-		put_be(k2 + 8, l->a, 8);
-		ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
-		if (ret == 0)
-			ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
-		added++;
+		ret = rel_book(w, jd->id, jd->tag, NULL, &ta, th);
+		if (ret || !ta)
+			continue;	/* judged on a fingerprint replaced meanwhile,
+					 * or a copy now (its representative's judgement
+					 * holds for it) */
+		for (i = 0; i < jd->n && ret == 0; i++) {
+			const struct idx_rel *r = &jd->rels[i];
+
+			if (r->id == jd->id || !r->id || !r->tag)
+				continue;
+			ret = rel_book(w, r->id, r->tag, th, &tb, NULL);
+			if (ret || !tb || tb == jd->id)
+				continue;	/* that book's own judgement finds the pair */
+			ret = rel_put(w, jd->id, tb, r->cls_this, r, r->cover_this, r->cover_other);
+			if (ret == 0)
+				ret = rel_put(w, tb, jd->id, r->cls_other, r, r->cover_other,
+					      r->cover_this);
+			if (ret == 0 && r->link) {
+				put_be(k1, jd->id, 8);
+				put_be(k1 + 8, tb, 8);
+				put_be(k2, tb, 8);
+				put_be(k2 + 8, jd->id, 8);
+				ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
+				if (ret == 0)
+					ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
+			}
+			added++;
+		}
+		if (ret)
+			break;
+		put_be(k1, jd->id, 8);
+		put_be(k1 + 8, 0, 8);
+		mark[0] = REL_VERSION;
+		put_be(mark + 1, jd->tag, 8);
+		ret = w_put(w, DB_REL, k1, 16, mark, JUDGED_LEN);
 	}
 	return ret ? ret : added;
 }
 
-int idx_links_add(struct idx *ix, const struct idx_link *v, size_t n)
+int idx_rels_set(struct idx *ix, const struct idx_judgement *v, size_t n)
 {
-	struct links_arg a = { v, n };
+	struct rels_arg a = { v, n };
+	size_t i;
 
 	if (n && !v)
 		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!v[i].id || (v[i].n && !v[i].rels))
+			return -EINVAL;
 	if (!n)
 		return 0;
-	return idx_write(ix, links_fn, &a);
+	return idx_write(ix, rels_fn, &a);
+}
+
+int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out, size_t *nout)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	struct idx_rel *v = NULL, *p;
+	uint8_t key[16];
+	size_t n = 0, cap = 0;
+	MDB_val k, val;
+	int rc, ret, judged = 0;
+
+	*out = NULL;
+	*nout = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_REL], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	put_be(key, id, 8);
+	put_be(key + 8, 0, 8);
+	k = mval(key, 16);
+	rc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE);
+	/* the mark comes first (other id 0); without it, or from another
+	 * fingerprint, the list is not complete: nothing more to read */
+	if (rc == 0 && k.mv_size == 16 && memcmp(k.mv_data, key, 16) == 0 &&
+	    val.mv_size == JUDGED_LEN && ((const uint8_t *)val.mv_data)[0] == REL_VERSION &&
+	    tag && get_be((const uint8_t *)val.mv_data + 1, 8) == tag)
+		judged = 1;
+	for (rc = judged ? mdb_cursor_get(cur, &k, &val, MDB_NEXT) : MDB_NOTFOUND; rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		const uint8_t *b = val.mv_data;
+
+		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
+			break;
+		if (val.mv_size != REL_LEN || b[0] != REL_VERSION)
+			continue;	/* does not decode: skipped, as in every list */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v = p;
+		}
+		p = &v[n++];
+		memset(p, 0, sizeof(*p));
+		p->id = get_be((const uint8_t *)k.mv_data + 8, 8);
+		p->cls_this = b[1];
+		p->score = b[2];
+		p->dist = b[3];
+		p->jaccard = be_dbl(b + 4);
+		p->cover_this = be_dbl(b + 12);
+		p->cover_other = be_dbl(b + 20);
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	rtx_end(ix, txn);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*nout = n;
+	return judged;
+}
+
+int idx_catchup_get(struct idx *ix, uint64_t *from)
+{
+	MDB_txn *txn = NULL;
+	MDB_val k = mval("judge", 5), v;
+	int ret;
+
+	*from = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
+	if (ret == 0 && v.mv_size == 8)
+		*from = get_be(v.mv_data, 8);
+	rtx_end(ix, txn);
+	if (ret == -ENOENT)
+		return 0;
+	return ret ? ret : 1;
+}
+
+struct catchup_arg {
+	uint64_t from;
+	int done;
+};
+
+static int catchup_fn(struct wtx *w, void *arg)
+{
+	struct catchup_arg *a = arg;
+	uint8_t b[8];
+
+	if (a->done)
+		return w_del(w, DB_META, "judge", 5);
+	put_be(b, a->from, 8);
+	return w_put(w, DB_META, "judge", 5, b, 8);
+}
+
+int idx_catchup_set(struct idx *ix, uint64_t from, int done)
+{
+	struct catchup_arg a = { from, done };
+	int ret = idx_write(ix, catchup_fn, &a);
+
+	return ret < 0 ? ret : 0;
+}
+
+int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *nout)
+{
+	MDB_cursor *cb = NULL, *cr = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t kb[8], key[16];
+	struct brec b;
+	MDB_val k, v, rk, rv;
+	size_t n = 0;
+	int rc, ret;
+
+	*nout = 0;
+	ret = rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_BOOK], &cb);
+	if (rc == 0)
+		rc = mdb_cursor_open(txn, ix->db[DB_REL], &cr);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	put_be(kb, from, 8);
+	k = mval(kb, 8);
+	for (rc = mdb_cursor_get(cb, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
+	     rc = mdb_cursor_get(cb, &k, &v, MDB_NEXT)) {
+		uint64_t id, tag;
+
+		if (k.mv_size != 8 || brec_decode(&v, &b))
+			continue;
+		if (b.version == BOOK_VERSION && (b.flags & BOOK_F_COPY))
+			continue;	/* never judged: its representative's list holds */
+		id = get_be(k.mv_data, 8);
+		tag = fp_tag(b.sh, b.th, b.rec_version);
+		put_be(key, id, 8);
+		put_be(key + 8, 0, 8);
+		rk = mval(key, 16);
+		if (mdb_cursor_get(cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
+		    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
+		    get_be((const uint8_t *)rv.mv_data + 1, 8) == tag)
+			continue;
+		ids[n++] = id;
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+out:
+	if (cb)
+		mdb_cursor_close(cb);
+	if (cr)
+		mdb_cursor_close(cr);
+	rtx_end(ix, txn);
+	*nout = ret ? 0 : n;
+	return ret;
 }
 
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)

@@ -35,6 +35,7 @@
 #define PUT_GATHER_NS 500000000L
 #define PUT_MAX (4 * PUT_BATCH)
 #define WRITER_NICE 5		/* as the workers: the filesystem's threads first */
+#define CATCHUP_BATCH 16	/* unjudged books judged between two looks at the list */
 
 /* A change waiting for the index (see indexer_flush()). */
 enum ixop_kind {
@@ -95,6 +96,12 @@ struct indexer {
 	int ops_stop;
 	pthread_t writer;
 	int has_writer;
+	/* Books stored but not judged (an index upgraded from schema 4): the
+	 * writer judges them in id order when it has nothing else to do,
+	 * from indexer_start() on (judge_more: under ops_lock; judge_from:
+	 * the writer's once started). */
+	int judge_more;
+	uint64_t judge_from;
 	pthread_mutex_t flush_lock;	/* one batch applied at a time, in order */
 };
 
@@ -344,10 +351,11 @@ static void indexer_put_after(struct indexer *ixr, const struct ixop *op, const 
 {
 	atomic_fetch_add(&ixr->indexed, 1);
 	indexer_settle(ixr, op->id, &op->st);
-	/* the near-duplicate links of clusters/, judged here so that readers
-	 * never compare; gone meanwhile (-ENOENT) is fine, and a failure
-	 * only costs links, which the next indexing of either book makes */
-	(void)simlist_cluster_update_batch(ixr->ix, op->id, later, nlater);
+	/* its relations (the similar lists) and the links of clusters/,
+	 * judged here so that readers never compare; gone meanwhile
+	 * (-ENOENT) is fine, and a failure leaves the book unjudged: its
+	 * list is computed at read time until it is indexed again */
+	(void)simlist_judge_batch(ixr->ix, op->id, later, nlater);
 }
 
 /* Called once path's entry exists (id; had: the entry's id before this job
@@ -657,6 +665,12 @@ int indexer_start(struct indexer *ixr)
 
 	if (ret)
 		return ret;
+	/* owed after an upgrade (idx_catchup_get()); otherwise every book
+	 * was judged after its store, and the book table is not walked */
+	pthread_mutex_lock(&ixr->ops_lock);
+	ixr->judge_more = idx_catchup_get(ixr->ix, &ixr->judge_from) == 1;
+	pthread_cond_signal(&ixr->ops_cond);
+	pthread_mutex_unlock(&ixr->ops_lock);
 	if (ixr->rescan_secs || ixr->use_watch) {
 		ret = -pthread_create(&ixr->timer, NULL, indexer_timer, ixr);
 		ixr->has_timer = !ret;
@@ -918,6 +932,40 @@ static void indexer_flush(struct indexer *ixr, int all)
 		indexer_notify(ixr);
 }
 
+/* Judges up to CATCHUP_BATCH books that have a fingerprint and no
+ * judgement, from judge_from on, and records how far it got.  Returns 0
+ * when none is left (recorded: the catch-up is over) or the index fails
+ * (the next start tries again), which ends the catch-up.  Their lists are
+ * computed at read time meanwhile, so this only makes them cheaper. */
+static int indexer_catch_up(struct indexer *ixr)
+{
+	uint64_t ids[CATCHUP_BATCH];
+	size_t n = 0, i;
+	int busy;
+
+	if (idx_unjudged(ixr->ix, ixr->judge_from, ids, CATCHUP_BATCH, &n))
+		return 0;
+	if (!n) {
+		(void)idx_catchup_set(ixr->ix, 0, 1);
+		return 0;
+	}
+	/* the later books of the batch judge their pairs with it; new work
+	 * first (those later books are then still unjudged: the next round
+	 * starts with them), and a stop */
+	for (i = 0; i < n; i++) {
+		(void)simlist_judge_batch(ixr->ix, ids[i], ids + i + 1, n - i - 1);
+		ixr->judge_from = ids[i] + 1;
+		pthread_mutex_lock(&ixr->ops_lock);
+		busy = ixr->ops_pending || ixr->ops_stop;
+		pthread_mutex_unlock(&ixr->ops_lock);
+		if (busy)
+			break;
+	}
+	/* a stop resumes here at the next start */
+	(void)idx_catchup_set(ixr->ix, ixr->judge_from, 0);
+	return 1;
+}
+
 /* The index writer: applies the list in batches.  After the first path
  * change of a burst it lets the burst gather for OPS_GATHER_NS (an `rm -r`
  * reports one unlink every few tens of microseconds), so a burst costs a
@@ -925,7 +973,8 @@ static void indexer_flush(struct indexer *ixr, int all)
  * filesystem's for the same cores.  Finished books gather up to PUT_BATCH
  * per transaction while the workers have more to do: one commit then
  * writes the pages the books' postings share once, instead of once per
- * book; a book written alone goes in at once. */
+ * book; a book written alone goes in at once.  With nothing to store it
+ * judges the books left unjudged (indexer_catch_up()). */
 static void *indexer_writer(void *arg)
 {
 	struct indexer *ixr = arg;
@@ -938,6 +987,15 @@ static void *indexer_writer(void *arg)
 	(void)setpriority(PRIO_PROCESS, tid, getpriority(PRIO_PROCESS, tid) + WRITER_NICE);
 	pthread_mutex_lock(&ixr->ops_lock);
 	while (!ixr->ops_stop) {
+		if (!ixr->ops_pending && ixr->judge_more) {
+			int more;
+
+			pthread_mutex_unlock(&ixr->ops_lock);
+			more = indexer_catch_up(ixr);
+			pthread_mutex_lock(&ixr->ops_lock);
+			ixr->judge_more = more;
+			continue;
+		}
 		if (!ixr->ops_pending) {
 			pthread_cond_wait(&ixr->ops_cond, &ixr->ops_lock);
 			continue;
@@ -1023,6 +1081,7 @@ void indexer_status(struct indexer *ixr, struct indexer_status *st)
 	}
 	pthread_mutex_lock(&ixr->ops_lock);
 	st->queued = (uint64_t)qs.pending + qs.running + ixr->ops_pending;
+	st->judging = ixr->judge_more;
 	pthread_mutex_unlock(&ixr->ops_lock);
 	st->indexed = atomic_load(&ixr->indexed);
 	st->generation = idx_generation(ixr->ix);

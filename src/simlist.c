@@ -34,14 +34,17 @@
 
 /* ---- comparison cache ---- */
 
+/* The comparison of books a < b, from a's side (book_compare(a, b)): a
+ * pair has one verdict, whichever book is listed or judged, so a stored
+ * list and one computed at read time agree. */
 struct pairres {
-	uint64_t a, b;		/* ordered pair; used != 0 marks a filled slot */
+	uint64_t a, b;		/* a < b; used != 0 marks a filled slot */
 	uint64_t tag_a, tag_b;	/* fingerprint tags the result is valid for */
 	int used;
-	enum relate_class cls;
+	enum relate_class cls;	/* a's side */
 	unsigned score;
 	int dist;
-	double jaccard, cover_this, cover_other;
+	double jaccard, cover_a, cover_b;	/* fraction of a found in b, of b in a */
 };
 
 struct simcache {
@@ -418,16 +421,6 @@ static int u64_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-static uint64_t fp_tag(const struct idx_file *f)
-{
-	uint64_t t = f->rec_version;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		t = t << 8 ^ (uint64_t)(f->simhash[i] ^ f->text_hash[8 + i]) ^ t >> 59;
-	return t;
-}
-
 static int load_book(struct idx *ix, uint64_t id, struct book **b)
 {
 	uint32_t ver = 0;
@@ -443,19 +436,30 @@ static int load_book(struct idx *ix, uint64_t id, struct book **b)
 	return ret;
 }
 
-/* Compares book a (loaded on demand into *ba) with candidate cf. */
+/* The class from the other book's side. */
+static enum relate_class mirror(enum relate_class cls)
+{
+	if (cls == RELATE_A_CONTAINS_B)
+		return RELATE_B_CONTAINS_A;
+	if (cls == RELATE_B_CONTAINS_A)
+		return RELATE_A_CONTAINS_B;
+	return cls;
+}
+
+/* Compares book af (loaded on demand into *ba) with candidate cf, from the
+ * smaller id's side: *r (r->a < r->b). */
 static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_file *af,
 			struct book **ba, const struct idx_file *cf, struct pairres *r)
 {
 	struct book *bb = NULL;
 	struct book_cmp cmp;
-	int ret;
+	int ret, lo = af->id < cf->id;
 
 	memset(r, 0, sizeof(*r));
-	r->a = af->id;
-	r->b = cf->id;
-	r->tag_a = fp_tag(af);
-	r->tag_b = fp_tag(cf);
+	r->a = lo ? af->id : cf->id;
+	r->b = lo ? cf->id : af->id;
+	r->tag_a = idx_fp_tag(lo ? af : cf);
+	r->tag_b = idx_fp_tag(lo ? cf : af);
 	if (c && simcache_get(c, r, r))
 		return 0;
 	if (!*ba) {
@@ -466,7 +470,7 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	ret = load_book(ix, cf->id, &bb);
 	if (ret)
 		return ret;
-	ret = book_compare(*ba, bb, NULL, &cmp);
+	ret = lo ? book_compare(*ba, bb, NULL, &cmp) : book_compare(bb, *ba, NULL, &cmp);
 	book_free(bb);
 	if (ret)
 		return ret;
@@ -474,12 +478,25 @@ static int compare_pair(struct idx *ix, struct simcache *c, const struct idx_fil
 	r->score = simlist_score(&cmp.sig, &cmp.rel);
 	r->dist = cmp.sig.simhash_distance;
 	r->jaccard = cmp.sig.jaccard;
-	r->cover_this = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
-	r->cover_other = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
+	r->cover_a = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
+	r->cover_b = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
 	r->used = 1;
 	if (c)
 		simcache_put(c, r);
 	return 0;
+}
+
+/* The relation r as book id's list shows it. */
+static struct simlist_entry pair_entry(const struct pairres *r, uint64_t id)
+{
+	int lo = id == r->a;
+
+	return (struct simlist_entry){
+		.id = lo ? r->b : r->a, .cls = lo ? r->cls : mirror(r->cls), .score = r->score,
+		.simhash_distance = r->dist, .jaccard = r->jaccard,
+		.cover_this = lo ? r->cover_a : r->cover_b,
+		.cover_other = lo ? r->cover_b : r->cover_a,
+	};
 }
 
 /* A pruning-key candidate and its share of the smaller key set. */
@@ -661,10 +678,10 @@ static int list_room(struct simlist *l, size_t *cap, size_t n)
 
 /* Appends to l (room for *cap entries, grown) the copies of the related
  * representative cf other than cf itself and the nex books ex[] exempted
- * from f, each under its own path with cf's relation r: copies relate
- * alike to every book of another text. */
+ * from f, each under its own path with cf's entry e in f's list: copies
+ * relate alike to every book of another text. */
 static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx_file *cf,
-		      const struct pairres *r, const uint64_t *ex, size_t nex,
+		      const struct simlist_entry *e, const uint64_t *ex, size_t nex,
 		      int (*skip)(void *arg, const char *path), void *arg, struct simlist *l,
 		      size_t *cap)
 {
@@ -683,11 +700,10 @@ static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx
 			continue;
 		if (skip && skip(arg, mf.path))
 			continue;
-		l->v[l->n] = (struct simlist_entry){
-			.id = mf.id, .path = mf.path, .cls = r->cls, .score = r->score,
-			.simhash_distance = r->dist, .jaccard = r->jaccard,
-			.cover_this = r->cover_this, .cover_other = r->cover_other,
-		};
+		l->v[l->n] = *e;
+		l->v[l->n].id = mf.id;
+		l->v[l->n].path = mf.path;
+		l->v[l->n].name = NULL;
 		mf.path = NULL;
 		l->n++;
 	}
@@ -696,12 +712,35 @@ static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx
 	return ret;
 }
 
+/* The representative of copy f with f's fingerprint into *rf (left empty,
+ * id 0, when f is no copy or the group changed meanwhile).  0 or -errno. */
+static int rep_of(struct idx *ix, const struct idx_file *f, struct idx_file *rf)
+{
+	uint64_t *g = NULL;
+	size_t ng = 0;
+	int ret = 0;
+
+	if (!f->is_copy)
+		return 0;
+	ret = idx_copies(ix, f->id, &g, &ng);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (!ret && ng && g[0] != f->id && idx_get_id(ix, g[0], rf) == 0 &&
+	    (!rf->has_fp || rf->is_copy || idx_fp_tag(rf) != idx_fp_tag(f)))
+		idx_file_release(rf);
+	free(g);
+	if (ret)
+		idx_file_release(rf);
+	return ret;
+}
+
 int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		    int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
 {
-	struct idx_file f = { 0 }, cf = { 0 };
+	struct idx_file f = { 0 }, cf = { 0 }, rf = { 0 };
 	struct simlist *l = NULL;
-	struct book *ba = NULL;
+	struct book *ba = NULL, *bra = NULL;
+	struct simlist_entry e;
 	struct pairres r;
 	uint64_t *ids = NULL, *ex = NULL;
 	size_t nids = 0, nex = 0, cap, i;
@@ -722,6 +761,10 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
 	if (!ret)
 		ret = idx_exempt_ids(ix, id, &ex, &nex);
+	/* a copy relates to the books of other texts as its representative
+	 * does (identical fingerprints, one verdict: the stored lists') */
+	if (!ret)
+		ret = rep_of(ix, &f, &rf);
 	if (ret)
 		goto out;
 	cap = nids ? nids : 1;
@@ -731,6 +774,7 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		goto out;
 	}
 	for (i = 0; i < nids; i++) {
+		uint64_t via;
 		int shown;
 
 		idx_file_release(&cf);
@@ -740,27 +784,28 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 			!(skip && skip(arg, cf.path));
 		if (!shown && !cf.has_copies)
 			continue;
+		via = rf.id && memcmp(cf.text_hash, f.text_hash, IDX_SH_BYTES) ? rf.id : id;
 		/* A record that does not decode is skipped, not fatal. */
-		ret = compare_pair(ix, c, &f, &ba, &cf, &r);
+		ret = via == id ? compare_pair(ix, c, &f, &ba, &cf, &r) :
+			compare_pair(ix, c, &rf, &bra, &cf, &r);
 		if (ret == -ENOMEM)
 			goto out;
 		ret = 0;
 		if (r.cls == RELATE_UNRELATED || !r.used)
 			continue;
+		e = pair_entry(&r, via);
 		if (shown) {
 			ret = list_room(l, &cap, 1);
 			if (ret)
 				goto out;
-			l->v[l->n] = (struct simlist_entry){
-				.id = cf.id, .path = cf.path, .cls = r.cls, .score = r.score,
-				.simhash_distance = r.dist, .jaccard = r.jaccard,
-				.cover_this = r.cover_this, .cover_other = r.cover_other,
-			};
+			l->v[l->n] = e;
+			l->v[l->n].id = cf.id;
+			l->v[l->n].path = cf.path;
 			cf.path = NULL;
 			l->n++;
 		}
 		if (cf.has_copies) {
-			ret = add_copies(ix, &f, &cf, &r, ex, nex, skip, arg, l, &cap);
+			ret = add_copies(ix, &f, &cf, &e, ex, nex, skip, arg, l, &cap);
 			if (ret)
 				goto out;
 		}
@@ -769,7 +814,9 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 out:
 	idx_file_release(&f);
 	idx_file_release(&cf);
+	idx_file_release(&rf);
 	book_free(ba);
+	book_free(bra);
 	free(ids);
 	free(ex);
 	if (ret) {
@@ -778,6 +825,176 @@ out:
 	}
 	*out = l;
 	return ret;
+}
+
+/* Appends to l (room for *cap entries, grown) the books other than f
+ * with f's text (its own group of copies among them, which its judgement
+ * leaves out), each compared with f (identical file or same text; c may
+ * be NULL), minus the nex exemptions ex[] and the paths skip drops: the
+ * text source of simlist_compute(). */
+static int add_same_text(struct idx *ix, struct simcache *c, const struct idx_file *f,
+			 const uint64_t *ex, size_t nex, int (*skip)(void *arg, const char *path),
+			 void *arg, struct simlist *l, size_t *cap)
+{
+	struct idx_file cf = { 0 };
+	struct book *ba = NULL;
+	uint64_t *same = NULL;
+	struct pairres r;
+	size_t n = 0, i;
+	int ret = idx_by_text_hash(ix, f->text_hash, &same, &n);
+
+	if (ret == -ENOENT)
+		ret = 0;
+	for (i = 0; !ret && i < n; i++) {
+		idx_file_release(&cf);
+		if (same[i] == f->id || (nex && bsearch(&same[i], ex, nex, sizeof(*ex), u64_cmp)))
+			continue;
+		if (idx_get_id(ix, same[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
+			continue;
+		if (skip && skip(arg, cf.path))
+			continue;
+		/* a record that does not decode is skipped, as in the lists */
+		ret = compare_pair(ix, c, f, &ba, &cf, &r);
+		if (ret != -ENOMEM)
+			ret = 0;
+		if (ret || r.cls == RELATE_UNRELATED || !r.used)
+			continue;
+		ret = list_room(l, cap, 1);
+		if (ret)
+			break;
+		l->v[l->n] = pair_entry(&r, f->id);
+		l->v[l->n].path = cf.path;
+		cf.path = NULL;
+		l->n++;
+	}
+	idx_file_release(&cf);
+	book_free(ba);
+	free(same);
+	return ret;
+}
+
+/* The list of book f as stored by the judgement of its representative
+ * (f itself unless it is a copy): those relations minus f's exemptions,
+ * each related representative expanded into the copies it stands for
+ * (add_copies(), as simlist_compute() does), plus the books of f's own
+ * text compared (add_same_text(): its own copies, which no judgement
+ * relates), ranked and named.  Returns 1 and *out when the representative
+ * was judged on f's fingerprint (the same tag), 0 when not (the caller
+ * computes the list), -errno.  The one place a stored list becomes
+ * entries. */
+static int stored_list(struct idx *ix, struct simcache *c, const struct idx_file *f,
+		       int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file *fs = NULL, rf = { 0 };
+	struct idx_rel *rels = NULL;
+	struct simlist *l = NULL;
+	struct simlist_entry e;
+	uint64_t *ex = NULL, *ids = NULL;
+	size_t nr = 0, nex = 0, n = 0, i, cap = 0;
+	int ret, judged = 0;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->id = f->id;
+	l->generation = idx_generation(ix);
+	ret = rep_of(ix, f, &rf);
+	if (!ret && f->is_copy && !rf.id)
+		goto out;	/* its group is changing: computed */
+	if (!ret)
+		ret = judged = idx_rels_get(ix, rf.id ? rf.id : f->id, idx_fp_tag(f), &rels, &nr);
+	if (ret <= 0)
+		goto out;
+	ret = idx_exempt_ids(ix, f->id, &ex, &nex);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (ret)
+		goto out;
+	cap = nr ? nr : 1;
+	ids = malloc(cap * sizeof(*ids));
+	l->v = calloc(cap, sizeof(*l->v));
+	if (!ids || !l->v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		if (rels[i].id == f->id || rels[i].cls_this == RELATE_UNRELATED ||
+		    rels[i].cls_this >= RELATE_NCLASSES || rels[i].score > 100)
+			continue;
+		rels[n] = rels[i];
+		ids[n++] = rels[i].id;
+	}
+	fs = calloc(n ? n : 1, sizeof(*fs));
+	if (!fs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = idx_get_ids(ix, ids, n, fs);
+	for (i = 0; i < n && !ret; i++) {
+		int shown;
+
+		if (!fs[i].path || !fs[i].has_fp || fs[i].state != IDX_INDEXED)
+			continue;
+		if (memcmp(fs[i].text_hash, f->text_hash, IDX_SH_BYTES) == 0)
+			continue;	/* f's own text: add_same_text() */
+		/* an exempted representative still stands for its other copies */
+		shown = !(nex && bsearch(&rels[i].id, ex, nex, sizeof(*ex), u64_cmp)) &&
+			!(skip && skip(arg, fs[i].path));
+		e = (struct simlist_entry){
+			.id = rels[i].id, .cls = (enum relate_class)rels[i].cls_this,
+			.score = rels[i].score, .simhash_distance = rels[i].dist,
+			.jaccard = rels[i].jaccard, .cover_this = rels[i].cover_this,
+			.cover_other = rels[i].cover_other,
+		};
+		if (shown) {
+			ret = list_room(l, &cap, 1);
+			if (ret)
+				break;
+			l->v[l->n] = e;
+			l->v[l->n++].path = fs[i].path;
+			fs[i].path = NULL;
+		}
+		if (fs[i].has_copies)
+			ret = add_copies(ix, f, &fs[i], &e, ex, nex, skip, arg, l, &cap);
+	}
+	if (!ret)
+		ret = add_same_text(ix, c, f, ex, nex, skip, arg, l, &cap);
+	if (!ret)
+		ret = simlist_rank(l);
+out:
+	if (fs)
+		for (i = 0; i < n; i++)
+			idx_file_release(&fs[i]);
+	idx_file_release(&rf);
+	free(fs);
+	free(ids);
+	free(ex);
+	free(rels);
+	if (ret < 0 || !judged) {
+		simlist_free(l);
+		return ret < 0 ? ret : 0;
+	}
+	*out = l;
+	return 1;
+}
+
+int simlist_get(struct idx *ix, struct simcache *c, uint64_t id,
+		int (*skip)(void *arg, const char *path), void *arg, struct simlist **out)
+{
+	struct idx_file f = { 0 };
+	int ret;
+
+	*out = NULL;
+	ret = idx_get_id(ix, id, &f);
+	if (!ret && !f.has_fp)
+		ret = -ENOENT;
+	if (!ret)
+		ret = stored_list(ix, c, &f, skip, arg, out);
+	idx_file_release(&f);
+	if (ret == 0)	/* not judged yet: computed */
+		return simlist_compute(ix, c, id, skip, arg, out);
+	return ret < 0 ? ret : 0;
 }
 
 int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t **ids, size_t *n)
@@ -862,7 +1079,7 @@ int simlist_relation(struct idx *ix, struct simcache *c, uint64_t a, uint64_t b,
 	if (!ret)
 		ret = compare_pair(ix, c, &fa, &ba, &fb, &r);
 	if (!ret)
-		*cls = r.cls;
+		*cls = pair_entry(&r, a).cls;
 	book_free(ba);
 	idx_file_release(&fa);
 	idx_file_release(&fb);
@@ -924,11 +1141,11 @@ static int joins_cluster(enum relate_class cls)
 	       cls == RELATE_NEAR_DUPLICATE;
 }
 
-/* After some links of representative f were refused (a book changed while
- * they were judged): when f itself went or became a copy meanwhile, the
- * copy promoted in its place took over the links stored until then but
- * not these, so it is judged (the same fingerprint: the representative
- * of f's text with f's tag). */
+/* After book f was judged: when f itself went or became a copy meanwhile,
+ * the copy promoted in its place (or the smaller id that took it over)
+ * took over the relations and links stored until then but not this
+ * judgement, which was refused, so it is judged (the same fingerprint: the
+ * representative of f's text with f's tag). */
 static int judge_successor(struct idx *ix, const struct idx_file *f)
 {
 	struct idx_file now = { 0 };
@@ -938,7 +1155,7 @@ static int judge_successor(struct idx *ix, const struct idx_file *f)
 
 	if (ret == 0 && now.has_fp && !now.is_copy && idx_fp_tag(&now) == idx_fp_tag(f)) {
 		idx_file_release(&now);
-		return 0;	/* f is still the representative: a candidate changed */
+		return 0;	/* f is still the representative */
 	}
 	idx_file_release(&now);
 	ret = idx_by_text_hash(ix, f->text_hash, &same, &n);
@@ -949,41 +1166,42 @@ static int judge_successor(struct idx *ix, const struct idx_file *f)
 		idx_file_release(&now);
 	}
 	free(same);
-	return ret == 0 && next ? simlist_cluster_update(ix, next) : ret;
+	if (ret == -ENOENT)
+		ret = 0;
+	return ret == 0 && next ? simlist_judge(ix, next) : ret;
 }
 
-int simlist_cluster_update(struct idx *ix, uint64_t id)
+int simlist_judge(struct idx *ix, uint64_t id)
 {
-	return simlist_cluster_update_batch(ix, id, NULL, 0);
+	return simlist_judge_batch(ix, id, NULL, 0);
 }
 
-int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *later,
-				 size_t nlater)
+int simlist_judge_batch(struct idx *ix, uint64_t id, const uint64_t *later, size_t nlater)
 {
 	struct idx_file f = { 0 }, cf = { 0 };
-	struct book *bf = NULL, *bc = NULL;
-	struct idx_link *links = NULL;
-	struct book_cmp cmp;
+	struct idx_judgement jd = { 0 };
+	struct idx_rel *rels = NULL;
+	struct book *bf = NULL;
+	struct simlist_entry e;
+	struct pairres r;
 	uint64_t *ids = NULL, *own = NULL;
-	size_t nids = 0, nl = 0, nown = 0, i;
+	size_t nids = 0, nr = 0, nown = 0, i;
 	int ret;
 
 	ret = idx_get_id(ix, id, &f);
 	if (!ret && !f.has_fp)
 		ret = -ENOENT;
 	/* a copy is in its representative's cluster by definition, and its
-	 * relations to other books are the representative's links */
+	 * relations to other books are the representative's */
 	if (ret || f.is_copy)
 		goto out;
 	ret = candidates(ix, &f, SIMLIST_SRC_ALL, 1, &ids, &nids);
 	if (!ret && f.has_copies)
 		ret = idx_copies(ix, id, &own, &nown);
-	if (!ret && nids)
-		ret = load_book(ix, id, &bf);
 	if (ret)
 		goto out;
-	links = malloc((nids ? nids : 1) * sizeof(*links));
-	if (!links) {
+	rels = malloc((nids ? nids : 1) * sizeof(*rels));
+	if (!rels) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -991,36 +1209,34 @@ int simlist_cluster_update_batch(struct idx *ix, uint64_t id, const uint64_t *la
 		size_t k;
 
 		idx_file_release(&cf);
-		book_free(bc);
-		bc = NULL;
 		for (k = 0; k < nlater && later[k] != ids[i]; k++)
 			;
 		if (k < nlater)
-			continue;	/* that book's own update judges the pair */
+			continue;	/* that book's own judgement compares the pair */
 		if (nown && bsearch(&ids[i], own, nown, sizeof(*own), u64_cmp))
-			continue;	/* a copy of id: joined without a link */
+			continue;	/* a copy of id: joined without a link, listed
+					 * by comparison (stored_list()) */
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
 			continue;
 		/* a record that does not decode is skipped, as in the lists */
-		ret = load_book(ix, cf.id, &bc);
+		ret = compare_pair(ix, NULL, &f, &bf, &cf, &r);
 		if (ret == -ENOMEM)
 			goto out;
-		if (ret) {
-			ret = 0;
+		ret = 0;
+		if (!r.used || r.cls == RELATE_UNRELATED)
 			continue;
-		}
-		/* judged from the smaller id's side, whichever book came last */
-		ret = id < cf.id ? book_compare(bf, bc, NULL, &cmp) : book_compare(bc, bf, NULL, &cmp);
-		if (ret == -ENOMEM)
-			goto out;
-		if (ret || !joins_cluster(cmp.rel.cls)) {
-			ret = 0;
-			continue;
-		}
-		links[nl++] = (struct idx_link){ id, cf.id, idx_fp_tag(&f), idx_fp_tag(&cf) };
+		e = pair_entry(&r, id);
+		rels[nr++] = (struct idx_rel){
+			.id = cf.id, .tag = idx_fp_tag(&cf), .cls_this = (uint8_t)e.cls,
+			.cls_other = (uint8_t)mirror(e.cls), .score = (uint8_t)e.score,
+			.dist = (uint8_t)e.simhash_distance, .link = (uint8_t)joins_cluster(e.cls),
+			.jaccard = e.jaccard, .cover_this = e.cover_this, .cover_other = e.cover_other,
+		};
 	}
-	ret = idx_links_add(ix, links, nl);
-	if (ret >= 0 && (size_t)ret < nl)
+	jd = (struct idx_judgement){ id, idx_fp_tag(&f), rels, nr };
+	ret = idx_rels_set(ix, &jd, 1);
+	/* refused because id went or became a copy meanwhile: its successor */
+	if (ret >= 0)
 		ret = judge_successor(ix, &f);
 	if (ret > 0)
 		ret = 0;
@@ -1028,8 +1244,7 @@ out:
 	idx_file_release(&f);
 	idx_file_release(&cf);
 	book_free(bf);
-	book_free(bc);
-	free(links);
+	free(rels);
 	free(ids);
 	free(own);
 	return ret;

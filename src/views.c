@@ -6,8 +6,9 @@
  * entry needs no lookup; lookup, getattr and readlink of an entry are
  * answered from memory (the book of the folder remembered per thread under
  * the index generation, the cached list) plus one fstatat() that checks
- * the target exists; lists are recomputed only when the index generation
- * moved (and then mostly from the pair cache of simlist.h).  Group views are
+ * the target exists; lists are read again only when the index generation
+ * moved (the relations stored at indexing time, simlist_get(); the pair
+ * cache of simlist.h serves the books not judged yet).  Group views are
  * recomputed at most once a second while the index keeps changing; they
  * check each target's existence like the rest, so a stale group never
  * dangles.
@@ -395,7 +396,7 @@ static int list_get(struct views *v, uint64_t id, struct listref **out)
 		return 0;
 	}
 	pthread_mutex_unlock(&v->lock);
-	ret = simlist_compute(v->ix, v->pairs, id, views_skip, v, &l);
+	ret = simlist_get(v->ix, v->pairs, id, views_skip, v, &l);
 	if (ret)
 		return ret;
 	r = malloc(sizeof(*r));
@@ -1364,7 +1365,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			"\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
 			"\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
 			"\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
-			"\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\","
+			"\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\",\"judging\":%s,"
 			"\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu},",
 			oi.state == OPENER_FAILED ? "failed" : st.scanning ? "scanning" : "idle",
 			(unsigned long long)st.books,
@@ -1376,6 +1377,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 			(unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
 			st.scan_seconds,
 			!st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
+			st.judging ? "true" : "false",
 			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			(unsigned long long)kept_marks);
 	if (!ret)

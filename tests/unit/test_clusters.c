@@ -1,8 +1,10 @@
-/* test_clusters.c - clusters/ as maintained by the indexing work (stored
- * near-duplicate links) against a brute-force recomputation: every pair of
- * books compared on its stored records, the pairs whose relation joins a
- * cluster united, exemptions dropped.  Checked after the first indexing and
- * again after unlinks, rewrites, renames and exemptions. */
+/* test_clusters.c - clusters/ and the similar lists as maintained by the
+ * indexing work (stored relations and near-duplicate links) against a
+ * recomputation: clusters against every pair of books compared on its
+ * stored records, the pairs whose relation joins a cluster united,
+ * exemptions dropped; every book's stored similar list against the one
+ * computed at read time.  Checked after the first indexing and again after
+ * unlinks, rewrites, renames and exemptions. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -190,6 +192,68 @@ static int similar_agrees(struct indexer *ixr)
 	return bad;
 }
 
+/* Every book is judged, and its stored similar list (simlist_get()) is the
+ * one computed at read time (simlist_compute()), entry for entry and name
+ * for name (this library is far below the candidate caps, so the two must
+ * agree exactly).  Returns the number of differences. */
+static int stored_agrees(struct indexer *ixr)
+{
+	struct idx *ix = indexer_idx(ixr);
+	struct idx_file *b = NULL;
+	size_t n = 0, i, k;
+	int bad = 0;
+
+	if (books(ix, &b, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct simlist *ls = NULL, *lc = NULL;
+		struct idx_rel *r = NULL;
+		size_t nr = 0;
+
+		uint64_t *g = NULL, rep = b[i].id;
+		size_t ng = 0;
+
+		/* a copy is never judged: its representative's judgement is its
+		 * list's */
+		if (b[i].is_copy && idx_copies(ix, b[i].id, &g, &ng) == 0 && ng)
+			rep = g[0];
+		free(g);
+		if (rep == b[i].id && b[i].is_copy) {
+			fprintf(stderr, "  %s: a copy without a representative\n", b[i].path);
+			bad++;
+		}
+		if (idx_rels_get(ix, rep, idx_fp_tag(&b[i]), &r, &nr) != 1) {
+			fprintf(stderr, "  %s: not judged\n", b[i].path);
+			bad++;
+		}
+		free(r);
+		if (simlist_get(ix, NULL, b[i].id, NULL, NULL, &ls) ||
+		    simlist_compute(ix, NULL, b[i].id, NULL, NULL, &lc))
+			return -1;
+		if (ls->n != lc->n) {
+			fprintf(stderr, "  %s: stored %zu entries, computed %zu\n", b[i].path, ls->n,
+				lc->n);
+			bad++;
+		}
+		for (k = 0; k < ls->n && k < lc->n; k++) {
+			const struct simlist_entry *x = &ls->v[k], *y = &lc->v[k];
+
+			if (x->id != y->id || strcmp(x->name, y->name) || strcmp(x->path, y->path) ||
+			    x->cls != y->cls || x->score != y->score ||
+			    x->simhash_distance != y->simhash_distance || x->jaccard != y->jaccard ||
+			    x->cover_this != y->cover_this || x->cover_other != y->cover_other) {
+				fprintf(stderr, "  %s: stored '%s', computed '%s'\n", b[i].path, x->name,
+					y->name);
+				bad++;
+			}
+		}
+		simlist_free(ls);
+		simlist_free(lc);
+	}
+	idx_files_free(b, n);
+	return bad;
+}
+
 static void test_against_brute_force(void)
 {
 	struct indexer_opts o = { 0 };
@@ -231,6 +295,7 @@ static void test_against_brute_force(void)
 	/* the library has near duplicates the simhash bands cannot see */
 	CHECK(far > 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	/* a volume is contained, not a near duplicate: never in a cluster */
 	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK(g.ngroups >= NBASE);
@@ -258,6 +323,7 @@ static void test_against_brute_force(void)
 
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "b2-v0.txt")), 0);
 	CHECK(label_of(&g, ixtest_id_of(ixr, "u3.txt")) != 0);
@@ -274,6 +340,7 @@ static void test_against_brute_force(void)
 	free(linked);
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "b5.txt", "b5-v0.txt", 0) == 0);
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 
 	/* an unchanged file indexed again keeps its links */
 	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b6.txt"), &linked, &nl) == 0);
@@ -286,8 +353,46 @@ static void test_against_brute_force(void)
 	REQUIRE(idx_links_of(indexer_idx(ixr), ixtest_id_of(ixr, "b6.txt"), &linked, &nl) == 0);
 	CHECK_EQ_INT(nl, k);
 	free(linked);
-
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	indexer_free(ixr);
+
+	/* the index as schema 4 left it (no relations): upgraded at the
+	 * open, the books judged in the background, the same lists */
+	{
+		uint8_t v4[4] = { 0, 0, 0, 4 };
+		struct idx *ix = NULL;
+		uint64_t un[1];
+		size_t nu = 1;
+
+		REQUIRE(idx_open(&ix, ixdir, NULL) == 0);
+		REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, v4, 4) == 0);
+		idx_close(ix);
+		REQUIRE(indexer_new(&ixr, fd, &o) == 0);
+		REQUIRE(idx_unjudged(indexer_idx(ixr), 0, un, 1, &nu) == 0);
+		CHECK_EQ_INT(nu, 1);
+		REQUIRE(indexer_start(ixr) == 0);
+		REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
+		for (i = 0; i < 600 && nu; i++) {
+			REQUIRE(idx_unjudged(indexer_idx(ixr), 0, un, 1, &nu) == 0);
+			if (nu)
+				usleep(100000);
+		}
+		CHECK_EQ_INT(nu, 0);
+		/* and the status says the catch-up is over */
+		for (i = 0; i < 100; i++) {
+			struct indexer_status st;
+
+			indexer_status(ixr, &st);
+			if (!st.judging)
+				break;
+			usleep(100000);
+		}
+		CHECK(i < 100);
+		CHECK_EQ_INT(idx_catchup_get(indexer_idx(ixr), un), 0);
+		CHECK_EQ_INT(compare_brute(ixr, &far), 0);
+		CHECK_EQ_INT(stored_agrees(ixr), 0);
+		indexer_free(ixr);
+	}
 	close(fd);
 }
 
@@ -412,6 +517,7 @@ static void test_copies(void)
 	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
 
 	CHECK_EQ_INT(copies_ok(ixr), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	REQUIRE(idx_copies(indexer_idx(ixr), ixtest_id_of(ixr, "g0-c0.txt"), &v, &nv) == 0);
 	CHECK_EQ_INT(nv, 5);
 	free(v);
@@ -435,6 +541,7 @@ static void test_copies(void)
 	indexer_unlinked(ixr, "g0-c0.txt");
 	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
 	CHECK_EQ_INT(copies_ok(ixr), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 4);
@@ -453,6 +560,7 @@ static void test_copies(void)
 	REQUIRE(indexer_wait_idle(ixr, 120000) == 0);
 	CHECK(ixtest_id_of(ixr, "g0-c0.txt") == 0 && id != 0);
 	CHECK_EQ_INT(copies_ok(ixr), 0);
+	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	CHECK_EQ_INT(listed(ixr, "g0-near.txt", g0, 5), 3);
@@ -497,17 +605,19 @@ static void test_copies(void)
 	close(fd);
 }
 
-/* The links table without the indexer: tags, removal, hostile entries. */
-static void test_links_table(void)
+/* The rel and links tables without the indexer: both sides of a row,
+ * tags, the judged mark, removal, hostile entries. */
+static void test_rels_table(void)
 {
 	struct idx *ix = NULL;
 	struct idx_file fa = { 0 }, fb = { 0 }, fc = { 0 };
 	struct idx_groups g = { 0 };
-	struct idx_link l[2];
+	struct idx_rel rl[2], *r = NULL;
+	struct idx_judgement jd;
 	struct idx_fp fp = { 0 };
 	struct idx_stat st = { 0 };
 	const char *paths[3] = { "a", "b", "c" };
-	uint64_t ids[3], mh[2] = { 1, 2 }, *v = NULL;
+	uint64_t ids[3], mh[2] = { 1, 2 }, *v = NULL, un[4];
 	size_t n = 0;
 	uint8_t key[16] = { 0 };
 
@@ -525,14 +635,61 @@ static void test_links_table(void)
 	REQUIRE(idx_get_id(ix, ids[1], &fb) == 0);
 	REQUIRE(idx_get_id(ix, ids[2], &fc) == 0);
 	CHECK(idx_fp_tag(&fa) != 0 && idx_fp_tag(&fa) != idx_fp_tag(&fb));
-	l[0] = (struct idx_link){ ids[0], ids[1], idx_fp_tag(&fa), idx_fp_tag(&fb) };
-	/* a stale tag: not stored */
-	l[1] = (struct idx_link){ ids[1], ids[2], idx_fp_tag(&fb), idx_fp_tag(&fa) };
-	CHECK_EQ_INT(idx_links_add(ix, l, 2), 1);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n), 0);
+	/* a judges b (a near duplicate, a link) and c (b contains a); c's
+	 * tag is stale: not stored */
+	rl[0] = (struct idx_rel){ .id = ids[1], .tag = idx_fp_tag(&fb), .cls_this = 3,
+				  .cls_other = 3, .score = 91, .dist = 5, .link = 1,
+				  .jaccard = 0.8125, .cover_this = 1.0 / 3, .cover_other = 0.0625 };
+	rl[1] = (struct idx_rel){ .id = ids[2], .tag = idx_fp_tag(&fa), .cls_this = 5,
+				  .cls_other = 4, .score = 40 };
+	jd = (struct idx_judgement){ ids[0], idx_fp_tag(&fa), rl, 2 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK(n == 1 && r[0].id == ids[1] && r[0].cls_this == 3 && r[0].score == 91 &&
+	      r[0].dist == 5 && r[0].jaccard == 0.8125 && r[0].cover_this == 1.0 / 3 &&
+	      r[0].cover_other == 0.0625 && r[0].tag == 0);
+	free(r);
+	/* b has the row from its side, but is not judged itself */
+	CHECK_EQ_INT(idx_rels_get(ix, ids[1], idx_fp_tag(&fb), &r, &n), 0);
+	CHECK(r == NULL && n == 0);
+	/* another tag than the mark's: not judged */
+	CHECK_EQ_INT(idx_rels_get(ix, ids[0], idx_fp_tag(&fb), &r, &n), 0);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 2 && un[0] == ids[1] && un[1] == ids[2]);
+	REQUIRE(idx_unjudged(ix, ids[2], un, 4, &n) == 0);
+	CHECK(n == 1 && un[0] == ids[2]);
+	/* c judges a: c contains a, from each side; b judged with nothing */
+	rl[1].tag = idx_fp_tag(&fa);
+	rl[1].id = ids[0];
+	rl[1].cover_this = 0.25;
+	rl[1].cover_other = 1;
+	jd = (struct idx_judgement){ ids[2], idx_fp_tag(&fc), &rl[1], 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	jd = (struct idx_judgement){ ids[1], idx_fp_tag(&fb), NULL, 0 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 0);
+	REQUIRE(idx_rels_get(ix, ids[1], idx_fp_tag(&fb), &r, &n) == 1);
+	CHECK(n == 1 && r[0].id == ids[0] && r[0].cls_this == 3 && r[0].cover_this == 0.0625 &&
+	      r[0].cover_other == 1.0 / 3);
+	free(r);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK(n == 2 && r[1].id == ids[2] && r[1].cls_this == 4 && r[1].cover_this == 1 &&
+	      r[1].cover_other == 0.25 && r[1].score == 40);
+	free(r);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK_EQ_INT(n, 0);
+	/* only the link joins a group */
 	REQUIRE(idx_link_groups(ix, &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 1);
+	CHECK_EQ_INT(g.start[1], 2);
 	idx_groups_release(&g);
-	/* hostile entries: short keys, a link one way only, a self link */
+	/* a judgement on a replaced fingerprint is dropped whole */
+	jd = (struct idx_judgement){ ids[1], idx_fp_tag(&fa), rl, 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 0);
+	/* hostile entries: short keys, a link one way only, a self link; a
+	 * relation row that does not decode */
 	CHECK_EQ_INT(idx_debug_raw_put(ix, "clusters", key, 5, NULL, 0), 0);
 	key[7] = 9;
 	key[15] = 3;
@@ -543,22 +700,50 @@ static void test_links_table(void)
 	CHECK_EQ_INT(g.ngroups, 1);
 	CHECK_EQ_INT(g.start[1], 2);
 	idx_groups_release(&g);
-	/* another fingerprint for b: its links go */
+	memset(key, 0, sizeof(key));
+	key[7] = (uint8_t)ids[0];
+	key[15] = 77;
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "rel", key, 16, "x", 1), 0);
+	CHECK_EQ_INT(idx_debug_raw_put(ix, "rel", key, 7, "x", 1), 0);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK_EQ_INT(n, 2);
+	free(r);
+	/* another fingerprint for b: its links, relations and mark go */
 	fp.simhash[0] = 7;
 	REQUIRE(idx_put(ix, ids[1], &st, &fp) == 0);
 	REQUIRE(idx_links_of(ix, ids[0], &v, &n) == 0);
 	CHECK_EQ_INT(n, 0);
 	free(v);
-	/* stored again, then the file is unlinked */
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK(n == 1 && r[0].id == ids[2]);
+	free(r);
 	idx_file_release(&fb);
 	REQUIRE(idx_get_id(ix, ids[1], &fb) == 0);
-	l[0].tag_b = idx_fp_tag(&fb);
-	CHECK_EQ_INT(idx_links_add(ix, l, 1), 1);
+	CHECK_EQ_INT(idx_rels_get(ix, ids[1], idx_fp_tag(&fb), &r, &n), 0);
+	/* the same fingerprint again keeps them */
+	REQUIRE(idx_put(ix, ids[0], &st, &(struct idx_fp){ .mh_bands = mh, .n_mh_bands = 2,
+							    .rec_version = 1 }) == 0);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK_EQ_INT(n, 1);
+	free(r);
+	/* stored again, then the file is unlinked; a rename keeps them */
+	rl[0].tag = idx_fp_tag(&fb);
+	jd = (struct idx_judgement){ ids[0], idx_fp_tag(&fa), rl, 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	CHECK_EQ_INT(idx_rename(ix, "a", "a2", 0), 1);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK_EQ_INT(n, 2);
+	free(r);
 	CHECK_EQ_INT(idx_unlink(ix, "b"), 1);
 	REQUIRE(idx_links_of(ix, ids[0], &v, &n) == 0);
 	CHECK_EQ_INT(n, 0);
 	free(v);
-	CHECK_EQ_INT(idx_links_add(ix, NULL, 1), -EINVAL);
+	REQUIRE(idx_rels_get(ix, ids[0], idx_fp_tag(&fa), &r, &n) == 1);
+	CHECK(n == 1 && r[0].id == ids[2]);
+	free(r);
+	CHECK_EQ_INT(idx_rels_set(ix, NULL, 1), -EINVAL);
+	jd = (struct idx_judgement){ 0, 1, NULL, 0 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), -EINVAL);
 	/* the batch lookup the group views use; a record's head */
 	{
 		uint64_t want[3] = { ids[0], 999999, ids[2] };
@@ -568,7 +753,7 @@ static void test_links_table(void)
 		size_t len = 0;
 
 		REQUIRE(idx_get_ids(ix, want, 3, got) == 0);
-		CHECK(got[0].id == ids[0] && got[0].path && !strcmp(got[0].path, "a"));
+		CHECK(got[0].id == ids[0] && got[0].path && !strcmp(got[0].path, "a2"));
 		CHECK(got[1].path == NULL);
 		CHECK(got[2].id == ids[2] && got[2].has_fp);
 		for (int i = 0; i < 3; i++)
@@ -591,7 +776,7 @@ static void test_links_table(void)
 
 int main(void)
 {
-	RUN(test_links_table);
+	RUN(test_rels_table);
 	RUN(test_against_brute_force);
 	RUN(test_copies);
 	return CHECK_DONE();

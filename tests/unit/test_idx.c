@@ -741,6 +741,59 @@ static void test_schema_rebuild(void)
 	idx_close(ix);
 }
 
+/* A schema 4 index (no rel table rows) is upgraded in place: nothing is
+ * lost, every book is unjudged until judged, and the next open finds
+ * schema 5. */
+static void test_schema4_upgrade(void)
+{
+	const char *dir = check_tmpdir();
+	uint8_t sh[16], th[16], v4[4] = { 0, 0, 0, 4 };
+	uint64_t a, b, un[4];
+	struct idx_file f = { 0 };
+	struct idx_rel *r = NULL;
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	/* a new index owes no catch-up */
+	CHECK_EQ_INT(idx_catchup_get(ix, &a), 0);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
+	a = add_book(ix, "a", sh, th, NULL, 0, NULL);
+	th[0] ^= 1;
+	b = add_book(ix, "b", sh, th, NULL, 0, NULL);
+	REQUIRE(a && b);
+	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == 0);
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, v4, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.books, 2);
+	CHECK_EQ_INT(idx_exempt_has(ix, a, b), 1);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 1);
+	CHECK_EQ_INT(un[0], 0);
+	REQUIRE(idx_catchup_set(ix, b, 0) == 0);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 1);
+	CHECK_EQ_INT(un[0], b);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 2 && un[0] == a && un[1] == b);
+	REQUIRE(idx_get_id(ix, a, &f) == 0);
+	CHECK_EQ_INT(idx_rels_get(ix, a, idx_fp_tag(&f), &r, &n), 0);
+	REQUIRE(idx_rels_set(ix, &(struct idx_judgement){ a, idx_fp_tag(&f), NULL, 0 }, 1) == 0);
+	idx_file_release(&f);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 1 && un[0] == b);
+	REQUIRE(idx_catchup_set(ix, 0, 1) == 0);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 0);
+	idx_close(ix);
+}
+
 static void put_be64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -1204,7 +1257,8 @@ static void test_copies(void)
 	struct idx_hit *h = NULL;
 	struct idx_file f = { 0 }, fz = { 0 };
 	struct idx_groups g = { 0 };
-	struct idx_link l;
+	struct idx_rel rl = { 0 }, *rv = NULL;
+	struct idx_judgement jd;
 	struct idx *ix = NULL;
 	size_t n = 0, i;
 
@@ -1276,9 +1330,19 @@ static void test_copies(void)
 	/* a link of the representative stands for the whole group */
 	REQUIRE(idx_get_id(ix, id[0], &f) == 0);
 	REQUIRE(idx_get_id(ix, id[4], &fz) == 0);
-	l = (struct idx_link){ id[0], id[4], idx_fp_tag(&f), idx_fp_tag(&fz) };
+	/* z judged with no relation first (its mark), then a with z */
+	jd = (struct idx_judgement){ id[4], idx_fp_tag(&fz), NULL, 0 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 0);
+	rl = (struct idx_rel){ .id = id[4], .tag = idx_fp_tag(&fz), .cls_this = 2, .cls_other = 2,
+			       .score = 80, .dist = 3, .link = 1, .jaccard = 0.5,
+			       .cover_this = 0.25, .cover_other = 0.75 };
+	jd = (struct idx_judgement){ id[0], idx_fp_tag(&f), &rl, 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	/* a copy is never judged: its judgement is refused */
+	jd.id = id[2];
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 0);
+	CHECK_EQ_INT(idx_rels_get(ix, id[2], idx_fp_tag(&f), &rv, &n), 0);
 	idx_file_release(&f);
-	CHECK_EQ_INT(idx_links_add(ix, &l, 1), 1);
 	REQUIRE(idx_link_groups(ix, &g) == 0);
 	CHECK(g.ngroups == 1 && g.start[1] == 5);
 	idx_groups_release(&g);
@@ -1313,7 +1377,37 @@ static void test_copies(void)
 	free(v);
 	REQUIRE(idx_get_id(ix, id[1], &f) == 0);
 	CHECK(f.has_copies && !f.is_copy);
+	/* its relations and judged mark too, both sides, values kept */
+	CHECK_EQ_INT(idx_rels_get(ix, id[1], idx_fp_tag(&f), &rv, &n), 1);
+	CHECK(n == 1 && rv[0].id == id[4] && rv[0].score == 80 && rv[0].cover_this == 0.25 &&
+	      rv[0].cover_other == 0.75);
+	free(rv);
+	CHECK_EQ_INT(idx_rels_get(ix, id[0], idx_fp_tag(&f), &rv, &n), 0);
+	CHECK_EQ_INT(idx_rels_get(ix, id[4], idx_fp_tag(&fz), &rv, &n), 1);
+	CHECK(n == 1 && rv[0].id == id[1] && rv[0].cover_this == 0.75 && rv[0].cover_other == 0.25);
+	free(rv);
 	idx_file_release(&f);
+	{
+		uint64_t un[8];
+		size_t nu = 9;
+
+		/* nothing owes a judgement: b holds a's mark, c and d are copies
+		 * (never judged, left out of a catch-up) */
+		REQUIRE(idx_unjudged(ix, 0, un, 8, &nu) == 0);
+		CHECK_EQ_INT(nu, 0);
+	}
+	/* z judged with a relation to c, a copy of another text (it became
+	 * one while z was judged): stored under c's representative b */
+	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
+	rl.id = id[2];
+	rl.tag = idx_fp_tag(&f);
+	rl.score = 70;
+	idx_file_release(&f);
+	jd = (struct idx_judgement){ id[4], idx_fp_tag(&fz), &rl, 1 };
+	CHECK_EQ_INT(idx_rels_set(ix, &jd, 1), 1);
+	CHECK_EQ_INT(idx_rels_get(ix, id[4], idx_fp_tag(&fz), &rv, &n), 1);
+	CHECK(n == 1 && rv[0].id == id[1] && rv[0].score == 70);
+	free(rv);
 
 	/* b rewritten into another text: c takes over; b back as a copy
 	 * (smaller id) takes over again, with the links */
@@ -1327,6 +1421,10 @@ static void test_copies(void)
 	free(v);
 	REQUIRE(idx_get_id(ix, id[2], &f) == 0);
 	CHECK(!f.has_copies && f.is_copy);
+	CHECK_EQ_INT(idx_rels_get(ix, id[2], idx_fp_tag(&f), &rv, &n), 0);
+	CHECK_EQ_INT(idx_rels_get(ix, id[1], idx_fp_tag(&f), &rv, &n), 1);
+	CHECK(n == 1 && rv[0].id == id[4]);
+	free(rv);
 	idx_file_release(&f);
 	/* the same fingerprint stored again keeps the links */
 	REQUIRE(idx_put(ix, id[1], &st, &fp) == 0);
@@ -1439,6 +1537,7 @@ int main(void)
 	RUN(test_bands_complete);
 	RUN(test_exemptions);
 	RUN(test_schema_rebuild);
+	RUN(test_schema4_upgrade);
 	RUN(test_rebuild_keeps_marks);
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);

@@ -88,7 +88,7 @@ static int exists(const char *dir, const char *name)
 }
 
 /* A small index with every table in use: books with records (some large
- * enough for overflow pages), pruning keys, marks and links. */
+ * enough for overflow pages), pruning keys, marks, relations and links. */
 static int build_pristine(const char *dir)
 {
 	struct idx *ix = NULL;
@@ -97,7 +97,8 @@ static int build_pristine(const char *dir)
 	const char *pp = path;
 	uint64_t mh[16];
 	uint32_t uq[40];
-	struct idx_link links[40];
+	struct idx_rel rels[40];
+	struct idx_judgement jd[40];
 	struct idx_file f;
 	int i, j, ret;
 
@@ -137,18 +138,25 @@ static int build_pristine(const char *dir)
 		ret = idx_exempt_set(ix, a, b, 1);
 	}
 	for (i = 0; i < 40 && ret == 0; i++) {
-		links[i].a = ids[i];
-		links[i].b = ids[i + 40];
+		memset(&rels[i], 0, sizeof(rels[i]));
+		rels[i].id = ids[i + 40];
+		rels[i].cls_this = rels[i].cls_other = 2;
+		rels[i].score = 90;
+		rels[i].dist = 3;
+		rels[i].link = 1;
+		rels[i].jaccard = 0.9;
+		rels[i].cover_this = rels[i].cover_other = 0.95;
+		jd[i] = (struct idx_judgement){ ids[i], 0, &rels[i], 1 };
 		ret = idx_get_id(ix, ids[i], &f);
-		links[i].tag_a = ret ? 0 : idx_fp_tag(&f);
+		jd[i].tag = ret ? 0 : idx_fp_tag(&f);
 		idx_file_release(&f);
 		if (ret == 0)
 			ret = idx_get_id(ix, ids[i + 40], &f);
-		links[i].tag_b = ret ? 0 : idx_fp_tag(&f);
+		rels[i].tag = ret ? 0 : idx_fp_tag(&f);
 		idx_file_release(&f);
 	}
 	if (ret == 0)
-		ret = idx_links_add(ix, links, 40) == 40 ? 0 : -EIO;
+		ret = idx_rels_set(ix, jd, 40) == 40 ? 0 : -EIO;
 	if (ret)
 		fprintf(stderr, "building the index: %s (book %d)\n", strerror(-ret), i);
 	idx_close(ix);
