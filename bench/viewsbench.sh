@@ -121,4 +121,4 @@ PY
 bench_umount
 t0=$(bench_now); bench_mount -o rescan=0 "${FSOPTS[@]}"; bench_wait_idle; t1=$(bench_now)
 echo "remount, no-change rescan until idle  $(echo "$t1 - $t0" | bc) s"
-echo "daemon RSS after rescan  $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
+echo "daemon RSS after rescan  $(awk '/VmRSS|RssAnon|RssFile/ {printf "%s %s %s  ", $1, $2, $3}' /proc/$PID/status)"
