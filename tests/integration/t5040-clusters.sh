@@ -11,25 +11,13 @@ SB=$SIMBOOK_BUILD/simbook
 FS_ARGS=()
 
 mkdir -p "$T/lib/x" "$T/lib/y"
-python3 - "$T/lib" <<'PY'
-import random, sys
-d = sys.argv[1]
-r = random.Random(5)
-vocab = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(3, 9)))
-         for _ in range(5000)]
-def gen(seed, n, own=None, rate=0.0):
-    b, o = random.Random(seed), random.Random(own)
-    out = []
-    for _ in range(n):
-        v = vocab[b.randrange(5000)]
-        if rate and o.random() < rate:
-            v = vocab[o.randrange(5000)]
-        out.append(v)
-    return " ".join(out) + "\n"
-def put(p, t):
-    with open(os.path.join(d, p), "w") as f:
-        f.write(t)
-import os
+python3 - "$(dirname "$0")" "$T/lib" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import wordgen
+d, g = sys.argv[2], wordgen.Gen(5)
+gen = g.text
+def put(p, t): wordgen.put(d, p, t)
 put("x/base.txt", gen(1, 3000))
 put("y/far.txt", gen(1, 3000, 101, 0.05))    # near duplicate, 12 simhash bits away
 put("y/close.txt", gen(1, 3000, 100, 0.03))  # near duplicate, within 7 bits
@@ -37,16 +25,6 @@ put("x/volume.txt", gen(1, 1000))            # contained in base: not a cluster 
 put("other.txt", gen(2, 3000))               # unrelated
 PY
 
-# The clusters/ view as sorted lines "member member ...", one per group,
-# members by the real path their links resolve to.
-view_groups() {
-	local g e
-	for g in "$MNT/clusters"/*/; do
-		[ -d "$g" ] || continue
-		for e in "$g"*; do realpath --relative-to="$MNT" "$e"; done | sort | tr '\n' ' '
-		echo
-	done | sort
-}
 cli_groups() {
 	"$SB" clusters "$SRC" --json | python3 -c '
 import json, sys

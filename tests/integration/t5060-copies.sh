@@ -11,24 +11,13 @@ FS_ARGS=()
 NCOPIES=220
 
 mkdir -p "$T/lib/copies" "$T/lib/books"
-python3 - "$T/lib" "$NCOPIES" <<'PY'
-import os, random, sys
-d, n = sys.argv[1], int(sys.argv[2])
-r = random.Random(7)
-vocab = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(3, 9)))
-         for _ in range(5000)]
-def gen(seed, n, own=None, rate=0.0):
-    b, o = random.Random(seed), random.Random(own)
-    out = []
-    for _ in range(n):
-        v = vocab[b.randrange(5000)]
-        if rate and o.random() < rate:
-            v = vocab[o.randrange(5000)]
-        out.append(v)
-    return " ".join(out) + "\n"
-def put(p, t):
-    with open(os.path.join(d, p), "w") as f:
-        f.write(t)
+python3 - "$(dirname "$0")" "$T/lib" "$NCOPIES" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import wordgen
+d, n, g = sys.argv[2], int(sys.argv[3]), wordgen.Gen(7)
+gen = g.text
+def put(p, t): wordgen.put(d, p, t)
 notice = "Permission is granted to copy this notice verbatim; changing it is not allowed.\n"
 for i in range(n):
     put("copies/n-%03d.txt" % i, notice)
@@ -39,16 +28,6 @@ put("books/near.txt", gen(1, 3000, 100, 0.03))
 put("books/other.txt", gen(2, 3000))
 PY
 
-# The groups of view V (clusters or duplicates) as sorted lines "member
-# member ...", members by the real path their links resolve to.
-view_groups() {
-	local g e
-	for g in "$MNT/$1"/*/; do
-		[ -d "$g" ] || continue
-		for e in "$g"*; do realpath --relative-to="$MNT" "$e"; done | sort | tr '\n' ' '
-		echo
-	done | sort
-}
 # members PATH...: the sorted line of view_groups for those paths
 members() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
 notices() { # FROM: the notices n-FROM .. n-(NCOPIES-1)

@@ -48,3 +48,15 @@ set_schema() {
 		"$1" | mdb_load -s meta "$IDX" || fail "mdb_load of the schema failed"
 }
 schema() { mdb_dump -s meta "$IDX" | grep -A1 '^ 736368656d61$' | tail -n 1 | tr -d ' '; }
+
+# view_groups [VIEW]: the groups of clusters/ (default) or duplicates/ as
+# sorted lines "member member ...", members by the real path their links
+# resolve to.
+view_groups() {
+	local g e
+	for g in "$MNT/${1:-clusters}"/*/; do
+		[ -d "$g" ] || continue
+		for e in "$g"*; do realpath --relative-to="$MNT" "$e"; done | sort | tr '\n' ' '
+		echo
+	done | sort
+}
