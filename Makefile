@@ -4,14 +4,16 @@
 #   make test       unit + integration tests, then the same suite under ASan/UBSan
 #   make test-fast  the suite once, without sanitizers
 #   make check      the suite under ASan/UBSan only
+#   make check-layers  the include directions and size limits of the layers
 #   make fuzz       build the libFuzzer targets (clang)
 #   make bench      build the benchmark programs
 #   make run        build and mount the bundled sample library
 #   make install    PREFIX=/usr/local DESTDIR= (SBINDIR=/sbin: see docs/USAGE.md)
 #   make uninstall  the same variables
 #
-# Every src/*.c except the two programs' mains goes into one static library,
-# so a new module needs no Makefile change; so does every tests/unit/test_*.c.
+# Every src/<layer>/*.c except the two programs' mains goes into one static
+# library, so a new module needs no Makefile change; so does every
+# tests/unit/test_*.c.
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -48,10 +50,16 @@ CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSIMBOOK_VERSION='"
 LDLIBS_ALL := $(shell pkg-config --libs fuse3 lmdb libzip libxml-2.0 libutf8proc uchardet) -lm -pthread $(LDLIBS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
-MAINS    := src/simbookfs.c src/simbook.c
-LIB_SRC  := $(filter-out $(MAINS),$(wildcard src/*.c))
+# The layers, lowest first (docs/ARCHITECTURE.md; `make check-layers`).
+LAYERS   := base core index fs cli
+MAINS    := src/fs/simbookfs.c src/cli/simbook.c
+LIB_SRC  := $(filter-out $(MAINS),$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libsimbook.a
+# The accuracy harness and the book mutator: linked by tests and benchmarks only.
+EVAL_SRC := $(wildcard tests/eval/*.c)
+EVAL_OBJ := $(EVAL_SRC:tests/eval/%.c=$(BUILD)/obj/eval/%.o)
+EVAL_LIB := $(BUILD)/libsimbook-eval.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -59,40 +67,57 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all test test-fast check fuzz fuzz-bins bench run install uninstall clean help
+.PHONY: all test test-fast check check-layers fuzz fuzz-bins bench run install uninstall clean help
 all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN)
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) | $(BUILD)/obj
+# -MMD -MP: each object depends on the headers it really includes.
+DEPFLAGS = -MMD -MP
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/eval/%.o: tests/eval/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/eval $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/simbookfs: $(BUILD)/obj/simbookfs.o $(LIB)
+$(EVAL_LIB): $(EVAL_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/simbookfs: $(BUILD)/obj/fs/simbookfs.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/simbook: $(BUILD)/obj/simbook.o $(LIB)
+$(BUILD)/simbook: $(BUILD)/obj/cli/simbook.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-# tests/common holds the headers the unit tests and the benchmarks share.
-COMMON_H := $(wildcard tests/common/*.h)
+# tests/common holds the generators the unit tests and the benchmarks share.
+TEST_INC := -Itests/unit -Itests/common -Itests/eval
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(COMMON_H) $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/common $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(TEST_INC) $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(EVAL_LIB) $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h) $(COMMON_H) $(LIB) | $(BUILD)/bench
+$(BUILD)/bench/%: bench/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/bench
 	@$(if $(Q),echo "  BENCH   $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/common $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/common -Itests/eval $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(EVAL_LIB) $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/bench $(BUILD)/fuzz:
+$(BUILD)/tests $(BUILD)/bench $(BUILD)/fuzz:
 	mkdir -p $@
 
 test: test-fast check
+
+# The include directions and the size limits of docs/ARCHITECTURE.md.
+check-layers:
+	scripts/check-layers
 
 test-fast: all
 	tests/run.sh $(BUILD)
@@ -109,9 +134,9 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BIN)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB) | $(BUILD)/fuzz
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB) | $(BUILD)/fuzz
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 bench: $(BENCH_BIN) all
 
@@ -157,6 +182,9 @@ endif
 
 clean:
 	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(EVAL_OBJ:.o=.d) $(BUILD)/obj/fs/simbookfs.d $(BUILD)/obj/cli/simbook.d \
+	$(UNIT_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
 
 help:
 	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'

@@ -182,9 +182,9 @@ static int f_rsimhash(const char *buf, size_t len)
 
 static int f_mlsh(const char *buf, size_t len)
 {
-	struct mlsh_value v;
+	struct mlsimhash_value v;
 
-	return mlsh_compute(buf, len, &v);
+	return mlsimhash_compute(buf, len, &v);
 }
 
 static int f_minhash(const char *buf, size_t len)
@@ -214,18 +214,18 @@ static int f_dupniq(const char *buf, size_t len)
 
 static int f_chunksk(const char *buf, size_t len)
 {
-	struct chunksk *ck = chunksk_new();
-	struct chunksk_book b;
+	struct chunksketch *ck = chunksketch_new();
+	struct chunksketch_book b;
 	int ret;
 
 	if (!ck)
 		return -ENOMEM;
-	chunksk_book_init(&b);
-	ret = chunksk_update(ck, buf, len);
-	if (chunksk_final(ck, &b) < 0)
+	chunksketch_book_init(&b);
+	ret = chunksketch_update(ck, buf, len);
+	if (chunksketch_final(ck, &b) < 0)
 		ret = -ENOMEM;
-	chunksk_book_release(&b);
-	chunksk_free(ck);
+	chunksketch_book_release(&b);
+	chunksketch_free(ck);
 	return ret;
 }
 

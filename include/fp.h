@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunksk.h"
+#include "chunksketch.h"
 #include "dupniq.h"
 #include "minhash.h"
 #include "mlsimhash.h"
@@ -31,10 +31,10 @@ struct fp_book {
 	struct texthash_value text;	/* exact text hash */
 	struct simhash_value sim;	/* S1, the identifier */
 	struct rsimhash_value rsim;	/* S4 */
-	struct mlsh_value mlsh;		/* S3 */
+	struct mlsimhash_value mlsh;		/* S3 */
 	struct minhash_sig mh;		/* S2 (one-permutation scheme) */
 	struct dupniq_seq dq;		/* S5, owns its arrays */
-	struct chunksk_book ck;		/* chunk sketches, owns its arrays */
+	struct chunksketch_book ck;		/* chunk sketches, owns its arrays */
 	/* Shingle anchors, for the index's candidate search only (not part of
 	 * the record, not compared): the top 32 bits of the word 5-shingle
 	 * hashes (minhash.h) whose low FP_ANCHOR_BITS bits are zero, a fixed
@@ -86,16 +86,16 @@ struct fp_scores {
 	unsigned rsim_asym_ab;		/* S4 at a's strong positions, 0..128 */
 	unsigned rsim_asym_ba;		/* S4 at b's strong positions, 0..128 */
 	unsigned rsim_distance;		/* S4 symmetric (max of the two) */
-	unsigned mlsh_distance;		/* S3 min over lexicons, 0..64 */
-	unsigned mlsh_lexicon;		/* lexicon reaching it */
+	unsigned mlsimhash_distance;		/* S3 min over lexicons, 0..64 */
+	unsigned mlsimhash_lexicon;		/* lexicon reaching it */
 	unsigned minhash_bsim;		/* equal min-hash values, 0..128 */
 	double jaccard;			/* estimate, 0..1 */
 	struct dupniq_result dupniq;	/* lcs, cs, its, spans, cover and
 					 * covered fractions (dupniq.h) */
-	struct chunksk_fit win_fit;	/* window chunks of a against b:
+	struct chunksketch_fit win_fit;	/* window chunks of a against b:
 					 * slope, offset, matched fractions,
-					 * outliers (chunksk.h) */
-	struct chunksk_fit spine_fit;	/* spine chunks (pairs 0 unless both
+					 * outliers (chunksketch.h) */
+	struct chunksketch_fit spine_fit;	/* spine chunks (pairs 0 unless both
 					 * books have 2 or more) */
 	uint64_t a_nbytes, b_nbytes;
 	uint32_t a_nwords, b_nwords;

@@ -15,7 +15,7 @@
  *    32    16  exact text hash (hi, lo)
  *    48    16  S1 simhash (hi, lo): bytes 48..63 are the canonical identifier
  *    64    64  S4 mask (word 0 first), 64 sign (word 0 first)
- *   192    40  S3: MLSH_LEXICONS x 8
+ *   192    40  S3: MLSIMHASH_LEXICONS x 8
  *   232     8  min-hash nshingles
  *   240  1024  min-hash values, MINHASH_K x 8
  *  1264        = FPREC_HEAD_LEN; then the variable part:
@@ -23,7 +23,7 @@
  *            deltas (first from 0; then pos[i] - pos[i-1] - 1)
  *   chunks:  for spine then windows: varint count; per chunk varint first
  *            delta (from the previous chunk's first + nwords), varint
- *            nwords, CHUNKSK_K x 4 values
+ *            nwords, CHUNKSKETCH_K x 4 values
  *   XXH32 (seed 0) of every preceding byte of the record, 4 bytes.
  * varint: LEB128-style, 7 bits per byte, least significant group first,
  * at most 5 bytes for 32-bit values; only the shortest form is accepted so
@@ -31,7 +31,7 @@
  *
  * Stability: every bit of a record follows from the definitions in the
  * family headers (seeds, feature rules, hash functions).  Golden vectors in
- * tests/unit/test_{simhash,rsimhash,minhash,dupniq,chunksk,fp}.c pin them,
+ * tests/unit/test_{simhash,rsimhash,minhash,dupniq,chunksketch,fp}.c pin them,
  * the last one as a digest of a whole record.  A change to any stored bit
  * (or to this layout) must bump FPREC_VERSION and update the vectors in the
  * same commit; records of another version are refused (-ENOTSUP) and must

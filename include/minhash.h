@@ -68,7 +68,7 @@ double minhash_jaccard(const struct minhash_sig *a, const struct minhash_sig *b)
 /* The shingle hash of n (1..MINHASH_SHINGLE) word hashes. */
 uint64_t minhash_shingle(const uint64_t *words, unsigned n);
 /* Optimal densification of k <= MINHASH_K bins (empty: value == empty), as
- * defined above (mod k instead of mod 128); used by chunksk.h too.  A
+ * defined above (mod k instead of mod 128); used by chunksketch.h too.  A
  * larger k leaves the bins as they are. */
 void minhash_densify(uint64_t *bins, unsigned k, uint64_t empty);
 

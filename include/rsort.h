@@ -15,4 +15,7 @@
  * when it can (malloc), else sorts in place with qsort(); same result. */
 void rsort_u64(uint64_t *v, size_t n);
 
+/* The qsort()/bsearch() comparison of two uint64_t. */
+int rsort_cmp_u64(const void *a, const void *b);
+
 #endif

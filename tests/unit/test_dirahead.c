@@ -42,14 +42,14 @@ static void let_helper_run(void)
  * limit) and asking the helper for ahead entries after each piece of 100.
  * Checks every entry against lstat; marks seen[i] for "f<i>".  Returns the
  * number taken, -1 on a failed check. */
-static int list(struct dra_dir *d, unsigned max, unsigned ahead, unsigned char *seen)
+static int list(struct dirahead_dir *d, unsigned max, unsigned ahead, unsigned char *seen)
 {
-	struct dra_entry e;
+	struct dirahead_entry e;
 	struct stat st;
 	unsigned n = 0;
 	int ret;
 
-	while ((!max || n < max) && (ret = dra_peek(d, true, &e)) == 1) {
+	while ((!max || n < max) && (ret = dirahead_peek(d, true, &e)) == 1) {
 		if (strcmp(e.name, ".") && strcmp(e.name, "..")) {
 			long i = strtol(e.name + 1, NULL, 10);
 
@@ -60,9 +60,9 @@ static int list(struct dra_dir *d, unsigned max, unsigned ahead, unsigned char *
 				return -1;
 			seen[i]++;
 		}
-		dra_take(d);
+		dirahead_take(d);
 		if (++n % 100 == 0)
-			dra_ahead(d, ahead);
+			dirahead_ahead(d, ahead);
 	}
 	return (int)n;
 }
@@ -70,20 +70,20 @@ static int list(struct dra_dir *d, unsigned max, unsigned ahead, unsigned char *
 static void test_whole(void)
 {
 	static unsigned char seen[NFILES];
-	struct dra_dir *d = NULL;
-	struct dra *dra = NULL;
+	struct dirahead_dir *d = NULL;
+	struct dirahead *dra = NULL;
 	int i, n;
 
-	REQUIRE(dra_new(&dra, &gen) == 0);
-	REQUIRE(dra_dir_new(dra, open_dir(), &d) == 0);
-	dra_ahead(d, 500);
+	REQUIRE(dirahead_new(&dra, &gen) == 0);
+	REQUIRE(dirahead_dir_new(dra, open_dir(), &d) == 0);
+	dirahead_ahead(d, 500);
 	let_helper_run();
 	n = list(d, 0, 300, seen);
 	CHECK_EQ_INT(n, NFILES + 2);
 	for (i = 0; i < NFILES; i++)
 		CHECK_EQ_INT(seen[i], 1);
-	dra_dir_free(d);
-	dra_free(dra);
+	dirahead_dir_free(d);
+	dirahead_free(dra);
 }
 
 /* Pieces at telldir() offsets: an offset where the last piece stopped keeps
@@ -91,110 +91,110 @@ static void test_whole(void)
 static void test_pieces(void)
 {
 	static unsigned char seen[NFILES];
-	struct dra_dir *d = NULL;
-	struct dra *dra = NULL;
-	struct dra_entry e;
+	struct dirahead_dir *d = NULL;
+	struct dirahead *dra = NULL;
+	struct dirahead_entry e;
 	long mid;
 	int i, n;
 
-	REQUIRE(dra_new(&dra, &gen) == 0);
-	REQUIRE(dra_dir_new(dra, open_dir(), &d) == 0);
+	REQUIRE(dirahead_new(&dra, &gen) == 0);
+	REQUIRE(dirahead_dir_new(dra, open_dir(), &d) == 0);
 	/* Half, with the helper ahead, then the rest from where it stopped. */
-	dra_seek(d, 0);
+	dirahead_seek(d, 0);
 	n = list(d, 1000, 200, seen);
 	REQUIRE(n == 1000);
-	REQUIRE(dra_peek(d, false, &e) == 1);
+	REQUIRE(dirahead_peek(d, false, &e) == 1);
 	mid = e.next;
-	dra_ahead(d, 700);
+	dirahead_ahead(d, 700);
 	let_helper_run();
-	dra_seek(d, mid);
+	dirahead_seek(d, mid);
 	n = list(d, 0, 200, seen);
 	/* mid is the offset after the entry peeked but not taken: the seek
 	 * skips that one, like any entry before the offset asked for. */
 	CHECK_EQ_INT(n, NFILES + 2 - 1000 - 1);
 	/* From the start again, everything once more. */
 	memset(seen, 0, sizeof(seen));
-	dra_ahead(d, 100);
-	dra_seek(d, 0);
+	dirahead_ahead(d, 100);
+	dirahead_seek(d, 0);
 	n = list(d, 0, 1000, seen);
 	CHECK_EQ_INT(n, NFILES + 2);
 	for (i = 0; i < NFILES; i++)
 		CHECK_EQ_INT(seen[i], 1);
-	CHECK_EQ_INT(dra_peek(d, true, &e), 0);
-	dra_dir_free(d);
-	dra_free(dra);
+	CHECK_EQ_INT(dirahead_peek(d, true, &e), 0);
+	dirahead_dir_free(d);
+	dirahead_free(dra);
 }
 
 /* Attributes fetched ahead, then a change and a generation bump: the entry
  * taken afterwards has the new attributes. */
 static void test_generation(void)
 {
-	struct dra_dir *d = NULL;
-	struct dra *dra = NULL;
-	struct dra_entry e;
+	struct dirahead_dir *d = NULL;
+	struct dirahead *dra = NULL;
+	struct dirahead_entry e;
 	int ret, found = 0;
 
-	REQUIRE(dra_new(&dra, &gen) == 0);
-	REQUIRE(dra_dir_new(dra, open_dir(), &d) == 0);
-	dra_ahead(d, DRA_MAX_AHEAD);
+	REQUIRE(dirahead_new(&dra, &gen) == 0);
+	REQUIRE(dirahead_dir_new(dra, open_dir(), &d) == 0);
+	dirahead_ahead(d, DRA_MAX_AHEAD);
 	let_helper_run();
 	/* Whatever the helper read, every file changes now. */
 	REQUIRE(fchmodat(dfd, "f7", 0600, 0) == 0);
 	REQUIRE(fchmodat(dfd, "f1499", 0600, 0) == 0);
 	atomic_fetch_add(&gen, 1);
-	while ((ret = dra_peek(d, true, &e)) == 1) {
+	while ((ret = dirahead_peek(d, true, &e)) == 1) {
 		if (!strcmp(e.name, "f7") || !strcmp(e.name, "f1499")) {
 			CHECK_EQ_INT(e.st_err, 0);
 			CHECK_EQ_INT(e.st.st_mode & 07777, 0600);
 			found++;
 		}
-		dra_take(d);
+		dirahead_take(d);
 	}
 	CHECK_EQ_INT(ret, 0);
 	CHECK_EQ_INT(found, 2);
 	/* A name gone since it was read: its attributes fail, the entry stays. */
-	dra_seek(d, 0);
-	dra_ahead(d, DRA_MAX_AHEAD);
+	dirahead_seek(d, 0);
+	dirahead_ahead(d, DRA_MAX_AHEAD);
 	let_helper_run();
 	REQUIRE(renameat(dfd, "f9", dfd, "g9") == 0);
 	atomic_fetch_add(&gen, 1);
 	found = 0;
-	while ((ret = dra_peek(d, true, &e)) == 1) {
+	while ((ret = dirahead_peek(d, true, &e)) == 1) {
 		if (!strcmp(e.name, "f9")) {
 			CHECK_EQ_INT(e.st_err, -ENOENT);
 			found++;
 		}
-		dra_take(d);
+		dirahead_take(d);
 	}
 	CHECK_EQ_INT(found, 1);
 	REQUIRE(renameat(dfd, "g9", dfd, "f9") == 0);
 	REQUIRE(fchmodat(dfd, "f7", 0644, 0) == 0);
 	REQUIRE(fchmodat(dfd, "f1499", 0644, 0) == 0);
-	dra_dir_free(d);
-	dra_free(dra);
+	dirahead_dir_free(d);
+	dirahead_free(dra);
 }
 
 /* Directories freed while the helper is busy with them, and a dra freed
  * with jobs queued for directories already gone. */
 static void test_free_busy(void)
 {
-	struct dra_dir *d[4] = { 0 };
-	struct dra *dra = NULL;
+	struct dirahead_dir *d[4] = { 0 };
+	struct dirahead *dra = NULL;
 	int round, i;
 
-	REQUIRE(dra_new(&dra, &gen) == 0);
+	REQUIRE(dirahead_new(&dra, &gen) == 0);
 	for (round = 0; round < 20; round++) {
 		for (i = 0; i < 4; i++) {
-			REQUIRE(dra_dir_new(dra, open_dir(), &d[i]) == 0);
-			dra_ahead(d[i], DRA_MAX_AHEAD);
+			REQUIRE(dirahead_dir_new(dra, open_dir(), &d[i]) == 0);
+			dirahead_ahead(d[i], DRA_MAX_AHEAD);
 		}
 		for (i = 3; i >= 0; i--)
-			dra_dir_free(d[i]);
+			dirahead_dir_free(d[i]);
 	}
-	dra_free(dra);
+	dirahead_free(dra);
 	/* Never started: nothing to join. */
-	REQUIRE(dra_new(&dra, &gen) == 0);
-	dra_free(dra);
+	REQUIRE(dirahead_new(&dra, &gen) == 0);
+	dirahead_free(dra);
 }
 
 int main(void)

@@ -47,7 +47,7 @@ static void test_families_match(void)
 	struct fp_book b;
 	struct simhash_value sv;
 	struct rsimhash_value rv;
-	struct mlsh_value mv;
+	struct mlsimhash_value mv;
 	struct minhash_sig ms;
 	struct dupniq_seq dq;
 	struct texthash_value tv;
@@ -62,7 +62,7 @@ static void test_families_match(void)
 	REQUIRE(fp_compute(&doc, &b) == 0);
 	REQUIRE(simhash_compute(sb.buf, sb.len, &sv) == 0);
 	REQUIRE(rsimhash_compute(sb.buf, sb.len, &rv) == 0);
-	REQUIRE(mlsh_compute(sb.buf, sb.len, &mv) == 0);
+	REQUIRE(mlsimhash_compute(sb.buf, sb.len, &mv) == 0);
 	REQUIRE(minhash_compute(MINHASH_OPH, sb.buf, sb.len, &ms) == 0);
 	REQUIRE(dupniq_compute(sb.buf, sb.len, &dq) == 0);
 	texthash_compute(sb.buf, sb.len, &tv);
@@ -148,7 +148,7 @@ static void test_compare(void)
 
 	REQUIRE(fp_compare(&a, &a, &s) == 0);
 	CHECK(s.same_text);
-	CHECK(s.simhash_distance == 0 && s.rsim_distance == 0 && s.mlsh_distance == 0);
+	CHECK(s.simhash_distance == 0 && s.rsim_distance == 0 && s.mlsimhash_distance == 0);
 	CHECK(s.jaccard == 1 && s.minhash_bsim == MINHASH_K);
 	CHECK(fabs(s.dupniq.cs - 1) < 1e-12 && fabs(s.dupniq.its - 1) < 1e-12);
 	CHECK(fabs(s.win_fit.slope - 1) < 1e-9 && s.win_fit.a_matched == 1);

@@ -167,7 +167,7 @@ static uint64_t digest(const struct minhash_sig *s)
 static void test_golden(void)
 {
 	struct minhash_sig s;
-	struct mlsh_value m;
+	struct mlsimhash_value m;
 	struct sbuf sb;
 
 	sbuf_init(&sb);
@@ -175,7 +175,7 @@ static void test_golden(void)
 	REQUIRE(minhash_compute(MINHASH_OPH, sb.buf, sb.len, &s) == 0);
 	CHECK(digest(&s) == UINT64_C(0xafe4f40cefe74613));
 	CHECK_EQ_INT(s.nshingles, 19996);
-	REQUIRE(mlsh_compute(sb.buf, sb.len, &m) == 0);
+	REQUIRE(mlsimhash_compute(sb.buf, sb.len, &m) == 0);
 	CHECK(m.fp[0] == UINT64_C(0x479164dca2d1ea07));
 	CHECK(m.fp[4] == UINT64_C(0x16dde6bcab30af66));
 	sbuf_release(&sb);
@@ -298,8 +298,8 @@ static void test_bands(void)
 
 static void test_mlsh(void)
 {
-	struct mlsh *ml = mlsh_new();
-	struct mlsh_value one, part, m, o, e;
+	struct mlsh *ml = mlsimhash_new();
+	struct mlsimhash_value one, part, m, o, e;
 	struct sbuf sa, sm, so;
 	uint64_t seed;
 	unsigned which = 99;
@@ -309,30 +309,30 @@ static void test_mlsh(void)
 	sbuf_init(&sm);
 	sbuf_init(&so);
 	fpt_text(&sa, 21, 30000, 8000);
-	REQUIRE(mlsh_update(ml, sa.buf, sa.len) == 0);
-	mlsh_final(ml, &one);
+	REQUIRE(mlsimhash_update(ml, sa.buf, sa.len) == 0);
+	mlsimhash_final(ml, &one);
 	for (seed = 1; seed <= 20; seed++) {
-		FPT_FEED_SPLIT(seed, sa.buf, sa.len, mlsh_update, ml);
-		mlsh_final(ml, &part);
+		FPT_FEED_SPLIT(seed, sa.buf, sa.len, mlsimhash_update, ml);
+		mlsimhash_final(ml, &part);
 		CHECK(!memcmp(&one, &part, sizeof(one)));
 	}
 	fpt_mutate(&sm, sa.buf, sa.len, 7, 10);
 	fpt_text(&so, 22, 30000, 8000);
-	REQUIRE(mlsh_compute(sm.buf, sm.len, &m) == 0);
-	REQUIRE(mlsh_compute(so.buf, so.len, &o) == 0);
-	CHECK_EQ_INT(mlsh_distance(&one, &one, &which), 0);
+	REQUIRE(mlsimhash_compute(sm.buf, sm.len, &m) == 0);
+	REQUIRE(mlsimhash_compute(so.buf, so.len, &o) == 0);
+	CHECK_EQ_INT(mlsimhash_distance(&one, &one, &which), 0);
 	CHECK_EQ_INT(which, 0);
-	CHECK(mlsh_distance(&one, &m, NULL) < mlsh_distance(&one, &o, NULL));
-	CHECK(mlsh_distance(&one, &o, NULL) >= 10);
+	CHECK(mlsimhash_distance(&one, &m, NULL) < mlsimhash_distance(&one, &o, NULL));
+	CHECK(mlsimhash_distance(&one, &o, NULL) >= 10);
 	/* the lexicons differ from one another */
 	CHECK(one.fp[0] != one.fp[1] && one.fp[1] != one.fp[2]);
-	REQUIRE(mlsh_compute("", 0, &e) == 0);
+	REQUIRE(mlsimhash_compute("", 0, &e) == 0);
 	CHECK(e.fp[0] == 0 && e.fp[4] == 0);
-	REQUIRE(mlsh_compute("solo", 4, &e) == 0);	/* one word: one feature */
+	REQUIRE(mlsimhash_compute("solo", 4, &e) == 0);	/* one word: one feature */
 	part = e;
-	REQUIRE(mlsh_compute("solo", 4, &e) == 0);
+	REQUIRE(mlsimhash_compute("solo", 4, &e) == 0);
 	CHECK(!memcmp(&part, &e, sizeof(e)));
-	mlsh_free(ml);
+	mlsimhash_free(ml);
 	sbuf_release(&sa);
 	sbuf_release(&sm);
 	sbuf_release(&so);

@@ -185,7 +185,7 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	sig->words_b = sc->b_nwords;
 	sig->simhash_distance = (int)sc->simhash_distance;
 	sig->rsimhash_distance = (int)sc->rsim_distance;
-	sig->mlsimhash_distance = (int)sc->mlsh_distance;
+	sig->mlsimhash_distance = (int)sc->mlsimhash_distance;
 	sig->jaccard = sc->jaccard;
 	sig->bsim = (double)sc->minhash_bsim / MINHASH_K;
 	sig->dupniq_cs = sc->dupniq.cs;

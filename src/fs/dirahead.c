@@ -1,6 +1,6 @@
 /* dirahead.c - reads directories ahead of their consumer (see dirahead.h).
  *
- * Each dra_dir keeps the entries read from its stream but not yet taken in
+ * Each dirahead_dir keeps the entries read from its stream but not yet taken in
  * an array (live part [head, head + n)).  The helper reads a small batch of
  * names under the directory's lock, fetches their attributes without it
  * (busy set: the stream is ahead of the array meanwhile, so the consumer
@@ -20,12 +20,12 @@
  * waits some 20 us. */
 #define DRA_BATCH 16u
 
-struct dra_dir {
-	struct dra *dra;
+struct dirahead_dir {
+	struct dirahead *dra;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;		/* busy cleared */
 	DIR *dp;
-	struct dra_entry *e;		/* live entries: e[head .. head + n) */
+	struct dirahead_entry *e;		/* live entries: e[head .. head + n) */
 	unsigned cap, head, n;
 	long pos;			/* offset of e[head] (of the stream when n == 0) */
 	unsigned want;			/* entries the helper keeps ahead */
@@ -34,23 +34,23 @@ struct dra_dir {
 	bool busy;			/* the helper has a batch out of the array */
 	/* dra->lock */
 	bool queued;
-	struct dra_dir *next_job;
+	struct dirahead_dir *next_job;
 };
 
-struct dra {
+struct dirahead {
 	const _Atomic uint64_t *gen;
 	pthread_mutex_t lock;
 	pthread_cond_t work;		/* a job or quit */
 	pthread_cond_t idle;		/* cur changed */
-	struct dra_dir *jobs;
-	struct dra_dir *cur;		/* being read ahead by the helper */
+	struct dirahead_dir *jobs;
+	struct dirahead_dir *cur;		/* being read ahead by the helper */
 	pthread_t thread;
 	bool started, failed, quit;
 };
 
-int dra_new(struct dra **out, const _Atomic uint64_t *gen)
+int dirahead_new(struct dirahead **out, const _Atomic uint64_t *gen)
 {
-	struct dra *dra = calloc(1, sizeof(*dra));
+	struct dirahead *dra = calloc(1, sizeof(*dra));
 
 	if (!dra)
 		return -ENOMEM;
@@ -62,7 +62,7 @@ int dra_new(struct dra **out, const _Atomic uint64_t *gen)
 	return 0;
 }
 
-void dra_free(struct dra *dra)
+void dirahead_free(struct dirahead *dra)
 {
 	if (!dra)
 		return;
@@ -78,9 +78,9 @@ void dra_free(struct dra *dra)
 	free(dra);
 }
 
-int dra_dir_new(struct dra *dra, DIR *dp, struct dra_dir **out)
+int dirahead_dir_new(struct dirahead *dra, DIR *dp, struct dirahead_dir **out)
 {
-	struct dra_dir *d = calloc(1, sizeof(*d));
+	struct dirahead_dir *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return -ENOMEM;
@@ -93,7 +93,7 @@ int dra_dir_new(struct dra *dra, DIR *dp, struct dra_dir **out)
 }
 
 /* Drops every entry ahead; d->lock held, not busy. */
-static void dra_drop(struct dra_dir *d)
+static void dirahead_drop(struct dirahead_dir *d)
 {
 	unsigned i;
 
@@ -102,10 +102,10 @@ static void dra_drop(struct dra_dir *d)
 	d->head = d->n = 0;
 }
 
-void dra_dir_free(struct dra_dir *d)
+void dirahead_dir_free(struct dirahead_dir *d)
 {
-	struct dra *dra;
-	struct dra_dir **pp;
+	struct dirahead *dra;
+	struct dirahead_dir **pp;
 
 	if (!d)
 		return;
@@ -120,7 +120,7 @@ void dra_dir_free(struct dra_dir *d)
 	while (dra->cur == d)
 		pthread_cond_wait(&dra->idle, &dra->lock);
 	pthread_mutex_unlock(&dra->lock);
-	dra_drop(d);
+	dirahead_drop(d);
 	free(d->e);
 	closedir(d->dp);
 	pthread_mutex_destroy(&d->lock);
@@ -128,14 +128,14 @@ void dra_dir_free(struct dra_dir *d)
 	free(d);
 }
 
-int dra_dir_fd(const struct dra_dir *d)
+int dirahead_dir_fd(const struct dirahead_dir *d)
 {
 	return dirfd(d->dp);
 }
 
 /* Reads up to max names from the stream into out (attributes not fetched);
  * d->lock held.  Sets eof or err at the end.  Returns how many. */
-static unsigned dra_read(struct dra_dir *d, struct dra_entry *out, unsigned max)
+static unsigned dirahead_read(struct dirahead_dir *d, struct dirahead_entry *out, unsigned max)
 {
 	struct dirent *de;
 	unsigned k = 0;
@@ -167,7 +167,7 @@ static unsigned dra_read(struct dra_dir *d, struct dra_entry *out, unsigned max)
 
 /* Appends k entries; d->lock held.  On ENOMEM they are lost, and so is the
  * position: the error is reported like a failed readdir. */
-static void dra_append(struct dra_dir *d, const struct dra_entry *in, unsigned k)
+static void dirahead_append(struct dirahead_dir *d, const struct dirahead_entry *in, unsigned k)
 {
 	unsigned i;
 
@@ -177,7 +177,7 @@ static void dra_append(struct dra_dir *d, const struct dra_entry *in, unsigned k
 	}
 	if (d->n + k > d->cap) {
 		unsigned cap = d->cap ? d->cap : 32;
-		struct dra_entry *e;
+		struct dirahead_entry *e;
 
 		while (cap < d->n + k)
 			cap *= 2;
@@ -195,41 +195,41 @@ static void dra_append(struct dra_dir *d, const struct dra_entry *in, unsigned k
 	d->n += k;
 }
 
-static void dra_stat(struct dra_dir *d, struct dra_entry *e, uint64_t gen)
+static void dirahead_stat(struct dirahead_dir *d, struct dirahead_entry *e, uint64_t gen)
 {
 	e->gen = gen;
 	e->st_err = fstatat(dirfd(d->dp), e->name, &e->st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 /* The helper's work on d: read ahead until want entries are ready. */
-static void dra_fill(struct dra *dra, struct dra_dir *d)
+static void dirahead_fill(struct dirahead *dra, struct dirahead_dir *d)
 {
-	struct dra_entry batch[DRA_BATCH];
+	struct dirahead_entry batch[DRA_BATCH];
 	unsigned i, k;
 	uint64_t gen;
 
 	pthread_mutex_lock(&d->lock);
 	while (!d->eof && !d->err && d->n < d->want) {
-		k = dra_read(d, batch, d->want - d->n < DRA_BATCH ? d->want - d->n : DRA_BATCH);
+		k = dirahead_read(d, batch, d->want - d->n < DRA_BATCH ? d->want - d->n : DRA_BATCH);
 		if (!k)
 			break;
 		d->busy = true;
 		pthread_mutex_unlock(&d->lock);
 		gen = atomic_load(dra->gen);
 		for (i = 0; i < k; i++)
-			dra_stat(d, &batch[i], gen);
+			dirahead_stat(d, &batch[i], gen);
 		pthread_mutex_lock(&d->lock);
 		d->busy = false;
-		dra_append(d, batch, k);
+		dirahead_append(d, batch, k);
 		pthread_cond_broadcast(&d->cv);
 	}
 	pthread_mutex_unlock(&d->lock);
 }
 
-static void *dra_main(void *arg)
+static void *dirahead_main(void *arg)
 {
-	struct dra *dra = arg;
-	struct dra_dir *d;
+	struct dirahead *dra = arg;
+	struct dirahead_dir *d;
 
 	pthread_mutex_lock(&dra->lock);
 	for (;;) {
@@ -242,7 +242,7 @@ static void *dra_main(void *arg)
 		d->queued = false;
 		dra->cur = d;
 		pthread_mutex_unlock(&dra->lock);
-		dra_fill(dra, d);
+		dirahead_fill(dra, d);
 		pthread_mutex_lock(&dra->lock);
 		dra->cur = NULL;
 		pthread_cond_broadcast(&dra->idle);
@@ -253,7 +253,7 @@ static void *dra_main(void *arg)
 
 /* Starts the helper with every signal blocked (a process signal must reach
  * the thread that waits for it); dra->lock held.  false: no helper. */
-static bool dra_start(struct dra *dra)
+static bool dirahead_start(struct dirahead *dra)
 {
 	sigset_t all, old;
 
@@ -261,15 +261,15 @@ static bool dra_start(struct dra *dra)
 		return dra->started;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	dra->started = pthread_create(&dra->thread, NULL, dra_main, dra) == 0;
+	dra->started = pthread_create(&dra->thread, NULL, dirahead_main, dra) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	dra->failed = !dra->started;
 	return dra->started;
 }
 
-void dra_ahead(struct dra_dir *d, unsigned n)
+void dirahead_ahead(struct dirahead_dir *d, unsigned n)
 {
-	struct dra *dra = d->dra;
+	struct dirahead *dra = d->dra;
 	bool more;
 
 	pthread_mutex_lock(&d->lock);
@@ -281,8 +281,8 @@ void dra_ahead(struct dra_dir *d, unsigned n)
 	pthread_mutex_lock(&dra->lock);
 	/* Queued even while the helper is on d: it may be just leaving.
 	 * Last in line, so that every listing gets its turn. */
-	if (!d->queued && !dra->quit && dra_start(dra)) {
-		struct dra_dir **pp;
+	if (!d->queued && !dra->quit && dirahead_start(dra)) {
+		struct dirahead_dir **pp;
 
 		for (pp = &dra->jobs; *pp; pp = &(*pp)->next_job)
 			;
@@ -294,13 +294,13 @@ void dra_ahead(struct dra_dir *d, unsigned n)
 	pthread_mutex_unlock(&dra->lock);
 }
 
-void dra_seek(struct dra_dir *d, long off)
+void dirahead_seek(struct dirahead_dir *d, long off)
 {
 	pthread_mutex_lock(&d->lock);
 	while (d->busy)
 		pthread_cond_wait(&d->cv, &d->lock);
 	if (off == 0 || off != d->pos) {
-		dra_drop(d);
+		dirahead_drop(d);
 		if (off == 0)
 			rewinddir(d->dp);
 		else
@@ -312,16 +312,16 @@ void dra_seek(struct dra_dir *d, long off)
 	pthread_mutex_unlock(&d->lock);
 }
 
-int dra_peek(struct dra_dir *d, bool attrs, struct dra_entry *e)
+int dirahead_peek(struct dirahead_dir *d, bool attrs, struct dirahead_entry *e)
 {
-	struct dra_entry one;
+	struct dirahead_entry one;
 	int ret = 1;
 
 	pthread_mutex_lock(&d->lock);
 	while (!d->n && d->busy)
 		pthread_cond_wait(&d->cv, &d->lock);
-	if (!d->n && dra_read(d, &one, 1))
-		dra_append(d, &one, 1);
+	if (!d->n && dirahead_read(d, &one, 1))
+		dirahead_append(d, &one, 1);
 	if (!d->n)
 		ret = d->err ? d->err : 0;
 	else
@@ -332,12 +332,12 @@ int dra_peek(struct dra_dir *d, bool attrs, struct dra_entry *e)
 
 		/* The stream's fd and the name stay put while we own the entry. */
 		if (e->st_err == 1 || e->gen != gen)
-			dra_stat(d, e, gen);
+			dirahead_stat(d, e, gen);
 	}
 	return ret;
 }
 
-void dra_take(struct dra_dir *d)
+void dirahead_take(struct dirahead_dir *d)
 {
 	pthread_mutex_lock(&d->lock);
 	if (d->n) {

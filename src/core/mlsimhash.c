@@ -13,28 +13,28 @@
 /* All lexicons share one 8-word counter: word i of each input is the
  * shingle hash when the shingle belongs to lexicon i and 0 otherwise, so a
  * lexicon only counts its own shingles (members[i] of them). */
-_Static_assert(MLSH_LEXICONS <= FPC_MAXW, "one counter word per lexicon");
+_Static_assert(MLSIMHASH_LEXICONS <= FPC_MAXW, "one counter word per lexicon");
 
 struct mlsh {
 	struct wordhash wh;
 	uint64_t prev;
 	uint64_t nwords;
-	uint64_t members[MLSH_LEXICONS];
+	uint64_t members[MLSIMHASH_LEXICONS];
 	struct fpc_bitctr bc;
 };
 
-struct mlsh *mlsh_new(void)
+struct mlsh *mlsimhash_new(void)
 {
 	struct mlsh *ml = malloc(sizeof(*ml));
 
 	if (!ml)
 		return NULL;
 	wordhash_init(&ml->wh);
-	mlsh_reset(ml);
+	mlsimhash_reset(ml);
 	return ml;
 }
 
-void mlsh_free(struct mlsh *ml)
+void mlsimhash_free(struct mlsh *ml)
 {
 	if (!ml)
 		return;
@@ -42,7 +42,7 @@ void mlsh_free(struct mlsh *ml)
 	free(ml);
 }
 
-void mlsh_reset(struct mlsh *ml)
+void mlsimhash_reset(struct mlsh *ml)
 {
 	unsigned i;
 
@@ -50,7 +50,7 @@ void mlsh_reset(struct mlsh *ml)
 	ml->wh.nwords = 0;
 	ml->prev = 0;
 	ml->nwords = 0;
-	for (i = 0; i < MLSH_LEXICONS; i++)
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++)
 		ml->members[i] = 0;
 	fpc_bitctr_init(&ml->bc, FPC_MAXW);
 }
@@ -61,7 +61,7 @@ static inline void add_shingle(struct mlsh *ml, uint64_t s)
 	unsigned i;
 
 	/* no branch on the random membership bits */
-	for (i = 0; i < MLSH_LEXICONS; i++) {
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++) {
 		uint64_t in = (m >> i) & 1;
 
 		slot[i] = s & (0 - in);
@@ -72,14 +72,14 @@ static inline void add_shingle(struct mlsh *ml, uint64_t s)
 	fpc_bitctr_commit(&ml->bc);
 }
 
-void mlsh_add_word(struct mlsh *ml, uint64_t word_hash)
+void mlsimhash_add_word(struct mlsh *ml, uint64_t word_hash)
 {
 	if (ml->nwords++ > 0) {
 		uint8_t b[16];
 
 		fpc_put_le64(b, ml->prev);
 		fpc_put_le64(b + 8, word_hash);
-		add_shingle(ml, XXH3_64bits_withSeed(b, 16, MLSH_SEED));
+		add_shingle(ml, XXH3_64bits_withSeed(b, 16, MLSIMHASH_SEED));
 	}
 	ml->prev = word_hash;
 }
@@ -87,15 +87,15 @@ void mlsh_add_word(struct mlsh *ml, uint64_t word_hash)
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 {
 	(void)idx;
-	mlsh_add_word(ctx, h);
+	mlsimhash_add_word(ctx, h);
 }
 
-int mlsh_update(struct mlsh *ml, const void *buf, size_t len)
+int mlsimhash_update(struct mlsh *ml, const void *buf, size_t len)
 {
 	return wordhash_update(&ml->wh, buf, len, word_cb, ml);
 }
 
-void mlsh_final(struct mlsh *ml, struct mlsh_value *out)
+void mlsimhash_final(struct mlsh *ml, struct mlsimhash_value *out)
 {
 	uint64_t counts[64 * FPC_MAXW];
 	unsigned i, j;
@@ -105,36 +105,36 @@ void mlsh_final(struct mlsh *ml, struct mlsh_value *out)
 		uint8_t b[8];
 
 		fpc_put_le64(b, ml->prev);
-		add_shingle(ml, XXH3_64bits_withSeed(b, 8, MLSH_SEED));
+		add_shingle(ml, XXH3_64bits_withSeed(b, 8, MLSIMHASH_SEED));
 	}
 	fpc_bitctr_counts(&ml->bc, counts);
-	for (i = 0; i < MLSH_LEXICONS; i++) {
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++) {
 		out->fp[i] = 0;
 		for (j = 0; j < 64; j++)
 			if (2 * counts[64 * i + j] > ml->members[i])
 				out->fp[i] |= UINT64_C(1) << j;
 	}
-	mlsh_reset(ml);
+	mlsimhash_reset(ml);
 }
 
-int mlsh_compute(const void *text, size_t len, struct mlsh_value *out)
+int mlsimhash_compute(const void *text, size_t len, struct mlsimhash_value *out)
 {
-	struct mlsh *ml = mlsh_new();
+	struct mlsh *ml = mlsimhash_new();
 	int ret;
 
 	if (!ml)
 		return -ENOMEM;
-	ret = mlsh_update(ml, text, len);
-	mlsh_final(ml, out);
-	mlsh_free(ml);
+	ret = mlsimhash_update(ml, text, len);
+	mlsimhash_final(ml, out);
+	mlsimhash_free(ml);
 	return ret;
 }
 
-unsigned mlsh_distance(const struct mlsh_value *a, const struct mlsh_value *b, unsigned *which)
+unsigned mlsimhash_distance(const struct mlsimhash_value *a, const struct mlsimhash_value *b, unsigned *which)
 {
 	unsigned i, d, best = 65, at = 0;
 
-	for (i = 0; i < MLSH_LEXICONS; i++) {
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++) {
 		d = (unsigned)fpc_popcount64(a->fp[i] ^ b->fp[i]);
 		if (d < best) {
 			best = d;

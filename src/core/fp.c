@@ -18,7 +18,7 @@ struct fp {
 	struct mlsh *ml;
 	struct minhash *mh;
 	struct dupniq *dq;
-	struct chunksk *ck;
+	struct chunksketch *ck;
 	struct wordhash wh;
 	uint64_t last[MINHASH_SHINGLE];	/* the last word hashes, oldest first */
 	uint32_t *anc;			/* shingle anchors so far (fp_book.anchors) */
@@ -35,14 +35,14 @@ void fp_book_init(struct fp_book *b)
 {
 	memset(b, 0, sizeof(*b));
 	dupniq_seq_init(&b->dq);
-	chunksk_book_init(&b->ck);
+	chunksketch_book_init(&b->ck);
 }
 
 void fp_book_release(struct fp_book *b)
 {
 	free(b->anchors);
 	dupniq_seq_release(&b->dq);
-	chunksk_book_release(&b->ck);
+	chunksketch_book_release(&b->ck);
 	fp_book_init(b);
 }
 
@@ -53,10 +53,10 @@ void fp_free(struct fp *f)
 	texthash_free(f->th);
 	simhash_free(f->sh);
 	rsimhash_free(f->rs);
-	mlsh_free(f->ml);
+	mlsimhash_free(f->ml);
 	minhash_free(f->mh);
 	dupniq_free(f->dq);
-	chunksk_free(f->ck);
+	chunksketch_free(f->ck);
 	wordhash_release(&f->wh);
 	free(f->anc);
 	free(f);
@@ -72,10 +72,10 @@ struct fp *fp_new(void)
 	f->th = texthash_new();
 	f->sh = simhash_new();
 	f->rs = rsimhash_new();
-	f->ml = mlsh_new();
+	f->ml = mlsimhash_new();
 	f->mh = minhash_new(MINHASH_OPH);
 	f->dq = dupniq_new();
-	f->ck = chunksk_new();
+	f->ck = chunksketch_new();
 	if (!f->th || !f->sh || !f->rs || !f->ml || !f->mh || !f->dq || !f->ck) {
 		fp_free(f);
 		return NULL;
@@ -160,7 +160,7 @@ static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 
 	while (f->next_chunk < f->nchunks && f->chunk_word[f->next_chunk] <= idx) {
 		if (f->chunk_word[f->next_chunk] == idx)
-			chunksk_break(f->ck);
+			chunksketch_break(f->ck);
 		f->next_chunk++;
 	}
 	memmove(f->last, f->last + 1, sizeof(f->last) - sizeof(f->last[0]));
@@ -168,10 +168,10 @@ static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 	if (idx + 1 >= MINHASH_SHINGLE)
 		sh = minhash_shingle(f->last, MINHASH_SHINGLE);
 	minhash_add_word_sh(f->mh, h, sh);
-	mlsh_add_word(f->ml, h);
+	mlsimhash_add_word(f->ml, h);
 	if (sh && (sh & ((1u << FP_ANCHOR_BITS) - 1)) == 0)
 		anchor_add(f, (uint32_t)(sh >> 32));
-	if (dupniq_add_word(f->dq, h) < 0 || chunksk_add_word_sh(f->ck, h, sh) < 0)
+	if (dupniq_add_word(f->dq, h) < 0 || chunksketch_add_word_sh(f->ck, h, sh) < 0)
 		f->failed = 1;
 }
 
@@ -196,7 +196,7 @@ int fp_update(struct fp *f, const void *buf, size_t len)
 void fp_break(struct fp *f)
 {
 	wordhash_flush(&f->wh, word_cb, f);
-	chunksk_break(f->ck);
+	chunksketch_break(f->ck);
 	f->nbreaks++;
 }
 
@@ -216,11 +216,11 @@ int fp_final(struct fp *f, struct fp_book *out)
 	fpc_gram_final(&f->rs->g, 1, rsimhash_feature, f->rs, 4, simhash_feature, f->sh);
 	simhash_final(f->sh, &b.sim, NULL);
 	rsimhash_final(f->rs, &b.rsim);
-	mlsh_final(f->ml, &b.mlsh);
+	mlsimhash_final(f->ml, &b.mlsh);
 	minhash_final(f->mh, &b.mh);
 	if (dupniq_final(f->dq, &b.dq) < 0 || f->failed)
 		ret = -ENOMEM;
-	if (chunksk_final(f->ck, &b.ck) < 0)
+	if (chunksketch_final(f->ck, &b.ck) < 0)
 		ret = -ENOMEM;
 	if (anchors_final(f, &b) < 0)
 		ret = -ENOMEM;
@@ -297,7 +297,7 @@ int fp_compare_lcs(const struct fp_book *a, const struct fp_book *b, struct fp_s
 	s->rsim_asym_ab = rsimhash_distance_asym(&a->rsim, &b->rsim);
 	s->rsim_asym_ba = rsimhash_distance_asym(&b->rsim, &a->rsim);
 	s->rsim_distance = s->rsim_asym_ab > s->rsim_asym_ba ? s->rsim_asym_ab : s->rsim_asym_ba;
-	s->mlsh_distance = mlsh_distance(&a->mlsh, &b->mlsh, &s->mlsh_lexicon);
+	s->mlsimhash_distance = mlsimhash_distance(&a->mlsh, &b->mlsh, &s->mlsimhash_lexicon);
 	s->minhash_bsim = minhash_bsim(&a->mh, &b->mh);
 	s->jaccard = minhash_jaccard(&a->mh, &b->mh);
 	s->a_nbytes = a->nbytes;
@@ -308,10 +308,10 @@ int fp_compare_lcs(const struct fp_book *a, const struct fp_book *b, struct fp_s
 	if (ret < 0)
 		return ret;
 	dupniq_compare_lcs(&a->dq, &b->dq, lcs, &s->dupniq);
-	ret = chunksk_align(&a->ck.win, &b->ck.win, CHUNKSK_MIN_SIM, &s->win_fit);
+	ret = chunksketch_align(&a->ck.win, &b->ck.win, CHUNKSKETCH_MIN_SIM, &s->win_fit);
 	if (ret < 0)
 		return ret;
 	if (a->ck.spine.n >= 2 && b->ck.spine.n >= 2)
-		ret = chunksk_align(&a->ck.spine, &b->ck.spine, CHUNKSK_MIN_SIM, &s->spine_fit);
+		ret = chunksketch_align(&a->ck.spine, &b->ck.spine, CHUNKSKETCH_MIN_SIM, &s->spine_fit);
 	return ret;
 }

@@ -2,6 +2,7 @@
  * (see extract.h); the formats themselves are in txt.c, html.c, epub.c.
  */
 #include "extract_i.h"
+#include "monoclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,17 +179,9 @@ int ex_warn(struct ex_ctx *ctx, const char *fmt, ...)
 	return ret;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int ex_check_time(struct ex_ctx *ctx)
 {
-	if (now_ns() <= ctx->deadline_ns)
+	if ((uint64_t)monoclock_ns() <= ctx->deadline_ns)
 		return 0;
 	return ex_fail(ctx, -ETIMEDOUT, "took longer than the limit of %u ms", ctx->lim->max_millis);
 }
@@ -306,7 +299,7 @@ static void ctx_start(struct ex_ctx *ctx, const char *name, const struct extract
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->lim = lim;
 	ctx->name = name ? name : "(buffer)";
-	ctx->deadline_ns = now_ns() + (uint64_t)lim->max_millis * 1000000u;
+	ctx->deadline_ns = (uint64_t)monoclock_ns() + (uint64_t)lim->max_millis * 1000000u;
 	ctx->doc = doc;
 	ctx->err = err;
 }

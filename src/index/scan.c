@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fspath.h"
+#include "monoclock.h"
 
 #define BATCH 256	/* files marked queued per index transaction */
 
@@ -71,14 +72,6 @@ struct run {
 	struct idx_stat *bsts;
 	size_t nbatch;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void prog_add(struct scan *s, uint64_t *field, uint64_t n)
 {
@@ -596,7 +589,7 @@ static void run_begin_locked(struct scan *s)
 	s->prog.dirs = s->prog.files = s->prog.unchanged = s->prog.queued = 0;
 	s->prog.removed = s->prog.renamed = s->prog.errors = 0;
 	s->prog.last_error = 0;
-	s->prog.started_ns = now_ns();
+	s->prog.started_ns = monoclock_ns();
 	s->prog.finished_ns = 0;
 }
 
@@ -605,7 +598,7 @@ static void run_end_locked(struct scan *s, int ret)
 	s->busy = 0;
 	s->prog.running = 0;
 	s->prog.runs++;
-	s->prog.finished_ns = now_ns();
+	s->prog.finished_ns = monoclock_ns();
 	if (ret && ret != -ECANCELED) {
 		s->prog.errors++;
 		s->prog.last_error = ret;

@@ -1,10 +1,10 @@
-/* chunksk.c - per-chunk min-hash sketches and their alignment (chunksk.h). */
+/* chunksketch.c - per-chunk min-hash sketches and their alignment (chunksketch.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunksk.h"
+#include "chunksketch.h"
 #include "fpcore_i.h"
 #include "minhash.h"
 #include "wordhash.h"
@@ -13,11 +13,11 @@
 #define LAG MINHASH_SHINGLE	/* words kept until their shingle is complete */
 
 struct cset {
-	struct chunksk_chunk *c;
+	struct chunksketch_chunk *c;
 	uint32_t n, cap;
 };
 
-struct chunksk {
+struct chunksketch {
 	struct wordhash wh;
 	uint64_t last[LAG];		/* last words, ring by nwords */
 	uint32_t spine_of[LAG];		/* spine chunk of each of those words */
@@ -27,19 +27,19 @@ struct chunksk {
 	struct cset spine, win;
 };
 
-void chunksk_book_init(struct chunksk_book *b)
+void chunksketch_book_init(struct chunksketch_book *b)
 {
 	memset(b, 0, sizeof(*b));
 }
 
-void chunksk_book_release(struct chunksk_book *b)
+void chunksketch_book_release(struct chunksketch_book *b)
 {
 	free(b->spine.c);
 	free(b->win.c);
-	chunksk_book_init(b);
+	chunksketch_book_init(b);
 }
 
-static int set_copy(struct chunksk_set *dst, const struct chunksk_set *src)
+static int set_copy(struct chunksketch_set *dst, const struct chunksketch_set *src)
 {
 	dst->n = 0;
 	dst->c = NULL;
@@ -53,24 +53,24 @@ static int set_copy(struct chunksk_set *dst, const struct chunksk_set *src)
 	return 0;
 }
 
-int chunksk_book_copy(struct chunksk_book *dst, const struct chunksk_book *src)
+int chunksketch_book_copy(struct chunksketch_book *dst, const struct chunksketch_book *src)
 {
-	struct chunksk_book t;
+	struct chunksketch_book t;
 
-	chunksk_book_init(&t);
+	chunksketch_book_init(&t);
 	if (set_copy(&t.spine, &src->spine) < 0 || set_copy(&t.win, &src->win) < 0) {
-		chunksk_book_release(&t);
+		chunksketch_book_release(&t);
 		return -ENOMEM;
 	}
 	t.nwords = src->nwords;
-	chunksk_book_release(dst);
+	chunksketch_book_release(dst);
 	*dst = t;
 	return 0;
 }
 
-struct chunksk *chunksk_new(void)
+struct chunksketch *chunksketch_new(void)
 {
-	struct chunksk *ck = calloc(1, sizeof(*ck));
+	struct chunksketch *ck = calloc(1, sizeof(*ck));
 
 	if (!ck)
 		return NULL;
@@ -78,7 +78,7 @@ struct chunksk *chunksk_new(void)
 	return ck;
 }
 
-void chunksk_free(struct chunksk *ck)
+void chunksketch_free(struct chunksketch *ck)
 {
 	if (!ck)
 		return;
@@ -88,7 +88,7 @@ void chunksk_free(struct chunksk *ck)
 	free(ck);
 }
 
-void chunksk_reset(struct chunksk *ck)
+void chunksketch_reset(struct chunksketch *ck)
 {
 	sbuf_setlen(&ck->wh.part, 0);
 	ck->wh.nwords = 0;
@@ -101,7 +101,7 @@ void chunksk_reset(struct chunksk *ck)
 
 static int open_chunk(struct cset *s, uint32_t first)
 {
-	struct chunksk_chunk *c;
+	struct chunksketch_chunk *c;
 
 	if (s->n == s->cap) {
 		uint32_t ncap = s->cap ? s->cap * 2 : 16;
@@ -121,7 +121,7 @@ static int open_chunk(struct cset *s, uint32_t first)
 	return 0;
 }
 
-static void sketch_add(struct chunksk_chunk *c, uint64_t h)
+static void sketch_add(struct chunksketch_chunk *c, uint64_t h)
 {
 	unsigned bin = (unsigned)(h >> 60);
 	uint32_t v = (uint32_t)(h >> 28);
@@ -131,15 +131,15 @@ static void sketch_add(struct chunksk_chunk *c, uint64_t h)
 }
 
 /* Adds the shingle that starts at word idx (hash h). */
-static void add_shingle(struct chunksk *ck, uint32_t idx, uint32_t spine, uint64_t h)
+static void add_shingle(struct chunksketch *ck, uint32_t idx, uint32_t spine, uint64_t h)
 {
 	sketch_add(&ck->spine.c[spine], h);
-	sketch_add(&ck->win.c[idx / CHUNKSK_WINDOW], h);
+	sketch_add(&ck->win.c[idx / CHUNKSKETCH_WINDOW], h);
 }
 
 /* shingle: the hash of the shingle ending with this word, or 0 with
  * have_sh == 0 to compute it here. */
-static inline int add_word(struct chunksk *ck, uint64_t word_hash, int have_sh, uint64_t shingle)
+static inline int add_word(struct chunksketch *ck, uint64_t word_hash, int have_sh, uint64_t shingle)
 {
 	uint32_t idx = ck->nwords, sp;
 	uint64_t w[LAG];
@@ -152,7 +152,7 @@ static inline int add_word(struct chunksk *ck, uint64_t word_hash, int have_sh, 
 			goto fail;
 	}
 	ck->brk = 0;
-	if (idx % CHUNKSK_WINDOW == 0 && open_chunk(&ck->win, idx) < 0)
+	if (idx % CHUNKSKETCH_WINDOW == 0 && open_chunk(&ck->win, idx) < 0)
 		goto fail;
 	sp = ck->spine.n - 1;
 	ck->spine.c[sp].nwords++;
@@ -176,12 +176,12 @@ fail:
 	return -ENOMEM;
 }
 
-int chunksk_add_word(struct chunksk *ck, uint64_t word_hash)
+int chunksketch_add_word(struct chunksketch *ck, uint64_t word_hash)
 {
 	return add_word(ck, word_hash, 0, 0);
 }
 
-int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle)
+int chunksketch_add_word_sh(struct chunksketch *ck, uint64_t word_hash, uint64_t shingle)
 {
 	return add_word(ck, word_hash, 1, shingle);
 }
@@ -189,17 +189,17 @@ int chunksk_add_word_sh(struct chunksk *ck, uint64_t word_hash, uint64_t shingle
 static void word_cb(void *ctx, uint64_t h, uint32_t idx)
 {
 	(void)idx;
-	chunksk_add_word(ctx, h);
+	chunksketch_add_word(ctx, h);
 }
 
-int chunksk_update(struct chunksk *ck, const void *buf, size_t len)
+int chunksketch_update(struct chunksketch *ck, const void *buf, size_t len)
 {
 	if (wordhash_update(&ck->wh, buf, len, word_cb, ck) < 0)
 		ck->failed = 1;
 	return ck->failed ? -ENOMEM : 0;
 }
 
-void chunksk_break(struct chunksk *ck)
+void chunksketch_break(struct chunksketch *ck)
 {
 	wordhash_flush(&ck->wh, word_cb, ck);
 	ck->brk = 1;
@@ -207,21 +207,21 @@ void chunksk_break(struct chunksk *ck)
 
 static void densify_set(struct cset *s)
 {
-	uint64_t bins[CHUNKSK_K];
+	uint64_t bins[CHUNKSKETCH_K];
 	uint32_t i;
 	unsigned k;
 
 	for (i = 0; i < s->n; i++) {
-		for (k = 0; k < CHUNKSK_K; k++)
+		for (k = 0; k < CHUNKSKETCH_K; k++)
 			bins[k] = s->c[i].v[k];
-		minhash_densify(bins, CHUNKSK_K, EMPTY32);
-		for (k = 0; k < CHUNKSK_K; k++)
+		minhash_densify(bins, CHUNKSKETCH_K, EMPTY32);
+		for (k = 0; k < CHUNKSKETCH_K; k++)
 			s->c[i].v[k] = (uint32_t)bins[k];
 	}
 }
 
 /* Hands the array over, trimmed to size. */
-static void detach(struct cset *s, struct chunksk_set *out)
+static void detach(struct cset *s, struct chunksketch_set *out)
 {
 	out->n = s->n;
 	out->c = s->n ? s->c : NULL;
@@ -231,7 +231,7 @@ static void detach(struct cset *s, struct chunksk_set *out)
 	s->n = s->cap = 0;
 }
 
-int chunksk_final(struct chunksk *ck, struct chunksk_book *out)
+int chunksketch_final(struct chunksketch *ck, struct chunksketch_book *out)
 {
 	uint64_t w[LAG];
 	uint32_t i;
@@ -249,26 +249,26 @@ int chunksk_final(struct chunksk *ck, struct chunksk_book *out)
 	}
 	densify_set(&ck->spine);
 	densify_set(&ck->win);
-	chunksk_book_release(out);
+	chunksketch_book_release(out);
 	detach(&ck->spine, &out->spine);
 	detach(&ck->win, &out->win);
 	out->nwords = ck->nwords;
 out:
-	chunksk_reset(ck);
+	chunksketch_reset(ck);
 	return ret;
 }
 
-double chunksk_sim(const struct chunksk_chunk *a, const struct chunksk_chunk *b)
+double chunksketch_sim(const struct chunksketch_chunk *a, const struct chunksketch_chunk *b)
 {
 	unsigned k, n = 0;
 
-	for (k = 0; k < CHUNKSK_K; k++)
+	for (k = 0; k < CHUNKSKETCH_K; k++)
 		n += a->v[k] == b->v[k] && a->v[k] != EMPTY32;
-	return (double)n / CHUNKSK_K;
+	return (double)n / CHUNKSKETCH_K;
 }
 
-void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
-		   double min_sim, struct chunksk_pair *pairs, uint32_t *npairs)
+void chunksketch_match(const struct chunksketch_set *a, const struct chunksketch_set *b,
+		   double min_sim, struct chunksketch_pair *pairs, uint32_t *npairs)
 {
 	uint32_t i, j, n = 0;
 
@@ -277,7 +277,7 @@ void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
 		uint32_t at = 0;
 
 		for (j = 0; j < b->n; j++) {
-			s = chunksk_sim(&a->c[i], &b->c[j]);
+			s = chunksketch_sim(&a->c[i], &b->c[j]);
 			if (s > best) {
 				best = s;
 				at = j;
@@ -294,9 +294,9 @@ void chunksk_match(const struct chunksk_set *a, const struct chunksk_set *b,
 }
 
 /* Least-squares line over the kept pairs; returns how many there are. */
-static uint32_t fit_line(const struct chunksk_set *a, const struct chunksk_set *b,
-			 const struct chunksk_pair *pairs, const uint8_t *drop, uint32_t n,
-			 struct chunksk_fit *fit)
+static uint32_t fit_line(const struct chunksketch_set *a, const struct chunksketch_set *b,
+			 const struct chunksketch_pair *pairs, const uint8_t *drop, uint32_t n,
+			 struct chunksketch_fit *fit)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ssim = 0, vx, vy, cxy;
 	uint32_t i, k = 0;
@@ -335,10 +335,10 @@ static uint32_t fit_line(const struct chunksk_set *a, const struct chunksk_set *
 	return k;
 }
 
-int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
-		  double min_sim, struct chunksk_fit *fit)
+int chunksketch_align(const struct chunksketch_set *a, const struct chunksketch_set *b,
+		  double min_sim, struct chunksketch_fit *fit)
 {
-	struct chunksk_pair *pairs = NULL;
+	struct chunksketch_pair *pairs = NULL;
 	uint8_t *hit = NULL, *drop = NULL;
 	uint32_t i, n = 0, na = 0, nb = 0;
 	int ret = 0;
@@ -353,7 +353,7 @@ int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 		ret = -ENOMEM;
 		goto out;
 	}
-	chunksk_match(a, b, min_sim, pairs, &n);
+	chunksketch_match(a, b, min_sim, pairs, &n);
 	if (n) {
 		/* chains: count and last pair of each; a pair joins the longest
 		 * chain it fits, or starts one */
@@ -377,7 +377,7 @@ int chunksk_align(const struct chunksk_set *a, const struct chunksk_set *b,
 				double da = ai - a->c[pairs[last[k]].a].first;
 				double db = bi - b->c[pairs[last[k]].b].first;
 
-				if (fabs(db - da) <= CHUNKSK_OUTLIER + da / 2 &&
+				if (fabs(db - da) <= CHUNKSKETCH_OUTLIER + da / 2 &&
 				    (join == nseg || cnt[k] > cnt[join]))
 					join = k;
 			}

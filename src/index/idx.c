@@ -50,6 +50,7 @@
 #include "band.h"
 #include "idxcheck.h"
 #include "rsort.h"
+#include "byteorder.h"
 
 #include <errno.h>
 #include <lmdb.h>
@@ -186,26 +187,6 @@ static int idx_err(int rc)
 
 /* ---- byte order ---- */
 
-static void put_be(uint8_t *p, uint64_t v, int nbytes)
-{
-	int k;
-
-	for (k = nbytes - 1; k >= 0; k--) {
-		p[k] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be(const uint8_t *p, int nbytes)
-{
-	uint64_t v = 0;
-	int k;
-
-	for (k = 0; k < nbytes; k++)
-		v = v << 8 | p[k];
-	return v;
-}
-
 static MDB_val mval(const void *p, size_t len)
 {
 	MDB_val v;
@@ -255,7 +236,7 @@ static void path_key(const char *path, size_t len, struct pkey *k)
 	}
 	memcpy(k->b, path, KEY_INLINE);
 	k->b[KEY_INLINE] = 0;
-	put_be(k->b + KEY_INLINE + 1, XXH3_64bits(path, len), 8);
+	be_put(k->b + KEY_INLINE + 1, XXH3_64bits(path, len), 8);
 	k->len = PKEY_MAX;
 }
 
@@ -268,19 +249,19 @@ static int frec_decode(const MDB_val *v, struct frec *f)
 	if (v->mv_size < FREC_HDR || p[0] != FREC_VERSION)
 		return -EIO;
 	f->state = p[1];
-	f->pathlen = (size_t)get_be(p + 2, 2);
-	f->errlen = (size_t)get_be(p + 4, 2);
+	f->pathlen = (size_t)be_get(p + 2, 2);
+	f->errlen = (size_t)be_get(p + 4, 2);
 	f->flags = p[6];
 	if (f->state < IDX_QUEUED || f->state > IDX_NOT_BOOK || f->pathlen == 0 ||
 	    f->pathlen > IDX_PATH_MAX || f->errlen > IDX_ERR_MAX ||
 	    v->mv_size != FREC_HDR + f->pathlen + f->errlen)
 		return -EIO;
-	f->id = get_be(p + 8, 8);
-	f->st.size = get_be(p + 16, 8);
-	f->st.mtime_ns = (int64_t)get_be(p + 24, 8);
-	f->st.ctime_ns = (int64_t)get_be(p + 32, 8);
-	f->st.ino = get_be(p + 40, 8);
-	f->st.dev = get_be(p + 48, 8);
+	f->id = be_get(p + 8, 8);
+	f->st.size = be_get(p + 16, 8);
+	f->st.mtime_ns = (int64_t)be_get(p + 24, 8);
+	f->st.ctime_ns = (int64_t)be_get(p + 32, 8);
+	f->st.ino = be_get(p + 40, 8);
+	f->st.dev = be_get(p + 48, 8);
 	memcpy(f->path, p + FREC_HDR, f->pathlen);
 	f->path[f->pathlen] = '\0';
 	memcpy(f->err, p + FREC_HDR + f->pathlen, f->errlen);
@@ -295,15 +276,15 @@ static size_t frec_encode(const struct frec *f, uint8_t *p)
 	memset(p, 0, FREC_HDR);
 	p[0] = FREC_VERSION;
 	p[1] = f->state;
-	put_be(p + 2, f->pathlen, 2);
-	put_be(p + 4, f->errlen, 2);
+	be_put(p + 2, f->pathlen, 2);
+	be_put(p + 4, f->errlen, 2);
 	p[6] = f->flags;
-	put_be(p + 8, f->id, 8);
-	put_be(p + 16, f->st.size, 8);
-	put_be(p + 24, (uint64_t)f->st.mtime_ns, 8);
-	put_be(p + 32, (uint64_t)f->st.ctime_ns, 8);
-	put_be(p + 40, f->st.ino, 8);
-	put_be(p + 48, f->st.dev, 8);
+	be_put(p + 8, f->id, 8);
+	be_put(p + 16, f->st.size, 8);
+	be_put(p + 24, (uint64_t)f->st.mtime_ns, 8);
+	be_put(p + 32, (uint64_t)f->st.ctime_ns, 8);
+	be_put(p + 40, f->st.ino, 8);
+	be_put(p + 48, f->st.dev, 8);
 	memcpy(p + FREC_HDR, f->path, f->pathlen);
 	memcpy(p + FREC_HDR + f->pathlen, f->err, f->errlen);
 	return FREC_HDR + f->pathlen + f->errlen;
@@ -339,11 +320,11 @@ static int brec_decode(const MDB_val *v, struct brec *b)
 		return -EIO;
 	b->version = p[0];
 	hdr = p[0] == 1 ? BOOK_HDR1 : BOOK_HDR;
-	b->n_mh = (uint32_t)get_be(p + 2, 2);
+	b->n_mh = (uint32_t)be_get(p + 2, 2);
 	if (b->n_mh > MH_MAX || v->mv_size != hdr + (size_t)b->n_mh * 8)
 		return -EIO;
 	b->flags = p[0] == 1 ? 0 : p[1];
-	b->rec_version = (uint32_t)get_be(p + 4, 4);
+	b->rec_version = (uint32_t)be_get(p + 4, 4);
 	memcpy(b->sh, p + 8, IDX_SH_BYTES);
 	memcpy(b->th, p + 24, IDX_SH_BYTES);
 	memset(b->key, 0, COPY_KEY);
@@ -473,13 +454,13 @@ static int meta_load(struct wtx *w)
 	memset(w->counts, 0, sizeof(w->counts));
 	ret = w_get(w, DB_META, "nextid", 6, &v);
 	if (ret == 0 && v.mv_size == 8)
-		w->nextid = get_be(v.mv_data, 8);
+		w->nextid = be_get(v.mv_data, 8);
 	else if (ret && ret != -ENOENT)
 		return ret;
 	ret = w_get(w, DB_META, "counts", 6, &v);
 	if (ret == 0 && v.mv_size == sizeof(w->counts))
 		for (k = 0; k <= IDX_NSTATES; k++)
-			w->counts[k] = get_be((const uint8_t *)v.mv_data + 8 * k, 8);
+			w->counts[k] = be_get((const uint8_t *)v.mv_data + 8 * k, 8);
 	else if (ret && ret != -ENOENT)
 		return ret;
 	w->meta_loaded = 1;
@@ -493,12 +474,12 @@ static int meta_flush(struct wtx *w)
 
 	if (!w->meta_dirty)
 		return 0;
-	put_be(b, w->nextid, 8);
+	be_put(b, w->nextid, 8);
 	ret = w_put(w, DB_META, "nextid", 6, b, 8);
 	if (ret)
 		return ret;
 	for (k = 0; k <= IDX_NSTATES; k++)
-		put_be(b + 8 * k, w->counts[k], 8);
+		be_put(b + 8 * k, w->counts[k], 8);
 	return w_put(w, DB_META, "counts", 6, b, sizeof(b));
 }
 
@@ -614,7 +595,7 @@ static int file_by_id(struct wtx *w, uint64_t id, struct frec *f)
 	MDB_val v;
 	int ret;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_IDS, kb, 8, &v);
 	if (ret)
 		return ret;
@@ -632,8 +613,8 @@ static void shband_key(const struct band_layout *bl, const uint8_t sh[IDX_SH_BYT
 		       uint64_t id, uint8_t *key, size_t *klen)
 {
 	key[0] = (uint8_t)b;
-	put_be(key + 1, band_value(bl, sh, b), bl->value_bytes);
-	put_be(key + 1 + bl->value_bytes, id, 8);
+	be_put(key + 1, band_value(bl, sh, b), bl->value_bytes);
+	be_put(key + 1 + bl->value_bytes, id, 8);
 	*klen = 1 + (size_t)bl->value_bytes + 8;
 }
 
@@ -677,9 +658,9 @@ static uint32_t uq_count_hi(const uint8_t *keys, uint32_t n)
  * (n <= IDX_UQ_MAX, so both fit 16 bits). */
 static void uq_posting(uint8_t p[UQ_POSTING], uint64_t id, uint32_t n, uint32_t nhi)
 {
-	put_be(p, id, 8);
-	put_be(p + 8, n, 2);
-	put_be(p + 10, nhi, 2);
+	be_put(p, id, 8);
+	be_put(p + 8, n, 2);
+	be_put(p + 10, nhi, 2);
 }
 
 /* Removes the pruning-key postings of id (none stored: nothing to do), and
@@ -692,7 +673,7 @@ static int uq_remove(struct wtx *w, uint64_t id, int keep_row)
 	MDB_val v;
 	int ret, rc;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
 	if (ret == -ENOENT)
 		return 0;
@@ -706,12 +687,12 @@ static int uq_remove(struct wtx *w, uint64_t id, int keep_row)
 		if (!keys)
 			return -ENOMEM;
 		for (i = 0; i < n; i++)
-			keys[i] = (uint32_t)get_be((const uint8_t *)v.mv_data + 4 * i, 4);
+			keys[i] = (uint32_t)be_get((const uint8_t *)v.mv_data + 4 * i, 4);
 	}
 	for (i = 0; ret == 0 && i < n; i++) {
 		MDB_val k = mval(key, 4), d = mval(post, UQ_POSTING);
 
-		put_be(key, keys[i], 4);
+		be_put(key, keys[i], 4);
 		rc = mdb_del(w->txn, w->ix->db[DB_UQKEY], &k, &d);
 		if (rc == MDB_MAP_FULL)
 			w->mapfull = 1;
@@ -777,7 +758,7 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 	MDB_val k, v;
 	int rc, ret = 0;
 
-	put_be(key, id, 8);
+	be_put(key, id, 8);
 	rc = mdb_cursor_open(w->txn, w->ix->db[db], &cur);
 	if (rc)
 		return idx_err(rc);
@@ -797,7 +778,7 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 			}
 			rows = p;
 		}
-		rows[n].other = get_be((const uint8_t *)k.mv_data + 8, 8);
+		rows[n].other = be_get((const uint8_t *)k.mv_data + 8, 8);
 		rows[n].nfwd = pair_val(&v, rows[n].fwd);
 		rows[n++].nrev = 0;
 	}
@@ -806,21 +787,21 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 	for (i = 0; i < n && ret == 0; i++) {
 		struct pairrow *r = &rows[i];
 
-		put_be(key + 8, r->other, 8);
-		put_be(rev, r->other, 8);
-		put_be(rev + 8, id, 8);
+		be_put(key + 8, r->other, 8);
+		be_put(rev, r->other, 8);
+		be_put(rev + 8, id, 8);
 		if (move && r->other && w_get(w, db, rev, 16, &v) == 0)
 			r->nrev = pair_val(&v, r->rev);
 		ret = w_del(w, db, key, 16);
 		if (ret == 0 && r->other)
 			ret = w_del(w, db, rev, 16);
 		if (ret == 0 && move && r->other != to) {
-			put_be(rev, to, 8);
-			put_be(rev + 8, r->other, 8);
+			be_put(rev, to, 8);
+			be_put(rev + 8, r->other, 8);
 			ret = w_put(w, db, rev, 16, r->fwd, r->nfwd);
 			if (ret == 0 && r->other) {
-				put_be(rev, r->other, 8);
-				put_be(rev + 8, to, 8);
+				be_put(rev, r->other, 8);
+				be_put(rev + 8, to, 8);
 				ret = w_put(w, db, rev, 16, r->rev, r->nrev);
 			}
 		}
@@ -865,19 +846,19 @@ static int copy_key(const uint8_t sh[IDX_SH_BYTES], const uint8_t th[IDX_SH_BYTE
 	memcpy(p, sh, IDX_SH_BYTES);
 	memcpy(p + IDX_SH_BYTES, th, IDX_SH_BYTES);
 	p += 2 * IDX_SH_BYTES;
-	put_be(p, rec_version, 4);
-	put_be(p + 4, n_mh, 2);
+	be_put(p, rec_version, 4);
+	be_put(p + 4, n_mh, 2);
 	p += 6;
 	if (n_mh)
 		memcpy(p, mh, (size_t)n_mh * 8);
 	p += (size_t)n_mh * 8;
-	put_be(p, n_uq, 4);
+	be_put(p, n_uq, 4);
 	if (n_uq)
 		memcpy(p + 4, uq, (size_t)n_uq * 4);
 	h = XXH3_128bits(buf, len);
 	free(buf);
-	put_be(key, h.high64, 8);
-	put_be(key + 8, h.low64, 8);
+	be_put(key, h.high64, 8);
+	be_put(key + 8, h.low64, 8);
 	return 0;
 }
 
@@ -891,7 +872,7 @@ static int book_load(struct wtx *w, uint64_t id, uint8_t **row, struct brec *b)
 	int ret;
 
 	*row = NULL;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_BOOK, kb, 8, &v);
 	if (ret)
 		return ret;
@@ -917,7 +898,7 @@ static int book_set_flags(struct wtx *w, uint64_t id, uint8_t flags)
 
 	if (ret == 0 && b.version == BOOK_VERSION && row[1] != flags) {
 		row[1] = flags;
-		put_be(kb, id, 8);
+		be_put(kb, id, 8);
 		ret = w_put(w, DB_BOOK, kb, 8, row, BOOK_HDR + (size_t)b.n_mh * 8);
 	}
 	free(row);
@@ -936,16 +917,16 @@ static int bands_apply(struct wtx *w, uint64_t id, const struct brec *b, int add
 	int ret = shband_apply(w, b->sh, id, add);
 
 	for (i = 0; ret == 0 && i < b->n_mh; i++) {
-		put_be(key, i, 2);
+		be_put(key, i, 2);
 		memcpy(key + 2, b->mh + 8 * (size_t)i, 8);
-		put_be(key + 10, id, 8);
+		be_put(key + 10, id, 8);
 		ret = add ? w_put(w, DB_MHBAND, key, 18, NULL, 0) : w_del(w, DB_MHBAND, key, 18);
 	}
 	if (ret)
 		return ret;
 	if (!add)
 		return uq_remove(w, id, 1);
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
 	if (ret == -ENOENT)
 		return 0;
@@ -972,7 +953,7 @@ static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
 	struct brec b;
 	MDB_val v;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	return w_get(w, DB_BOOK, kb, 8, &v) == 0 && brec_decode(&v, &b) == 0 &&
 	       b.version == BOOK_VERSION && memcmp(b.key, key, COPY_KEY) == 0;
 }
@@ -989,7 +970,7 @@ static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip
 
 	*n = 0;
 	memcpy(k0, key, COPY_KEY);
-	put_be(k0 + COPY_KEY, 0, 8);
+	be_put(k0 + COPY_KEY, 0, 8);
 	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
 	if (rc)
 		return idx_err(rc);
@@ -1000,7 +981,7 @@ static int group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip
 
 		if (k.mv_size != sizeof(k0) || memcmp(k.mv_data, key, COPY_KEY) != 0)
 			break;
-		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
 		if (id != skip && copy_member(w, key, id))
 			ids[(*n)++] = id;
 	}
@@ -1027,7 +1008,7 @@ static int group_leave(struct wtx *w, uint64_t id, const struct brec *b)
 		ret = group_first(w, b->key, id, next, &n);
 		if (ret == 0) {
 			memcpy(k, b->key, COPY_KEY);
-			put_be(k + COPY_KEY, id, 8);
+			be_put(k + COPY_KEY, id, 8);
 			ret = w_del(w, DB_COPY, k, sizeof(k));
 		}
 		if (ret)
@@ -1056,7 +1037,7 @@ static int book_remove(struct wtx *w, uint64_t id)
 	struct brec b;
 	int ret, had_row = 0;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = book_load(w, id, &row, &b);
 	if (ret == -ENOENT || ret == -EIO) {
 		/* none, or one that does not decode: only its own keys to find */
@@ -1069,7 +1050,7 @@ static int book_remove(struct wtx *w, uint64_t id)
 	ret = group_leave(w, id, &b);
 	if (ret == 0) {
 		memcpy(key, b.th, IDX_SH_BYTES);
-		put_be(key + IDX_SH_BYTES, id, 8);
+		be_put(key + IDX_SH_BYTES, id, 8);
 		ret = w_del(w, DB_TEXT, key, IDX_SH_BYTES + 8);
 	}
 	if (ret == 0)
@@ -1098,7 +1079,7 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 	uint32_t i;
 	int ret;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	buf = calloc(1, blen);
 	rec = malloc(4 + fp->rec_len);
 	uq = malloc(fp->n_uq_keys ? (size_t)fp->n_uq_keys * 4 : 1);
@@ -1107,14 +1088,14 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 		goto out;
 	}
 	for (i = 0; i < fp->n_uq_keys; i++)
-		put_be(uq + 4 * (size_t)i, fp->uq_keys[i], 4);
+		be_put(uq + 4 * (size_t)i, fp->uq_keys[i], 4);
 	buf[0] = BOOK_VERSION;
-	put_be(buf + 2, fp->n_mh_bands, 2);
-	put_be(buf + 4, fp->rec_version, 4);
+	be_put(buf + 2, fp->n_mh_bands, 2);
+	be_put(buf + 4, fp->rec_version, 4);
 	memcpy(buf + 8, fp->simhash, IDX_SH_BYTES);
 	memcpy(buf + 24, fp->text_hash, IDX_SH_BYTES);
 	for (i = 0; i < fp->n_mh_bands; i++)
-		put_be(buf + BOOK_HDR + 8 * i, fp->mh_bands[i], 8);
+		be_put(buf + BOOK_HDR + 8 * i, fp->mh_bands[i], 8);
 	ret = copy_key(fp->simhash, fp->text_hash, fp->rec_version, buf + BOOK_HDR,
 		       fp->n_mh_bands, uq, fp->n_uq_keys, buf + 40);
 	if (ret == 0)
@@ -1140,18 +1121,18 @@ static int book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 		ret = w_put(w, DB_BOOK, kb, 8, buf, blen);
 	if (ret)
 		goto out;
-	put_be(rec, fp->rec_version, 4);
+	be_put(rec, fp->rec_version, 4);
 	if (fp->rec_len)
 		memcpy(rec + 4, fp->rec, fp->rec_len);
 	ret = w_put(w, DB_REC, kb, 8, rec, 4 + fp->rec_len);
 	if (ret == 0) {
 		memcpy(ck, buf + 40, COPY_KEY);
-		put_be(ck + COPY_KEY, id, 8);
+		be_put(ck + COPY_KEY, id, 8);
 		ret = w_put(w, DB_COPY, ck, sizeof(ck), NULL, 0);
 	}
 	if (ret == 0) {
 		memcpy(key, fp->text_hash, IDX_SH_BYTES);
-		put_be(key + IDX_SH_BYTES, id, 8);
+		be_put(key + IDX_SH_BYTES, id, 8);
 		ret = w_put(w, DB_TEXT, key, IDX_SH_BYTES + 8, NULL, 0);
 	}
 	if (ret == 0 && fp->n_uq_keys)
@@ -1178,7 +1159,7 @@ static int file_remove(struct wtx *w, const struct frec *f)
 	struct pkey k;
 	int ret;
 
-	put_be(kb, f->id, 8);
+	be_put(kb, f->id, 8);
 	ret = book_remove(w, f->id);
 	if (ret == 0)
 		ret = pairs_remove_all(w, DB_EXEMPT, f->id);
@@ -1484,7 +1465,7 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 		cur_v = mval(rv, rvl);
 		if (frec_decode(&cur_v, f))
 			continue;
-		put_be(kb, f->id, 8);
+		be_put(kb, f->id, 8);
 		path_key(f->path, f->pathlen, &k);
 		ret = carry_has_id(w, kb);
 		if (ret == 0) {
@@ -1529,7 +1510,7 @@ static int carry_exempt(struct wtx *w, struct carry_arg *a)
 		ret = open_progress(a->ix, IDX_OPEN_REBUILD, ++a->done, a->total);
 		if (ret)
 			break;
-		if (rkl != 16 || get_be(p, 8) == get_be(p + 8, 8))
+		if (rkl != 16 || be_get(p, 8) == be_get(p + 8, 8))
 			continue;
 		ret = carry_has_id(w, p);
 		if (ret == 1)
@@ -1537,7 +1518,7 @@ static int carry_exempt(struct wtx *w, struct carry_arg *a)
 		if (ret == 1) {
 			ret = w_put(w, DB_EXEMPT, p, 16, NULL, 0);
 			/* both orders are stored: count each pair once */
-			a->npairs += get_be(p, 8) < get_be(p + 8, 8);
+			a->npairs += be_get(p, 8) < be_get(p + 8, 8);
 		}
 	}
 	return ret;
@@ -1577,7 +1558,7 @@ static void carry_meta(struct carry_arg *a)
 		if (kl == 6 && memcmp(k, "schema", 6) == 0 && vl == 4)
 			a->ours = 1;
 		if (kl == 6 && memcmp(k, "nextid", 6) == 0 && vl == 8)
-			a->old_nextid = get_be(v, 8);
+			a->old_nextid = be_get(v, 8);
 	}
 }
 
@@ -1665,7 +1646,7 @@ static int rebuild_from(struct wtx *w, int dst, int src,
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size == 8)
-			ret = row(w, get_be(k.mv_data, 8), &v);
+			ret = row(w, be_get(k.mv_data, 8), &v);
 		if (ret == 0)
 			ret = open_progress(w->ix, IDX_OPEN_UPGRADE, ++done, total);
 	}
@@ -1721,7 +1702,7 @@ static int copies_row(struct wtx *w, uint64_t id)
 		ret = 0;	/* undecodable rows are skipped (lists skip them too) */
 	if (ret || !row || b.version != 1)
 		goto out;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_UQBOOK, kb, 8, &v);
 	if (ret == 0 && v.mv_size % 4 == 0 && v.mv_size / 4 <= IDX_UQ_MAX) {
 		nuq = v.mv_size / 4;
@@ -1750,7 +1731,7 @@ static int copies_row(struct wtx *w, uint64_t id)
 		ret = w_put(w, DB_BOOK, kb, 8, nrow, BOOK_HDR + (size_t)b.n_mh * 8);
 	if (ret == 0) {
 		memcpy(ck, nrow + 40, COPY_KEY);
-		put_be(ck + COPY_KEY, id, 8);
+		be_put(ck + COPY_KEY, id, 8);
 		ret = w_put(w, DB_COPY, ck, sizeof(ck), NULL, 0);
 	}
 out:
@@ -1810,7 +1791,7 @@ static int upgrade_copies(struct wtx *w)
 			}
 			ids = p;
 		}
-		ids[n++] = get_be(k.mv_data, 8);
+		ids[n++] = be_get(k.mv_data, 8);
 	}
 	if (cur)
 		mdb_cursor_close(cur);
@@ -1834,7 +1815,7 @@ static int upgrade_copies(struct wtx *w)
 
 		if (k.mv_size != COPY_KEY + 8)
 			continue;
-		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
 		if (run && memcmp(prev, k.mv_data, COPY_KEY) == 0) {
 			if (run++ == 1)
 				ret = book_set_flags(w, prev_first, BOOK_F_COPIES);
@@ -1885,13 +1866,13 @@ static int init_fn(struct wtx *w, void *arg)
 		fresh = 1;
 	} else if (ret) {
 		return ret;
-	} else if (v.mv_size == 4 && (get_be(v.mv_data, 4) == 3 || get_be(v.mv_data, 4) == 4)) {
-		upgrade = (int)get_be(v.mv_data, 4);
-	} else if (v.mv_size == 4 && get_be(v.mv_data, 4) > IDX_SCHEMA_VERSION &&
-		   get_be(v.mv_data, 4) <= SCHEMA_FUTURE_MAX) {
+	} else if (v.mv_size == 4 && (be_get(v.mv_data, 4) == 3 || be_get(v.mv_data, 4) == 4)) {
+		upgrade = (int)be_get(v.mv_data, 4);
+	} else if (v.mv_size == 4 && be_get(v.mv_data, 4) > IDX_SCHEMA_VERSION &&
+		   be_get(v.mv_data, 4) <= SCHEMA_FUTURE_MAX) {
 		/* a newer version's index: rebuilding would destroy it */
 		return -EPROTONOSUPPORT;
-	} else if (v.mv_size != 4 || get_be(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
+	} else if (v.mv_size != 4 || be_get(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
 		ia->incompatible = 1;
 		return -EIO;
 	}
@@ -1911,7 +1892,7 @@ static int init_fn(struct wtx *w, void *arg)
 		/* 3: the postings get their counts; 3 and 4: the rel table
 		 * starts empty, every book unjudged (its list is computed at
 		 * read time until the daemon judges it) */
-		put_be(s, IDX_SCHEMA_VERSION, 4);
+		be_put(s, IDX_SCHEMA_VERSION, 4);
 		ret = upgrade == 3 ? rebuild_uqkey(w) : 0;
 		if (ret == 0)
 			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
@@ -1927,11 +1908,11 @@ static int init_fn(struct wtx *w, void *arg)
 		if (ret)
 			return ret;
 	}
-	put_be(b, ia->max_d, 4);
+	be_put(b, ia->max_d, 4);
 	if (fresh) {
 		uint8_t s[4];
 
-		put_be(s, IDX_SCHEMA_VERSION, 4);
+		be_put(s, IDX_SCHEMA_VERSION, 4);
 		ret = w_put(w, DB_META, "schema", 6, s, 4);
 		if (ret == 0)
 			ret = w_put(w, DB_META, "maxd", 4, b, 4);
@@ -1940,7 +1921,7 @@ static int init_fn(struct wtx *w, void *arg)
 	ret = w_get(w, DB_META, "maxd", 4, &v);
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (ret == 0 && v.mv_size == 4 && get_be(v.mv_data, 4) == ia->max_d)
+	if (ret == 0 && v.mv_size == 4 && be_get(v.mv_data, 4) == ia->max_d)
 		return 0;
 	/* The band layout changed: rebuild the simhash bands from the books. */
 	ret = rebuild_shband(w);
@@ -2164,7 +2145,7 @@ static int mark_fn(struct wtx *w, void *arg)
 		path_key(a->paths[i], len, &k);
 		ret = file_load_key(w, &k, a->paths[i], f);
 		if (ret == 0) {
-			put_be(kb, f->id, 8);
+			be_put(kb, f->id, 8);
 			if (f->state == IDX_FAILED)
 				ret = w_del(w, DB_FAIL, kb, 8);
 			if (ret == 0)
@@ -2179,7 +2160,7 @@ static int mark_fn(struct wtx *w, void *arg)
 			w->meta_dirty = 1;
 			f->pathlen = len;
 			memcpy(f->path, a->paths[i], len + 1);
-			put_be(kb, f->id, 8);
+			be_put(kb, f->id, 8);
 			ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
 			if (ret == 0)
 				ret = count_move(w, 0, 0, IDX_QUEUED, 0);
@@ -2228,7 +2209,7 @@ static uint64_t fp_tag(const uint8_t sh[IDX_SH_BYTES], const uint8_t th[IDX_SH_B
 
 	memcpy(b, sh, IDX_SH_BYTES);
 	memcpy(b + IDX_SH_BYTES, th, IDX_SH_BYTES);
-	put_be(b + 2 * IDX_SH_BYTES, rec_version, 4);
+	be_put(b + 2 * IDX_SH_BYTES, rec_version, 4);
 	t = XXH3_64bits(b, sizeof(b));
 	return t ? t : 1;
 }
@@ -2242,7 +2223,7 @@ static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 	int ret;
 
 	*tag = 0;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_BOOK, kb, 8, &v);
 	if (ret == -ENOENT)
 		return 0;
@@ -2298,7 +2279,7 @@ static int put_fn(struct wtx *w, void *arg)
 		ret = book_add(w, a->id, a->fp);
 	if (ret)
 		return ret;
-	put_be(kb, a->id, 8);
+	be_put(kb, a->id, 8);
 	ret = a->state == IDX_FAILED ? w_put(w, DB_FAIL, kb, 8, NULL, 0) : w_del(w, DB_FAIL, kb, 8);
 	if (ret)
 		return ret;
@@ -2499,7 +2480,7 @@ static int move_entries(struct wtx *w, struct flist *l, size_t olen, const char 
 		if (ret)
 			return ret;
 		path_key(f->path, f->pathlen, &k);
-		put_be(kb, f->id, 8);
+		be_put(kb, f->id, 8);
 		ret = w_put(w, DB_IDS, kb, 8, k.b, k.len);
 		if (ret)
 			return ret;
@@ -2701,10 +2682,10 @@ static int exempt_fn(struct wtx *w, void *arg)
 	idb = a->f->id;
 	if (ida == idb)
 		return -EINVAL;
-	put_be(k1, ida, 8);
-	put_be(k1 + 8, idb, 8);
-	put_be(k2, idb, 8);
-	put_be(k2 + 8, ida, 8);
+	be_put(k1, ida, 8);
+	be_put(k1 + 8, idb, 8);
+	be_put(k2, idb, 8);
+	be_put(k2 + 8, ida, 8);
 	if (a->on) {
 		ret = w_put(w, DB_EXEMPT, k1, 16, NULL, 0);
 		if (ret == 0)
@@ -2773,7 +2754,7 @@ static int file_fill(struct idx *ix, MDB_txn *txn, const struct frec *r, struct 
 
 	file_out(r, f);
 	if (r->flags & FLAG_FP) {
-		put_be(kb, r->id, 8);
+		be_put(kb, r->id, 8);
 		k = mval(kb, 8);
 		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) == 0 && brec_decode(&v, &b) == 0) {
 			f->has_fp = 1;
@@ -2841,7 +2822,7 @@ int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f)
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	k = mval(kb, 8);
 	ret = idx_err(mdb_get(txn, ix->db[DB_IDS], &k, &v));
 	if (ret == 0 && (v.mv_size == 0 || v.mv_size > PKEY_MAX))
@@ -2869,7 +2850,7 @@ int idx_get_ids(struct idx *ix, const uint64_t *ids, size_t n, struct idx_file *
 	if (ret)
 		return ret;
 	for (i = 0; i < n && ret == 0; i++) {
-		put_be(kb, ids[i], 8);
+		be_put(kb, ids[i], 8);
 		k = mval(kb, 8);
 		if (mdb_get(txn, ix->db[DB_IDS], &k, &v) || v.mv_size == 0 || v.mv_size > PKEY_MAX)
 			continue;
@@ -2906,7 +2887,7 @@ int idx_record_head(struct idx *ix, uint64_t id, size_t max, uint32_t *rec_versi
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	k = mval(kb, 8);
 	ret = idx_err(mdb_get(txn, ix->db[DB_REC], &k, &v));
 	if (ret == 0 && v.mv_size < 4)
@@ -2917,7 +2898,7 @@ int idx_record_head(struct idx *ix, uint64_t id, size_t max, uint32_t *rec_versi
 		if (!*rec) {
 			ret = -ENOMEM;
 		} else {
-			*rec_version = (uint32_t)get_be(v.mv_data, 4);
+			*rec_version = (uint32_t)be_get(v.mv_data, 4);
 			memcpy(*rec, (const uint8_t *)v.mv_data + 4, n);
 			*len = n;
 		}
@@ -2940,7 +2921,7 @@ int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n)
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	k = mval(kb, 8);
 	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
 	if (ret == 0)
@@ -2951,7 +2932,7 @@ int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n)
 			ret = -ENOMEM;
 		} else {
 			for (i = 0; i < b.n_mh; i++)
-				(*bands)[i] = get_be(b.mh + 8 * i, 8);
+				(*bands)[i] = be_get(b.mh + 8 * i, 8);
 			*n = b.n_mh;
 		}
 	}
@@ -3013,7 +2994,7 @@ static int ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, 
 			*ids = p;
 			*cap = nc;
 		}
-		(*ids)[(*n)++] = get_be((const uint8_t *)k.mv_data + plen, 8);
+		(*ids)[(*n)++] = be_get((const uint8_t *)k.mv_data + plen, 8);
 	}
 	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
 }
@@ -3030,7 +3011,7 @@ static int group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids,
 	MDB_val k, v;
 	int rc, ret;
 
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	k = mval(kb, 8);
 	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
 	if (ret == 0 && brec_decode(&v, &b) == 0 && (b.flags & (BOOK_F_COPIES | BOOK_F_COPY))) {
@@ -3089,7 +3070,7 @@ static int hits_expand(struct idx *ix, MDB_txn *txn, struct hits *h)
 	int ret = 0;
 
 	for (i = 0; i < n0 && ret == 0; i++) {
-		put_be(kb, h->v[i].id, 8);
+		be_put(kb, h->v[i].id, 8);
 		k = mval(kb, 8);
 		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || brec_decode(&v, &b) ||
 		    !(b.flags & BOOK_F_COPIES))
@@ -3145,7 +3126,7 @@ static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d
 			/* report a pair only from the first band it shares */
 			if (dist > d || band_first_shared(bl, sh, cand) != b)
 				continue;
-			ret = hits_push(&h, get_be((const uint8_t *)k.mv_data + plen, 8), dist);
+			ret = hits_push(&h, be_get((const uint8_t *)k.mv_data + plen, 8), dist);
 			if (ret)
 				break;
 		}
@@ -3179,13 +3160,6 @@ int idx_near_reps(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d,
 		  struct idx_hit **hits, size_t *n)
 {
 	return near_query(ix, sh, d, 0, hits, n);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int hit_cmp_shared(const void *a, const void *b)
@@ -3222,8 +3196,8 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
 	if (rc)
 		ret = idx_err(rc);
 	for (i = 0; ret == 0 && i < n; i++) {
-		put_be(prefix, i, 2);
-		put_be(prefix + 2, bands[i], 8);
+		be_put(prefix, i, 2);
+		be_put(prefix + 2, bands[i], 8);
 		ret = ids_with_prefix(cur, prefix, 10, &ids, &nids, &cap);
 	}
 	if (cur)
@@ -3300,7 +3274,7 @@ static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
 
 		if (k.mv_size != COPY_KEY + 8)
 			continue;
-		id = get_be((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
 		if (!run || memcmp(prev, k.mv_data, COPY_KEY) != 0) {
 			/* a group of one is dropped: overwrite its entry */
 			if (run == 1)
@@ -3381,7 +3355,7 @@ static int copies_add(struct idx *ix, MDB_txn *txn, uint64_t **ids,
 	for (gi = 0; ret == 0 && gi < cg.ngroups; gi++) {
 		size_t s0 = cg.start[gi], s1 = cg.start[gi + 1];
 
-		put_be(kb, cg.ids[s0], 8);
+		be_put(kb, cg.ids[s0], 8);
 		k = mval(kb, 8);
 		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || brec_decode(&v, &b) ||
 		    (b.flags & BOOK_F_COPY))
@@ -3472,7 +3446,7 @@ static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)
 			sh = ps;
 			cap = nc;
 		}
-		ids[n] = get_be((const uint8_t *)k.mv_data + 1 + bl->value_bytes, 8);
+		ids[n] = be_get((const uint8_t *)k.mv_data + 1 + bl->value_bytes, 8);
 		memcpy(sh[n], v.mv_data, IDX_SH_BYTES);
 		n++;
 	}
@@ -3566,8 +3540,8 @@ int idx_exemptions(struct idx *ix, struct idx_pair **out, size_t *n_out)
 
 		if (k.mv_size != 16)
 			continue;
-		a = get_be(k.mv_data, 8);
-		b = get_be((const uint8_t *)k.mv_data + 8, 8);
+		a = be_get(k.mv_data, 8);
+		b = be_get((const uint8_t *)k.mv_data + 8, 8);
 		if (a >= b)
 			continue;
 		if (n == cap) {
@@ -3785,7 +3759,7 @@ int idx_text_groups(struct idx *ix, struct idx_groups *g)
 			ids = p;
 			cap = nc;
 		}
-		ids[n] = get_be((const uint8_t *)k.mv_data + IDX_SH_BYTES, 8);
+		ids[n] = be_get((const uint8_t *)k.mv_data + IDX_SH_BYTES, 8);
 		/* join each entry to the previous one when the hash is the same */
 		if (n && memcmp(prev, k.mv_data, IDX_SH_BYTES) == 0) {
 			if (np == pcap) {
@@ -3845,7 +3819,7 @@ static int ids_paired(struct idx *ix, int db, uint64_t id, uint64_t **ids, size_
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(prefix, id, 8);
+	be_put(prefix, id, 8);
 	rc = mdb_cursor_open(txn, ix->db[db], &cur);
 	if (rc)
 		ret = idx_err(rc);
@@ -3877,8 +3851,8 @@ int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b)
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(kb, a, 8);
-	put_be(kb + 8, b, 8);
+	be_put(kb, a, 8);
+	be_put(kb + 8, b, 8);
 	k = mval(kb, 16);
 	ret = idx_err(mdb_get(txn, ix->db[DB_EXEMPT], &k, &v));
 	rtx_end(ix, txn);
@@ -4038,7 +4012,7 @@ int idx_errors(struct idx *ix, struct idx_file **files, size_t *n)
 	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
 		if (k.mv_size != 8 || mdb_get(txn, ix->db[DB_IDS], &k, &pk) ||
 		    mdb_get(txn, ix->db[DB_FILES], &pk, &fv) || frec_decode(&fv, r) ||
-		    r->id != get_be(k.mv_data, 8))
+		    r->id != be_get(k.mv_data, 8))
 			continue;
 		if (cnt == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -4095,9 +4069,9 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 		return ret;
 	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
 	if (ret == 0 && v.mv_size == 8 * (IDX_NSTATES + 1)) {
-		c->books = get_be(v.mv_data, 8);
+		c->books = be_get(v.mv_data, 8);
 		for (i = 1; i < IDX_NSTATES; i++) {
-			c->state[i] = get_be((const uint8_t *)v.mv_data + 8 * i, 8);
+			c->state[i] = be_get((const uint8_t *)v.mv_data + 8 * i, 8);
 			c->files += c->state[i];
 		}
 	} else if (ret == 0) {
@@ -4121,12 +4095,12 @@ static void dbl_be(uint8_t *p, double d)
 	uint64_t u;
 
 	memcpy(&u, &d, 8);
-	put_be(p, u, 8);
+	be_put(p, u, 8);
 }
 
 static double be_dbl(const uint8_t *p)
 {
-	uint64_t u = get_be(p, 8);
+	uint64_t u = be_get(p, 8);
 	double d;
 
 	memcpy(&d, &u, 8);
@@ -4139,8 +4113,8 @@ static int rel_put(struct wtx *w, uint64_t a, uint64_t b, uint8_t cls, const str
 {
 	uint8_t k[16], v[REL_LEN];
 
-	put_be(k, a, 8);
-	put_be(k + 8, b, 8);
+	be_put(k, a, 8);
+	be_put(k + 8, b, 8);
 	v[0] = REL_VERSION;
 	v[1] = cls;
 	v[2] = r->score;
@@ -4175,7 +4149,7 @@ static int rel_book(struct wtx *w, uint64_t id, uint64_t tag, const uint8_t *th,
 	int ret;
 
 	*to = 0;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	ret = w_get(w, DB_BOOK, kb, 8, &v);
 	if (ret == -ENOENT || (ret == 0 && brec_decode(&v, &b)))
 		return 0;
@@ -4229,10 +4203,10 @@ static int rels_fn(struct wtx *w, void *arg)
 				ret = rel_put(w, tb, jd->id, r->cls_other, r, r->cover_other,
 					      r->cover_this);
 			if (ret == 0 && r->link) {
-				put_be(k1, jd->id, 8);
-				put_be(k1 + 8, tb, 8);
-				put_be(k2, tb, 8);
-				put_be(k2 + 8, jd->id, 8);
+				be_put(k1, jd->id, 8);
+				be_put(k1 + 8, tb, 8);
+				be_put(k2, tb, 8);
+				be_put(k2 + 8, jd->id, 8);
 				ret = w_put(w, DB_CLUSTER, k1, 16, NULL, 0);
 				if (ret == 0)
 					ret = w_put(w, DB_CLUSTER, k2, 16, NULL, 0);
@@ -4241,10 +4215,10 @@ static int rels_fn(struct wtx *w, void *arg)
 		}
 		if (ret)
 			break;
-		put_be(k1, jd->id, 8);
-		put_be(k1 + 8, 0, 8);
+		be_put(k1, jd->id, 8);
+		be_put(k1 + 8, 0, 8);
 		mark[0] = REL_VERSION;
-		put_be(mark + 1, jd->tag, 8);
+		be_put(mark + 1, jd->tag, 8);
 		ret = w_put(w, DB_REL, k1, 16, mark, JUDGED_LEN);
 	}
 	return ret ? ret : added;
@@ -4285,15 +4259,15 @@ int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out
 		ret = idx_err(rc);
 		goto out;
 	}
-	put_be(key, id, 8);
-	put_be(key + 8, 0, 8);
+	be_put(key, id, 8);
+	be_put(key + 8, 0, 8);
 	k = mval(key, 16);
 	rc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE);
 	/* the mark comes first (other id 0); without it, or from another
 	 * fingerprint, the list is not complete: nothing more to read */
 	if (rc == 0 && k.mv_size == 16 && memcmp(k.mv_data, key, 16) == 0 &&
 	    val.mv_size == JUDGED_LEN && ((const uint8_t *)val.mv_data)[0] == REL_VERSION &&
-	    tag && get_be((const uint8_t *)val.mv_data + 1, 8) == tag)
+	    tag && be_get((const uint8_t *)val.mv_data + 1, 8) == tag)
 		judged = 1;
 	for (rc = judged ? mdb_cursor_get(cur, &k, &val, MDB_NEXT) : MDB_NOTFOUND; rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
@@ -4314,7 +4288,7 @@ int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out
 		}
 		p = &v[n++];
 		memset(p, 0, sizeof(*p));
-		p->id = get_be((const uint8_t *)k.mv_data + 8, 8);
+		p->id = be_get((const uint8_t *)k.mv_data + 8, 8);
 		p->cls_this = b[1];
 		p->score = b[2];
 		p->dist = b[3];
@@ -4349,7 +4323,7 @@ int idx_catchup_get(struct idx *ix, uint64_t *from)
 		return ret;
 	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
 	if (ret == 0 && v.mv_size == 8)
-		*from = get_be(v.mv_data, 8);
+		*from = be_get(v.mv_data, 8);
 	rtx_end(ix, txn);
 	if (ret == -ENOENT)
 		return 0;
@@ -4368,7 +4342,7 @@ static int catchup_fn(struct wtx *w, void *arg)
 
 	if (a->done)
 		return w_del(w, DB_META, "judge", 5);
-	put_be(b, a->from, 8);
+	be_put(b, a->from, 8);
 	return w_put(w, DB_META, "judge", 5, b, 8);
 }
 
@@ -4401,7 +4375,7 @@ int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_
 		ret = idx_err(rc);
 		goto out;
 	}
-	put_be(kb, from, 8);
+	be_put(kb, from, 8);
 	k = mval(kb, 8);
 	for (rc = mdb_cursor_get(cb, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
 	     rc = mdb_cursor_get(cb, &k, &v, MDB_NEXT)) {
@@ -4411,14 +4385,14 @@ int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_
 			continue;
 		if (b.version == BOOK_VERSION && (b.flags & BOOK_F_COPY))
 			continue;	/* never judged: its representative's list holds */
-		id = get_be(k.mv_data, 8);
+		id = be_get(k.mv_data, 8);
 		tag = fp_tag(b.sh, b.th, b.rec_version);
-		put_be(key, id, 8);
-		put_be(key + 8, 0, 8);
+		be_put(key, id, 8);
+		be_put(key + 8, 0, 8);
 		rk = mval(key, 16);
 		if (mdb_cursor_get(cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
 		    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
-		    get_be((const uint8_t *)rv.mv_data + 1, 8) == tag)
+		    be_get((const uint8_t *)rv.mv_data + 1, 8) == tag)
 			continue;
 		ids[n++] = id;
 	}
@@ -4463,8 +4437,8 @@ static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
 
 		if (k.mv_size != 16)
 			continue;
-		a = get_be(k.mv_data, 8);
-		b = get_be((const uint8_t *)k.mv_data + 8, 8);
+		a = be_get(k.mv_data, 8);
+		b = be_get((const uint8_t *)k.mv_data + 8, 8);
 		if (a == b)
 			continue;
 		if (!nids || ids[nids - 1] != a) {
@@ -4512,8 +4486,8 @@ static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
 	}
 	/* a hostile table may hold a link one way only: such a b is not in ids */
 	for (i = 0; i < nraw; i++) {
-		const uint64_t *pa = bsearch(&raw[i][0], ids, nids, sizeof(*ids), u64_cmp);
-		const uint64_t *pb = bsearch(&raw[i][1], ids, nids, sizeof(*ids), u64_cmp);
+		const uint64_t *pa = bsearch(&raw[i][0], ids, nids, sizeof(*ids), rsort_cmp_u64);
+		const uint64_t *pb = bsearch(&raw[i][1], ids, nids, sizeof(*ids), rsort_cmp_u64);
 
 		if (pa && pb)
 			bp[np++] = (struct band_pair){ (uint32_t)(pa - ids), (uint32_t)(pb - ids), 0 };
@@ -4575,7 +4549,7 @@ static uint64_t ex_free(const struct exset *e, const uint64_t *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!e->nids || !bsearch(&v[i], e->ids, e->nids, sizeof(*e->ids), u64_cmp))
+		if (!e->nids || !bsearch(&v[i], e->ids, e->nids, sizeof(*e->ids), rsort_cmp_u64))
 			return v[i];
 	return 0;
 }
@@ -4667,7 +4641,7 @@ int idx_link_groups(struct idx *ix, struct idx_groups *g)
 		ex.ids[ex.nids++] = ex.pairs[i].b;
 	}
 	if (ex.nids)
-		qsort(ex.ids, ex.nids, sizeof(*ex.ids), u64_cmp);
+		qsort(ex.ids, ex.nids, sizeof(*ex.ids), rsort_cmp_u64);
 	for (i = 0; i < cg.ngroups; i++) {
 		reps[i][0] = cg.ids[cg.start[i]];
 		reps[i][1] = i;
@@ -4714,8 +4688,8 @@ int idx_link_groups(struct idx *ix, struct idx_groups *g)
 		goto out;
 	}
 	for (i = j = 0; i < jp.n; i++) {
-		const uint64_t *pa = bsearch(&jp.v[i][0], all, nall, sizeof(*all), u64_cmp);
-		const uint64_t *pb = bsearch(&jp.v[i][1], all, nall, sizeof(*all), u64_cmp);
+		const uint64_t *pa = bsearch(&jp.v[i][0], all, nall, sizeof(*all), rsort_cmp_u64);
+		const uint64_t *pb = bsearch(&jp.v[i][1], all, nall, sizeof(*all), rsort_cmp_u64);
 
 		if (pa && pb)
 			up[j++] = (struct band_pair){ (uint32_t)(pa - all), (uint32_t)(pb - all), 0 };
@@ -4812,9 +4786,9 @@ static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, struct
 		for (i = 0; i < m; i++) {
 			const uint8_t *p = (const uint8_t *)v.mv_data + i * UQ_POSTING;
 
-			pid = get_be(p, 8);
-			nk = (uint32_t)get_be(p + 8, 2);
-			nhi = (uint32_t)get_be(p + 10, 2);
+			pid = be_get(p, 8);
+			nk = (uint32_t)be_get(p + 8, 2);
+			nhi = (uint32_t)be_get(p + 10, 2);
 			if (pid == 0 || pid >> 63 || nk > IDX_UQ_MAX || nhi > nk)
 				continue;
 			r->ids[r->n] = pid << 1 | hi;
@@ -4858,7 +4832,7 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 	ret = rtx_begin(ix, &txn);
 	if (ret)
 		return ret;
-	put_be(kb, id, 8);
+	be_put(kb, id, 8);
 	k = mval(kb, 8);
 	rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
 	if (rc) {

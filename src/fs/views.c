@@ -30,6 +30,7 @@
 #include "sbuf.h"
 #include "simhash.h"
 #include "simlist.h"
+#include "monoclock.h"
 
 enum view_kind { VK_SIMILAR, VK_CLUSTERS, VK_DUPLICATES, VK_LOOKUP, VK_META, VK_N };
 
@@ -137,14 +138,6 @@ static int views_open(struct views *v)
 	v->ixr = ixr;
 	v->ix = indexer_idx(ixr);
 	return 1;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* ---- helpers ---- */
@@ -863,7 +856,7 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 	if (!gs)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
-	gs->built_ns = now_ns();
+	gs->built_ns = monoclock_ns();
 	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, &ig);
 	if (ret)
 		goto out;
@@ -967,7 +960,7 @@ static int groups_get(struct views *v, int dup, struct groups **out)
 	for (;;) {
 		gs = v->groups[dup];
 		if (gs && (gs->generation == gen ||
-			   (busy && now_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
+			   (busy && monoclock_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
 			gs->refs++;
 			pthread_mutex_unlock(&v->lock);
 			*out = gs;

@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "bookrec.h"
+#include "rsort.h"
 
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
 
@@ -414,13 +415,6 @@ void simlist_free(struct simlist *l)
 
 /* ---- computing a list ---- */
 
-static int u64_cmp(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
 static int load_book(struct idx *ix, uint64_t id, struct book **b)
 {
 	uint32_t ver = 0;
@@ -631,7 +625,7 @@ static int candidates(struct idx *ix, const struct idx_file *f, unsigned sources
 		ids[n++] = mh[i].id;
 	for (i = 0; i < nsame; i++)
 		ids[n++] = same[i];
-	qsort(ids, n, sizeof(*ids), u64_cmp);
+	qsort(ids, n, sizeof(*ids), rsort_cmp_u64);
 	for (i = j = k = 0; i < n; i++) {
 		if (ids[i] == f->id || (j && ids[j - 1] == ids[i]))
 			continue;
@@ -694,7 +688,7 @@ static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx
 		ret = list_room(l, cap, n);
 	for (i = 0; !ret && n > 1 && i < n; i++) {
 		idx_file_release(&mf);
-		if (ids[i] == cf->id || (nex && bsearch(&ids[i], ex, nex, sizeof(*ex), u64_cmp)))
+		if (ids[i] == cf->id || (nex && bsearch(&ids[i], ex, nex, sizeof(*ex), rsort_cmp_u64)))
 			continue;
 		if (idx_get_id(ix, ids[i], &mf) || !mf.has_fp || mf.state != IDX_INDEXED)
 			continue;
@@ -780,7 +774,7 @@ int simlist_compute(struct idx *ix, struct simcache *c, uint64_t id,
 		idx_file_release(&cf);
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
 			continue;
-		shown = !(nex && bsearch(&cf.id, ex, nex, sizeof(*ex), u64_cmp)) &&
+		shown = !(nex && bsearch(&cf.id, ex, nex, sizeof(*ex), rsort_cmp_u64)) &&
 			!(skip && skip(arg, cf.path));
 		if (!shown && !cf.has_copies)
 			continue;
@@ -847,7 +841,7 @@ static int add_same_text(struct idx *ix, struct simcache *c, const struct idx_fi
 		ret = 0;
 	for (i = 0; !ret && i < n; i++) {
 		idx_file_release(&cf);
-		if (same[i] == f->id || (nex && bsearch(&same[i], ex, nex, sizeof(*ex), u64_cmp)))
+		if (same[i] == f->id || (nex && bsearch(&same[i], ex, nex, sizeof(*ex), rsort_cmp_u64)))
 			continue;
 		if (idx_get_id(ix, same[i], &cf) || !cf.has_fp || cf.state != IDX_INDEXED)
 			continue;
@@ -939,7 +933,7 @@ static int stored_list(struct idx *ix, struct simcache *c, const struct idx_file
 		if (memcmp(fs[i].text_hash, f->text_hash, IDX_SH_BYTES) == 0)
 			continue;	/* f's own text: add_same_text() */
 		/* an exempted representative still stands for its other copies */
-		shown = !(nex && bsearch(&rels[i].id, ex, nex, sizeof(*ex), u64_cmp)) &&
+		shown = !(nex && bsearch(&rels[i].id, ex, nex, sizeof(*ex), rsort_cmp_u64)) &&
 			!(skip && skip(arg, fs[i].path));
 		e = (struct simlist_entry){
 			.id = rels[i].id, .cls = (enum relate_class)rels[i].cls_this,
@@ -1042,10 +1036,10 @@ int simlist_candidates(struct idx *ix, uint64_t id, unsigned sources, uint64_t *
 		ret = idx_exempt_ids(ix, id, &ex, &nex);
 		if (ret == -ENOENT)
 			ret = 0;
-		qsort(*ids, *n, sizeof(**ids), u64_cmp);
+		qsort(*ids, *n, sizeof(**ids), rsort_cmp_u64);
 		for (j = k = 0; !ret && j < *n; j++)
 			if ((!k || (*ids)[k - 1] != (*ids)[j]) &&
-			    !(nex && bsearch(&(*ids)[j], ex, nex, sizeof(*ex), u64_cmp)))
+			    !(nex && bsearch(&(*ids)[j], ex, nex, sizeof(*ex), rsort_cmp_u64)))
 				(*ids)[k++] = (*ids)[j];
 		*n = k;
 		free(ex);
@@ -1213,7 +1207,7 @@ int simlist_judge_batch(struct idx *ix, uint64_t id, const uint64_t *later, size
 			;
 		if (k < nlater)
 			continue;	/* that book's own judgement compares the pair */
-		if (nown && bsearch(&ids[i], own, nown, sizeof(*own), u64_cmp))
+		if (nown && bsearch(&ids[i], own, nown, sizeof(*own), rsort_cmp_u64))
 			continue;	/* a copy of id: joined without a link, listed
 					 * by comparison (stored_list()) */
 		if (idx_get_id(ix, ids[i], &cf) || !cf.has_fp)
@@ -1327,7 +1321,7 @@ int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 		exid[nexid++] = ex[i].b;
 	}
 	if (nexid)
-		qsort(exid, nexid, sizeof(*exid), u64_cmp);
+		qsort(exid, nexid, sizeof(*exid), rsort_cmp_u64);
 	for (i = 0; i < k; i++)
 		par[i] = i;
 	for (gi = 0; gi < in.ngroups; gi++) {
@@ -1337,7 +1331,7 @@ int simlist_text_groups(struct idx *ix, struct idx_groups *g)
 		 * the group is whole; else every member is in an exemption (at
 		 * most twice their number) and each pair is checked */
 		for (i = s0; i < s1 && free_at == s1; i++)
-			if (!nexid || !bsearch(&in.ids[i], exid, nexid, sizeof(*exid), u64_cmp))
+			if (!nexid || !bsearch(&in.ids[i], exid, nexid, sizeof(*exid), rsort_cmp_u64))
 				free_at = i;
 		if (free_at < s1) {
 			for (i = s0; i < s1; i++) {

@@ -53,7 +53,7 @@ struct fs {
 	/* Bumped after every change made to SRC: attributes read ahead
 	 * (dirahead.h) that are older are fetched again. */
 	_Atomic uint64_t gen;
-	struct dra *dra;
+	struct dirahead *dra;
 	double entry_timeout;	/* seconds the kernel keeps entries we send */
 	pthread_mutex_t listed_lock;
 	struct fs_listed listed[FS_LISTED_SLOTS];
@@ -93,7 +93,7 @@ struct fs_vlist {
  * offsets; for a view directory (dd NULL) the snapshot of its listing. */
 struct fs_dir {
 	struct fs_vlist vl;
-	struct dra_dir *dd;
+	struct dirahead_dir *dd;
 	struct stat st;		/* of the directory at opendir */
 	bool known;		/* the kernel has every entry with attributes */
 	bool plus_whole;	/* this listing sent every entry with attributes */
@@ -179,7 +179,7 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->rootfd = rootfd;
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
-	if (dra_new(&fs->dra, &fs->gen) != 0) {
+	if (dirahead_new(&fs->dra, &fs->gen) != 0) {
 		free(fs);
 		return -ENOMEM;
 	}
@@ -193,7 +193,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
-	dra_free(fs->dra);
+	dirahead_free(fs->dra);
 	pthread_mutex_destroy(&fs->listed_lock);
 	pthread_mutex_destroy(&fs->open_lock);
 	free(fs);
@@ -1075,7 +1075,7 @@ static int fs_opendir(const char *path, struct fuse_file_info *fi)
 		goto out;
 	}
 	fd = -1;
-	ret = dra_dir_new(fs->dra, dp, &d->dd);
+	ret = dirahead_dir_new(fs->dra, dp, &d->dd);
 	if (ret)
 		goto out;
 	dp = NULL;
@@ -1097,7 +1097,7 @@ out:
  * offsets for the views. */
 static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_dir_t filler)
 {
-	struct dra_entry e;
+	struct dirahead_entry e;
 	struct stat st;
 	size_t i;
 	int ret;
@@ -1117,8 +1117,8 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 		filler(buf, v->name, &st, 0, 0);
 	}
 	memset(&st, 0, sizeof(st));
-	dra_seek(d->dd, 0);
-	while ((ret = dra_peek(d->dd, false, &e)) == 1) {
+	dirahead_seek(d->dd, 0);
+	while ((ret = dirahead_peek(d->dd, false, &e)) == 1) {
 		char top[NAME_MAX + 3];
 
 		top[0] = '/';
@@ -1128,7 +1128,7 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 			st.st_mode = (mode_t)DTTOIF(e.type);
 			filler(buf, e.name, &st, 0, 0);
 		}
-		dra_take(d->dd);
+		dirahead_take(d->dd);
 	}
 	return ret;
 }
@@ -1143,10 +1143,10 @@ static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_
 {
 	bool attrs = plus && !d->known;
 	unsigned sent = 0;
-	struct dra_entry e;
+	struct dirahead_entry e;
 	int ret;
 
-	dra_seek(d->dd, (long)off);
+	dirahead_seek(d->dd, (long)off);
 	if (off == 0) {
 		d->plus_whole = plus;
 		clock_gettime(CLOCK_MONOTONIC, &d->started);
@@ -1155,8 +1155,8 @@ static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_
 	}
 	/* The helper stops while this thread takes entries (no fighting over
 	 * the lock): it reads ahead while the kernel digests the reply. */
-	dra_ahead(d->dd, 0);
-	while ((ret = dra_peek(d->dd, attrs, &e)) == 1) {
+	dirahead_ahead(d->dd, 0);
+	while ((ret = dirahead_peek(d->dd, attrs, &e)) == 1) {
 		enum fuse_fill_dir_flags fill = 0;
 		struct stat st;
 
@@ -1175,12 +1175,12 @@ static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_
 				break;
 			sent++;
 		}
-		dra_take(d->dd);
+		dirahead_take(d->dd);
 	}
 	if (ret == 0 && d->plus_whole && !d->known && d->st.st_ino)
 		fs_listed_record(fs, d);
 	if (ret == 1 && attrs && sent)
-		dra_ahead(d->dd, sent);
+		dirahead_ahead(d->dd, sent);
 	return ret < 0 ? ret : 0;
 }
 
@@ -1230,7 +1230,7 @@ static int fs_releasedir(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	if (d) {
-		dra_dir_free(d->dd);
+		dirahead_dir_free(d->dd);
 		fs_vlist_clear(&d->vl);
 		free(d);
 	}
@@ -1245,7 +1245,7 @@ static int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
 	(void)path;
 	if (!d || !d->dd)
 		return 0;
-	ret = datasync ? fdatasync(dra_dir_fd(d->dd)) : fsync(dra_dir_fd(d->dd));
+	ret = datasync ? fdatasync(dirahead_dir_fd(d->dd)) : fsync(dirahead_dir_fd(d->dd));
 	return ret < 0 ? -errno : 0;
 }
 

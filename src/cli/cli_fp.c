@@ -157,7 +157,7 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	       a->fp.size_class, b->fp.size_class);
 	printf("robust simhash:      %u / 128 (A->B %u, B->A %u)\n", s->rsim_distance,
 	       s->rsim_asym_ab, s->rsim_asym_ba);
-	printf("multi-lexicon:       %u / 64 (lexicon %u)\n", s->mlsh_distance, s->mlsh_lexicon);
+	printf("multi-lexicon:       %u / 64 (lexicon %u)\n", s->mlsimhash_distance, s->mlsimhash_lexicon);
 	printf("min-hash Jaccard:    %.4f (B-similarity %u / %u)\n", s->jaccard,
 	       s->minhash_bsim, (unsigned)MINHASH_K);
 	printf("DUPNIQ:              cs %.4f its %.4f lcs %u common %u (unique words %u, %u)\n",
@@ -177,7 +177,7 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	       s->spine_fit.slope, s->spine_fit.offset, s->spine_fit.r2);
 }
 
-static int json_fit(struct sbuf *o, const char *key, const struct chunksk_fit *f)
+static int json_fit(struct sbuf *o, const char *key, const struct chunksketch_fit *f)
 {
 	return sbuf_addf(o, ",\"%s\":{\"pairs\":%u,\"a_matched\":%.6f,\"b_matched\":%.6f,"
 			 "\"slope\":%.6f,\"offset\":%.3f,\"r2\":%.6f,\"mean_sim\":%.6f}",
@@ -226,7 +226,7 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 				"\"block_a_cover\":%.6f,\"block_b_cover\":%.6f",
 				c->sig.same_file ? "true" : "false", s->same_text ? "true" : "false",
 				s->simhash_distance, s->rsim_distance, s->rsim_asym_ab,
-				s->rsim_asym_ba, s->mlsh_distance, s->jaccard, s->minhash_bsim,
+				s->rsim_asym_ba, s->mlsimhash_distance, s->jaccard, s->minhash_bsim,
 				d->cs, d->its, d->lcs, d->common, d->a_first, d->a_last,
 				d->b_first, d->b_last, d->a_cover, d->b_cover,
 				c->sig.block_cover_a, c->sig.block_cover_b);

@@ -11,7 +11,7 @@
  *     None of them -> unrelated: a close simhash alone is not enough, books
  *     of one author or genre come close without sharing text.
  *  3. Coverage of each book by the other: the unique-word block cover
- *     (align.h), or the matched text windows (chunksk.h) without blocks.
+ *     (align.h), or the matched text windows (chunksketch.h) without blocks.
  *     (Nearly) all of both covered -> near duplicate, its difference the
  *     distinctive words that did not align (1 - cs).
  *  4. (Nearly) all of one covered, not the other -> the other contains it.

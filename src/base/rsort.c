@@ -7,7 +7,7 @@
 /* Below this, counting 8 digits costs more than comparing. */
 #define RSORT_MIN 64
 
-static int u64_cmp(const void *pa, const void *pb)
+int rsort_cmp_u64(const void *pa, const void *pb)
 {
 	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
 
@@ -22,7 +22,7 @@ void rsort_u64(uint64_t *v, size_t n)
 	if (n < 2)
 		return;
 	if (n < RSORT_MIN || !(tmp = malloc(n * sizeof(*tmp)))) {
-		qsort(v, n, sizeof(*v), u64_cmp);
+		qsort(v, n, sizeof(*v), rsort_cmp_u64);
 		return;
 	}
 	memset(cnt, 0, sizeof(cnt));

@@ -8,30 +8,13 @@
 #include <xxhash.h>
 
 #include "fprec.h"
-
-static void put_be(uint8_t *p, uint64_t v, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
+#include "byteorder.h"
 
 static int add_be(struct sbuf *sb, uint64_t v, unsigned n)
 {
 	uint8_t b[8];
 
-	put_be(b, v, n);
+	be_put(b, v, n);
 	return sbuf_add(sb, b, n);
 }
 
@@ -50,7 +33,7 @@ static int add_varint(struct sbuf *sb, uint32_t v)
 	return sbuf_add(sb, b, n);
 }
 
-static int add_chunks(struct sbuf *sb, const struct chunksk_set *s, uint32_t nwords)
+static int add_chunks(struct sbuf *sb, const struct chunksketch_set *s, uint32_t nwords)
 {
 	uint64_t end = 0;
 	uint32_t i;
@@ -60,14 +43,14 @@ static int add_chunks(struct sbuf *sb, const struct chunksk_set *s, uint32_t nwo
 	if ((ret = add_varint(sb, s->n)) < 0)
 		return ret;
 	for (i = 0; i < s->n; i++) {
-		const struct chunksk_chunk *c = &s->c[i];
+		const struct chunksketch_chunk *c = &s->c[i];
 
 		if (c->first < end || (uint64_t)c->first + c->nwords > nwords)
 			return -EINVAL;
 		if ((ret = add_varint(sb, (uint32_t)(c->first - end))) < 0 ||
 		    (ret = add_varint(sb, c->nwords)) < 0)
 			return ret;
-		for (k = 0; k < CHUNKSK_K; k++)
+		for (k = 0; k < CHUNKSKETCH_K; k++)
 			if ((ret = add_be(sb, c->v[k], 4)) < 0)
 				return ret;
 		end = (uint64_t)c->first + c->nwords;
@@ -92,25 +75,25 @@ int fprec_encode(const struct fp_book *b, struct sbuf *out)
 	memcpy(h, FPREC_MAGIC, 4);
 	h[4] = FPREC_VERSION;
 	h[5] = 0;
-	put_be(h + 6, FPREC_HEAD_LEN, 2);
+	be_put(h + 6, FPREC_HEAD_LEN, 2);
 	/* total length at 8 is filled in at the end */
-	put_be(h + 12, b->nbytes, 8);
-	put_be(h + 20, b->nwords, 4);
-	put_be(h + 24, b->nchunks, 4);
+	be_put(h + 12, b->nbytes, 8);
+	be_put(h + 20, b->nwords, 4);
+	be_put(h + 24, b->nchunks, 4);
 	h[28] = b->size_class;
-	put_be(h + 32, b->text.hi, 8);
-	put_be(h + 40, b->text.lo, 8);
-	put_be(h + 48, b->sim.hi, 8);
-	put_be(h + 56, b->sim.lo, 8);
+	be_put(h + 32, b->text.hi, 8);
+	be_put(h + 40, b->text.lo, 8);
+	be_put(h + 48, b->sim.hi, 8);
+	be_put(h + 56, b->sim.lo, 8);
 	for (i = 0; i < 8; i++) {
-		put_be(h + 64 + 8 * i, b->rsim.mask[i], 8);
-		put_be(h + 128 + 8 * i, b->rsim.sign[i], 8);
+		be_put(h + 64 + 8 * i, b->rsim.mask[i], 8);
+		be_put(h + 128 + 8 * i, b->rsim.sign[i], 8);
 	}
-	for (i = 0; i < MLSH_LEXICONS; i++)
-		put_be(h + 192 + 8 * i, b->mlsh.fp[i], 8);
-	put_be(h + 232, b->mh.nshingles, 8);
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++)
+		be_put(h + 192 + 8 * i, b->mlsh.fp[i], 8);
+	be_put(h + 232, b->mh.nshingles, 8);
 	for (i = 0; i < MINHASH_K; i++)
-		put_be(h + 240 + 8 * i, b->mh.v[i], 8);
+		be_put(h + 240 + 8 * i, b->mh.v[i], 8);
 	if ((ret = sbuf_add(out, h, sizeof(h))) < 0)
 		goto fail;
 	if ((ret = add_varint(out, b->dq.n)) < 0 || (ret = add_varint(out, b->dq.nwords)) < 0)
@@ -133,7 +116,7 @@ int fprec_encode(const struct fp_book *b, struct sbuf *out)
 		ret = -EINVAL;
 		goto fail;
 	}
-	put_be((uint8_t *)out->buf + base + 8, out->len - base + 4, 4);
+	be_put((uint8_t *)out->buf + base + 8, out->len - base + 4, 4);
 	if ((ret = add_be(out, XXH32(out->buf + base, out->len - base, 0), 4)) < 0)
 		goto fail;
 	return 0;
@@ -172,7 +155,7 @@ static int rd_varint(struct rd *r, uint32_t *v)
 	return -EBADMSG;
 }
 
-static int rd_chunks(struct rd *r, struct chunksk_set *s, uint32_t nwords)
+static int rd_chunks(struct rd *r, struct chunksketch_set *s, uint32_t nwords)
 {
 	uint64_t end = 0;
 	uint32_t n, i, d;
@@ -180,8 +163,8 @@ static int rd_chunks(struct rd *r, struct chunksk_set *s, uint32_t nwords)
 
 	if (rd_varint(r, &n) < 0)
 		return -EBADMSG;
-	/* each chunk takes at least 2 + 4 * CHUNKSK_K bytes */
-	if (n > (size_t)(r->end - r->p) / (2 + 4 * CHUNKSK_K))
+	/* each chunk takes at least 2 + 4 * CHUNKSKETCH_K bytes */
+	if (n > (size_t)(r->end - r->p) / (2 + 4 * CHUNKSKETCH_K))
 		return -EBADMSG;
 	if (!n)
 		return 0;
@@ -189,17 +172,17 @@ static int rd_chunks(struct rd *r, struct chunksk_set *s, uint32_t nwords)
 	if (!s->c)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct chunksk_chunk *c = &s->c[i];
+		struct chunksketch_chunk *c = &s->c[i];
 
 		if (rd_varint(r, &d) < 0 || end + d > UINT32_MAX)
 			return -EBADMSG;
 		c->first = (uint32_t)(end + d);
 		if (rd_varint(r, &c->nwords) < 0 || (uint64_t)c->first + c->nwords > nwords)
 			return -EBADMSG;
-		if ((size_t)(r->end - r->p) < 4 * CHUNKSK_K)
+		if ((size_t)(r->end - r->p) < 4 * CHUNKSKETCH_K)
 			return -EBADMSG;
-		for (k = 0; k < CHUNKSK_K; k++, r->p += 4)
-			c->v[k] = (uint32_t)get_be(r->p, 4);
+		for (k = 0; k < CHUNKSKETCH_K; k++, r->p += 4)
+			c->v[k] = (uint32_t)be_get(r->p, 4);
 		end = (uint64_t)c->first + c->nwords;
 		s->n = i + 1;
 	}
@@ -212,7 +195,7 @@ static int check_head(const uint8_t *p, size_t len)
 		return -EBADMSG;
 	if (p[4] != FPREC_VERSION)
 		return -ENOTSUP;
-	if (p[5] != 0 || get_be(p + 6, 2) != FPREC_HEAD_LEN || len < FPREC_HEAD_LEN + 4)
+	if (p[5] != 0 || be_get(p + 6, 2) != FPREC_HEAD_LEN || len < FPREC_HEAD_LEN + 4)
 		return -EBADMSG;
 	return 0;
 }
@@ -224,8 +207,8 @@ int fprec_peek_id(const void *buf, size_t len, struct simhash_value *id)
 
 	if (ret < 0)
 		return ret;
-	id->hi = get_be(p + FPREC_ID_OFF, 8);
-	id->lo = get_be(p + FPREC_ID_OFF + 8, 8);
+	id->hi = be_get(p + FPREC_ID_OFF, 8);
+	id->lo = be_get(p + FPREC_ID_OFF + 8, 8);
 	return 0;
 }
 
@@ -243,27 +226,27 @@ int fprec_decode(const void *buf, size_t len, struct fp_book *out)
 	if ((ret = check_head(p, len)) < 0)
 		goto fail;
 	ret = -EBADMSG;
-	if (get_be(p + 8, 4) != len || p[29] || p[30] || p[31])
+	if (be_get(p + 8, 4) != len || p[29] || p[30] || p[31])
 		goto fail;
-	if (XXH32(p, len - 4, 0) != get_be(p + len - 4, 4))
+	if (XXH32(p, len - 4, 0) != be_get(p + len - 4, 4))
 		goto fail;
-	b.nbytes = get_be(p + 12, 8);
-	b.nwords = (uint32_t)get_be(p + 20, 4);
-	b.nchunks = (uint32_t)get_be(p + 24, 4);
+	b.nbytes = be_get(p + 12, 8);
+	b.nwords = (uint32_t)be_get(p + 20, 4);
+	b.nchunks = (uint32_t)be_get(p + 24, 4);
 	b.size_class = p[28];
-	b.text.hi = get_be(p + 32, 8);
-	b.text.lo = get_be(p + 40, 8);
-	b.sim.hi = get_be(p + 48, 8);
-	b.sim.lo = get_be(p + 56, 8);
+	b.text.hi = be_get(p + 32, 8);
+	b.text.lo = be_get(p + 40, 8);
+	b.sim.hi = be_get(p + 48, 8);
+	b.sim.lo = be_get(p + 56, 8);
 	for (i = 0; i < 8; i++) {
-		b.rsim.mask[i] = get_be(p + 64 + 8 * i, 8);
-		b.rsim.sign[i] = get_be(p + 128 + 8 * i, 8);
+		b.rsim.mask[i] = be_get(p + 64 + 8 * i, 8);
+		b.rsim.sign[i] = be_get(p + 128 + 8 * i, 8);
 	}
-	for (i = 0; i < MLSH_LEXICONS; i++)
-		b.mlsh.fp[i] = get_be(p + 192 + 8 * i, 8);
-	b.mh.nshingles = get_be(p + 232, 8);
+	for (i = 0; i < MLSIMHASH_LEXICONS; i++)
+		b.mlsh.fp[i] = be_get(p + 192 + 8 * i, 8);
+	b.mh.nshingles = be_get(p + 232, 8);
 	for (i = 0; i < MINHASH_K; i++)
-		b.mh.v[i] = get_be(p + 240 + 8 * i, 8);
+		b.mh.v[i] = be_get(p + 240 + 8 * i, 8);
 	r.p = p + FPREC_HEAD_LEN;
 	r.end = p + len - 4;
 	if (rd_varint(&r, &n) < 0 || rd_varint(&r, &b.dq.nwords) < 0)
@@ -281,7 +264,7 @@ int fprec_decode(const void *buf, size_t len, struct fp_book *out)
 	}
 	b.dq.n = n;
 	for (k = 0; k < n; k++, r.p += 4)
-		b.dq.hash[k] = (uint32_t)get_be(r.p, 4);
+		b.dq.hash[k] = (uint32_t)be_get(r.p, 4);
 	for (k = 0, pos = 0; k < n; k++) {
 		if (rd_varint(&r, &d) < 0)
 			goto fail;

@@ -24,6 +24,7 @@
 #include "scan.h"
 #include "simlist.h"
 #include "watch.h"
+#include "monoclock.h"
 
 #define SNIFF_BYTES 4096
 #define OPS_BATCH 4096		/* path changes per index transaction at most */
@@ -114,14 +115,6 @@ static void indexer_notify(struct indexer *ixr)
 static void indexer_flush(struct indexer *ixr, int all);
 static void *indexer_writer(void *arg);
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Links op at the end of the list; ops_lock held. */
 static void ops_link(struct indexer *ixr, struct ixop *op)
 {
@@ -172,7 +165,7 @@ static int indexer_push_put(struct indexer *ixr, uint64_t id, const struct idx_s
 	while (ixr->puts_pending >= PUT_MAX && !ixr->ops_stop)
 		pthread_cond_wait(&ixr->puts_cond, &ixr->ops_lock);
 	if (!ixr->puts_pending)
-		ixr->put_since_ns = now_ns();
+		ixr->put_since_ns = (uint64_t)monoclock_ns();
 	/* nothing else waits for a worker: no reason to hold this one back
 	 * (a book written alone shows in the views at once) */
 	if (!qs.pending)
@@ -1006,7 +999,7 @@ static void *indexer_writer(void *arg)
 		} else {
 			due = ixr->put_since_ns + PUT_GATHER_NS;
 			if (ixr->puts_pending && ixr->puts_pending < PUT_BATCH && !ixr->put_now &&
-			    now_ns() < due) {
+			    (uint64_t)monoclock_ns() < due) {
 				ts.tv_sec = (time_t)(due / 1000000000u);
 				ts.tv_nsec = (long)(due % 1000000000u);
 				pthread_cond_timedwait(&ixr->ops_cond, &ixr->ops_lock, &ts);

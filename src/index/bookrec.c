@@ -6,26 +6,7 @@
 #include <string.h>
 
 #include "fprec.h"
-
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
+#include "byteorder.h"
 
 /* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
 static size_t meta_len(const char *s, size_t max)
@@ -50,11 +31,11 @@ int bookrec_encode(const struct book *b, struct sbuf *out)
 	memcpy(head, BOOKREC_MAGIC, 4);
 	head[4] = BOOKREC_VERSION;
 	head[5] = (uint8_t)b->format;
-	put_be(head + 6, tl, 2);
-	put_be(head + 8, al, 2);
-	put_be(head + 10, b->file_size, 8);
-	put_be(head + 18, b->file_hash_hi, 8);
-	put_be(head + 26, b->file_hash_lo, 8);
+	be_put(head + 6, tl, 2);
+	be_put(head + 8, al, 2);
+	be_put(head + 10, b->file_size, 8);
+	be_put(head + 18, b->file_hash_hi, 8);
+	be_put(head + 26, b->file_hash_lo, 8);
 	ret = sbuf_add(out, head, sizeof(head));
 	if (!ret && tl)
 		ret = sbuf_add(out, b->title, tl);
@@ -72,8 +53,8 @@ static int bookrec_head(const uint8_t *p, size_t len, size_t *tl, size_t *al)
 		return -EBADMSG;
 	if (p[4] != BOOKREC_VERSION)
 		return -ENOTSUP;
-	*tl = (size_t)get_be(p + 6, 2);
-	*al = (size_t)get_be(p + 8, 2);
+	*tl = (size_t)be_get(p + 6, 2);
+	*al = (size_t)be_get(p + 8, 2);
 	if (*tl > BOOKREC_META_MAX || *al > BOOKREC_META_MAX ||
 	    len - BOOKREC_HEAD_LEN < *tl + *al)
 		return -EBADMSG;
@@ -121,9 +102,9 @@ int bookrec_decode(const void *buf, size_t len, struct book **out)
 		return -ENOMEM;
 	fp_book_init(&b->fp);
 	b->format = (enum extract_format)p[5];
-	b->file_size = get_be(p + 10, 8);
-	b->file_hash_hi = get_be(p + 18, 8);
-	b->file_hash_lo = get_be(p + 26, 8);
+	b->file_size = be_get(p + 10, 8);
+	b->file_hash_hi = be_get(p + 18, 8);
+	b->file_hash_lo = be_get(p + 26, 8);
 	off = BOOKREC_HEAD_LEN;
 	if ((tl && !(b->title = dup_n(p + off, tl))) ||
 	    (al && !(b->author = dup_n(p + off + tl, al)))) {

@@ -1,0 +1,17 @@
+/* monoclock.h - the monotonic clock in nanoseconds, for deadlines and
+ * durations (never for times shown or stored: those are CLOCK_REALTIME). */
+#ifndef MONOCLOCK_H
+#define MONOCLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline int64_t monoclock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#endif
