@@ -194,7 +194,8 @@ int main(int argc, char **argv)
 			free(ids);
 			s->cand[f][e & 1] += (unsigned)hit;
 			/* listed: candidate, then verified (the "before" index has
-			 * no pruning keys, so its list is the old one) */
+			 * no pruning keys, so its list comes from the whole-book
+			 * sources only) */
 			if (!ret)
 				ret = simlist_compute(s->ix, s->cache, s->ids[b], NULL, NULL, &l);
 			for (j = 0; !ret && j < l->n; j++)

@@ -798,7 +798,7 @@ query:
 	if (lists(ix, NULL, qid, q, t, &nent, NULL))
 		return -1;
 	pct("stored similar list, again", t, q);
-	/* the same run's baseline: computed at read time, as before */
+	/* the same run's baseline: the list computed at read time */
 	if (drop_pages(&ix, ixdir, &o))
 		return -1;
 	c = simcache_new(0);

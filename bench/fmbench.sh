@@ -7,8 +7,8 @@
 # The client does what pcmanfm does per entry (traced in t6300): lstat,
 # stat, readlink, access, lstat, stat, readlink after one readdir.
 #   listing time   cold: the first listing after the mount went idle (the
-#                  list is computed, the kernel knows no entry); after a
-#                  change: the first listing after an unrelated book was
+#                  list read from the index, no entry known to the kernel);
+#                  after a change: the first listing after an unrelated book was
 #                  added (index generation moved, the views invalidated
 #                  what the kernel cached), ROUNDS times, median; warm:
 #                  ROUNDS more listings, median.

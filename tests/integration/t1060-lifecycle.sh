@@ -52,8 +52,8 @@ saved_args=("${FS_ARGS[@]}")
 FS_ARGS=()
 say "SIGTERM/SIGINT right after the mount appears, indexing on (20 rounds)"
 # Stopped in the middle of a walk, libfuse 3.14 leaves some of its own
-# nodes unfreed at exit (seen once under LeakSanitizer: names strdup'ed
-# inside libfuse).  These rounds test the stop, so leak checking is off
+# nodes unfreed at exit (LeakSanitizer can report names strdup'ed inside
+# libfuse).  These rounds test the stop, so leak checking is off
 # for them only; every other mount of the suite keeps it.
 saved_asan=${ASAN_OPTIONS-}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"

@@ -6,8 +6,8 @@
 # 24) is expected while books move; so is, rarely, a link whose target goes
 # between rsync following it and reading it (counted and printed).  A book
 # deleted while rsync copies it, and its .similar.tsv, stay readable and
-# fstat()-able through rsync's fd (exit 11 fails: ESTALE, or the ENOENT
-# an open .similar.tsv gave once its book had gone, t5012).
+# fstat()-able through rsync's fd (exit 11 fails: ESTALE, or ENOENT from
+# an open .similar.tsv whose book has gone, which t5012 checks directly).
 # Once the churn stops, every entry resolves.  SIMBOOK_VIEWMODE=files runs
 # it all with -o viewmode=files (t5011), where every entry is a read-only
 # file and rsync -a copies books.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # t5012-view-fstat: an fd open on a book or a view file stays fstat()-able
-# while its book is deleted, written again and renamed (the cause of
-# t5010's rare "fstat failed: No such file or directory" from rsync -aL:
-# fstat() sends GETATTR without a handle, by path, and a book's
-# .similar.tsv was not found once the book had gone).  fstatchurn.py opens
+# while its book is deleted, written again and renamed: fstat() sends
+# GETATTR without a handle, by path, so a book's .similar.tsv must still be
+# found after the book has gone (rsync -aL in t5010 reports "fstat failed:
+# No such file or directory" otherwise).  fstatchurn.py opens
 # the books, their similar/ links and .similar.tsv files in three threads
 # while a fourth churns the names; any fstat() or read() error fails.
 . "$(dirname "$0")/lib.sh"
