@@ -58,6 +58,7 @@
 
 #include "band.h"
 #include "idx.h"
+#include "idx_test.h"
 
 #define KEY_INLINE 480
 #define PKEY_MAX (KEY_INLINE + 1 + 8)
@@ -99,7 +100,7 @@ enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
 	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, DB_REL, NDB
 };
-/* The tables' names in the environment, by DB_* (idx_open.c). */
+/* The tables' names in the environment, by DB_* (idx.c). */
 extern const char *const idx_db_names[NDB];
 
 struct idx {
@@ -233,7 +234,7 @@ void idx_flusher_kick(struct idx *ix);
 /* Stops the flusher thread (none started: nothing to do). */
 void idx_flusher_stop(struct idx *ix);
 
-/* ---- open, upgrades, rebuild (idx_open.c, idx_upgrade.c, idx_rebuild.c) ---- */
+/* ---- open, upgrades, rebuild (idx.c, idx_upgrade.c, idx_rebuild.c) ---- */
 
 int idx_open_progress(struct idx *ix, enum idx_open_phase phase, uint64_t done, uint64_t total);
 /* Removes the environment's data and lock files from dir. */

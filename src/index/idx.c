@@ -1,6 +1,7 @@
-/* idx_open.c - opening the LMDB index: the environment, the schema check
- * (with the upgrades and rebuilds it starts), close and the handle's
- * accessors. */
+/* idx.c - the LMDB index's handle (idx.h): opening the environment, the
+ * schema check (with the upgrades and rebuilds it starts), close and the
+ * handle's accessors.  The index's other files are src/index/idx_*.c,
+ * sharing include/idx_i.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
