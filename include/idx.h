@@ -77,6 +77,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idx_fp.h"
+
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
  * carry the book's key counts; 5: groups of copies (only a group's
  * representative has band entries, postings, links and relations) and the
@@ -84,7 +86,6 @@
  * 4 index is upgraded in place on open, its books unjudged; any other is
  * rebuilt. */
 #define IDX_SCHEMA_VERSION 5
-#define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
 
@@ -135,20 +136,6 @@ struct idx_opts {
 	void *progress_arg;
 };
 
-/* What the fingerprinting work supplies for one book.  The index copies it. */
-struct idx_fp {
-	uint8_t simhash[IDX_SH_BYTES];
-	uint8_t text_hash[IDX_SH_BYTES];
-	const uint64_t *mh_bands;	/* min-hash LSH band hashes, band i = mh_bands[i] */
-	uint32_t n_mh_bands;		/* <= 1024 */
-	uint32_t rec_version;		/* the record format's version */
-	const void *rec;		/* the encoded fingerprint record */
-	size_t rec_len;			/* <= 64 MiB */
-	const uint32_t *uq_keys;	/* pruning keys (bookrec_fp_make()), ascending, unique */
-	uint32_t n_uq_keys;		/* <= IDX_UQ_MAX; 0: none */
-};
-
-#define IDX_UQ_MAX 4096			/* pruning keys per book at most */
 #define IDX_UQ_POSTINGS_MAX 100000	/* the largest max_postings accepted */
 
 /* One file as stored.  path and error are malloc'd; idx_file_release() frees
@@ -185,8 +172,6 @@ struct idx_uq_hit {
 	 * kind of key, counted apart; included in shared and nkeys too). */
 	uint32_t shared_hi, nkeys_hi;
 };
-
-#define IDX_UQ_HI 0x80000000u
 
 struct idx_uq_stats {
 	uint32_t keys;		/* keys of the queried book */

@@ -1,5 +1,7 @@
 /* idx_fp.c - a book's fingerprint as the index takes it (idx_fp.h): the check
  * of what a caller supplies and the fingerprint tag. */
+#include "idx_fp.h"
+
 #include <errno.h>
 #include <string.h>
 
