@@ -292,9 +292,32 @@ int idx_pairs_remove_all(struct wtx *w, int db, uint64_t id);
 int idx_uq_remove(struct wtx *w, uint64_t id, int keep_row);
 int idx_uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint32_t n);
 
-/* ---- cursor reads (idx_txn.c) ---- */
+/* ---- the read side (idx_txn.c) ---- */
 
+/* Called for each row of a walk: 0 to go on, > 0 to stop (the walk returns
+ * 0), < 0 to stop with that error.  k and v point into the map. */
+typedef int (*idx_row_fn)(const MDB_val *k, const MDB_val *v, void *arg);
+/* Calls fn for the rows of cur's table in key order, from the first key >=
+ * start (slen bytes; NULL: from the first row), until fn stops it or the
+ * table ends: the twin of idx_write().  0, fn's error, or the cursor's. */
+int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg);
+/* idx_cursor_walk() over table db of txn, on a cursor of its own. */
+int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
+	     void *arg);
+/* idx_walk() over every row of table db, in a read transaction of its own. */
+int idx_read_walk(struct idx *ix, int db, idx_row_fn fn, void *arg);
+/* Given the result of one lookup (0 or -errno) and, when 0, its value. */
+typedef int (*idx_get_fn)(int ret, const MDB_val *v, void *arg);
+/* Looks key up in table db in a read transaction of its own and returns
+ * what fn makes of it (fn copies the value out: it lives in that txn). */
+int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, idx_get_fn fn, void *arg);
+/* Appends to *ids (room *cap, grown) every id whose key (at cur) starts
+ * with the plen-byte prefix and is plen + 8 bytes long. */
 int idx_ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
 			size_t *n, size_t *cap);
+/* idx_ids_with_prefix() into a malloc'd *ids, in a read transaction of its
+ * own (NULL and 0 on error). */
+int idx_read_ids(struct idx *ix, int db, const uint8_t *prefix, size_t plen, uint64_t **ids,
+		 size_t *n);
 
 #endif

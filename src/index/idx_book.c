@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 int idx_shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t id, int add)
@@ -304,15 +305,8 @@ int idx_file_remove(struct wtx *w, const struct frec *f)
 
 static int flist_push(struct flist *l, const struct frec *f)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 8;
-		struct frec *p = realloc(l->v, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = nc;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n + 1))
+		return -ENOMEM;
 	l->v[l->n++] = *f;
 	return 0;
 }

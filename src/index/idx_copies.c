@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 /* 1 when book id's row has copy key key (a copies row naming a book that
@@ -119,14 +120,8 @@ int idx_group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, si
 	}
 	if (ret)
 		return ret;
-	if (*n == *cap) {
-		uint64_t *p = realloc(*ids, (*cap + 1) * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*ids = p;
-		(*cap)++;
-	}
+	if (ARRAY_GROW(*ids, *cap, *n + 1))
+		return -ENOMEM;
 	(*ids)[(*n)++] = id;
 	return 0;
 }

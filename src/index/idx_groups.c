@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 #include "rsort.h"
+#include "ufind.h"
 
 /* Loads every fingerprinted book's id and simhash from band 0 of the band
  * table (exactly one entry per book, already in a compact form). */
@@ -142,15 +144,6 @@ out:
 	return ret;
 }
 
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
-{
-	while (parent[x] != x) {
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
 struct member {
 	uint32_t root;
 	uint32_t size;	/* of its group */
@@ -173,39 +166,34 @@ static int member_cmp(const void *a, const void *b)
 static int groups_build(const uint64_t *ids, size_t n, const struct band_pair *bp, size_t np,
 			const uint8_t *skip, struct idx_groups *g)
 {
-	uint32_t *parent = NULL, *size = NULL;
+	struct ufind uf = { NULL, 0 };
+	uint32_t *size = NULL;
 	uint64_t *min_id = NULL;
 	struct member *m = NULL;
 	size_t i, nm = 0, ng = 0;
 	int ret = -ENOMEM;
 
 	memset(g, 0, sizeof(*g));
-	parent = malloc((n ? n : 1) * sizeof(*parent));
 	size = calloc(n ? n : 1, sizeof(*size));
 	min_id = malloc((n ? n : 1) * sizeof(*min_id));
-	if (!parent || !size || !min_id)
+	if (ufind_init(&uf, n) || !size || !min_id)
 		goto out;
-	for (i = 0; i < n; i++)
-		parent[i] = (uint32_t)i;
+	/* the groups' order does not depend on which root wins a union:
+	 * members sort by group size, smallest id, id */
 	for (i = 0; i < np; i++) {
-		uint32_t a, b;
-
 		if (skip && skip[i])
 			continue;
-		a = uf_find(parent, bp[i].a);
-		b = uf_find(parent, bp[i].b);
-		if (a != b)
-			parent[a > b ? a : b] = a > b ? b : a;
+		ufind_union(&uf, bp[i].a, bp[i].b);
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t r = uf_find(parent, (uint32_t)i);
+		uint32_t r = (uint32_t)ufind_find(&uf, i);
 
 		if (size[r] == 0 || ids[i] < min_id[r])
 			min_id[r] = ids[i];
 		size[r]++;
 	}
 	for (i = 0; i < n; i++)
-		if (size[uf_find(parent, (uint32_t)i)] >= 2)
+		if (size[ufind_find(&uf, i)] >= 2)
 			nm++;
 	m = malloc((nm ? nm : 1) * sizeof(*m));
 	g->ids = malloc((nm ? nm : 1) * sizeof(*g->ids));
@@ -214,7 +202,7 @@ static int groups_build(const uint64_t *ids, size_t n, const struct band_pair *b
 		goto out;
 	nm = 0;
 	for (i = 0; i < n; i++) {
-		uint32_t r = uf_find(parent, (uint32_t)i);
+		uint32_t r = (uint32_t)ufind_find(&uf, i);
 
 		if (size[r] < 2)
 			continue;
@@ -237,7 +225,7 @@ static int groups_build(const uint64_t *ids, size_t n, const struct band_pair *b
 out:
 	if (ret)
 		idx_groups_release(g);
-	free(parent);
+	ufind_release(&uf);
 	free(size);
 	free(min_id);
 	free(m);
@@ -473,15 +461,8 @@ struct idpairs {
 
 static int idpairs_push(struct idpairs *p, uint64_t a, uint64_t b)
 {
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 1024;
-		uint64_t (*q)[2] = realloc(p->v, nc * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		p->v = q;
-		p->cap = nc;
-	}
+	if (ARRAY_GROW(p->v, p->cap, p->n + 1))
+		return -ENOMEM;
 	p->v[p->n][0] = a;
 	p->v[p->n][1] = b;
 	p->n++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 #include "rsort.h"
 
@@ -15,15 +16,8 @@ struct hits {
 
 static int hits_push(struct hits *h, uint64_t id, uint32_t dist)
 {
-	if (h->n == h->cap) {
-		size_t nc = h->cap ? h->cap * 2 : 32;
-		struct idx_hit *p = realloc(h->v, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		h->v = p;
-		h->cap = nc;
-	}
+	if (ARRAY_GROW(h->v, h->cap, h->n + 1))
+		return -ENOMEM;
 	h->v[h->n].id = id;
 	h->v[h->n].dist = dist;
 	h->n++;
@@ -37,34 +31,6 @@ static int hit_cmp_dist(const void *a, const void *b)
 	if (x->dist != y->dist)
 		return x->dist < y->dist ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Appends to *ids every id whose key in db starts with the plen-byte prefix
- * and is plen + 8 bytes long. */
-int idx_ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
-			   size_t *n, size_t *cap)
-{
-	MDB_val k = idx_mval(prefix, plen), v;
-	int rc;
-
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
-			break;
-		if (k.mv_size != plen + 8)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			uint64_t *p = realloc(*ids, nc * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			*ids = p;
-			*cap = nc;
-		}
-		(*ids)[(*n)++] = be_get((const uint8_t *)k.mv_data + plen, 8);
-	}
-	return rc == MDB_NOTFOUND || rc == 0 ? 0 : idx_err(rc);
 }
 
 /* Adds to h the copies of every representative among its hits (in txn),
@@ -238,28 +204,5 @@ out:
 
 int idx_by_text_hash(struct idx *ix, const uint8_t hsh[IDX_SH_BYTES], uint64_t **ids, size_t *n)
 {
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	size_t cap = 0;
-	int rc, ret;
-
-	*ids = NULL;
-	*n = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_TEXT], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	else
-		ret = idx_ids_with_prefix(cur, hsh, IDX_SH_BYTES, ids, n, &cap);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
-	if (ret) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-	}
-	return ret;
+	return idx_read_ids(ix, DB_TEXT, hsh, IDX_SH_BYTES, ids, n);
 }

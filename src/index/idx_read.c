@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 /* Fills f from a decoded record plus its book record (same txn). */
@@ -137,71 +138,81 @@ int idx_record(struct idx *ix, uint64_t id, uint32_t *rec_version, void **rec, s
 	return idx_record_head(ix, id, SIZE_MAX, rec_version, rec, len);
 }
 
+struct head_arg {
+	size_t max;
+	uint32_t *rec_version;
+	void **rec;
+	size_t *len;
+};
+
+static int record_head_get(int ret, const MDB_val *v, void *arg)
+{
+	struct head_arg *a = arg;
+	size_t n;
+
+	if (ret == 0 && v->mv_size < 4)
+		ret = -EIO;
+	if (ret == 0) {
+		n = v->mv_size - 4 < a->max ? v->mv_size - 4 : a->max;
+		*a->rec = malloc(n + 1);
+		if (!*a->rec) {
+			ret = -ENOMEM;
+		} else {
+			*a->rec_version = (uint32_t)be_get(v->mv_data, 4);
+			memcpy(*a->rec, (const uint8_t *)v->mv_data + 4, n);
+			*a->len = n;
+		}
+	}
+	return ret;
+}
+
 int idx_record_head(struct idx *ix, uint64_t id, size_t max, uint32_t *rec_version, void **rec,
 		    size_t *len)
 {
-	MDB_txn *txn = NULL;
+	struct head_arg a = { max, rec_version, rec, len };
 	uint8_t kb[8];
-	MDB_val k, v;
-	size_t n;
-	int ret;
 
 	*rec = NULL;
 	*len = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
 	be_put(kb, id, 8);
-	k = idx_mval(kb, 8);
-	ret = idx_err(mdb_get(txn, ix->db[DB_REC], &k, &v));
-	if (ret == 0 && v.mv_size < 4)
-		ret = -EIO;
+	return idx_read_get(ix, DB_REC, kb, 8, record_head_get, &a);
+}
+
+struct bands_arg {
+	uint64_t **bands;
+	uint32_t *n;
+};
+
+static int mh_bands_get(int ret, const MDB_val *v, void *arg)
+{
+	struct bands_arg *a = arg;
+	struct brec b;
+	uint32_t i;
+
+	if (ret == 0)
+		ret = idx_brec_decode(v, &b);
 	if (ret == 0) {
-		n = v.mv_size - 4 < max ? v.mv_size - 4 : max;
-		*rec = malloc(n + 1);
-		if (!*rec) {
+		*a->bands = malloc((b.n_mh ? b.n_mh : 1) * sizeof(**a->bands));
+		if (!*a->bands) {
 			ret = -ENOMEM;
 		} else {
-			*rec_version = (uint32_t)be_get(v.mv_data, 4);
-			memcpy(*rec, (const uint8_t *)v.mv_data + 4, n);
-			*len = n;
+			for (i = 0; i < b.n_mh; i++)
+				(*a->bands)[i] = be_get(b.mh + 8 * i, 8);
+			*a->n = b.n_mh;
 		}
 	}
-	idx_rtx_end(ix, txn);
 	return ret;
 }
 
 int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n)
 {
-	MDB_txn *txn = NULL;
+	struct bands_arg a = { bands, n };
 	uint8_t kb[8];
-	struct brec b;
-	MDB_val k, v;
-	uint32_t i;
-	int ret;
 
 	*bands = NULL;
 	*n = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
 	be_put(kb, id, 8);
-	k = idx_mval(kb, 8);
-	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
-	if (ret == 0)
-		ret = idx_brec_decode(&v, &b);
-	if (ret == 0) {
-		*bands = malloc((b.n_mh ? b.n_mh : 1) * sizeof(**bands));
-		if (!*bands) {
-			ret = -ENOMEM;
-		} else {
-			for (i = 0; i < b.n_mh; i++)
-				(*bands)[i] = be_get(b.mh + 8 * i, 8);
-			*n = b.n_mh;
-		}
-	}
-	idx_rtx_end(ix, txn);
-	return ret;
+	return idx_read_get(ix, DB_BOOK, kb, 8, mh_bands_get, &a);
 }
 
 struct list_arg {
@@ -228,15 +239,8 @@ static int list_fn(const struct frec *f, void *arg, struct pkey *next)
 	if (slash && a->n && a->v[a->n - 1].is_dir && strlen(a->v[a->n - 1].name) == nlen &&
 	    memcmp(a->v[a->n - 1].name, rest, nlen) == 0)
 		return 0;	/* still inside the subdirectory just listed */
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 32;
-		struct idx_entry *p = realloc(a->v, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		a->v = p;
-		a->cap = nc;
-	}
+	if (ARRAY_GROW(a->v, a->cap, a->n + 1))
+		return -ENOMEM;
 	e = &a->v[a->n];
 	memset(e, 0, sizeof(*e));
 	e->name = (a->flags & IDX_LIST_RECURSIVE) ? strdup(f->path) : strndup(rest, nlen);
@@ -330,64 +334,61 @@ static int file_path_cmp(const void *a, const void *b)
 	return strcmp(((const struct idx_file *)a)->path, ((const struct idx_file *)b)->path);
 }
 
+struct errors_arg {
+	MDB_txn *txn;
+	MDB_dbi ids, files;
+	struct frec *r;
+	struct idx_file *v;
+	size_t n, cap;
+};
+
+static int errors_row(const MDB_val *k, const MDB_val *val, void *arg)
+{
+	struct errors_arg *a = arg;
+	MDB_val key = *k, pk, fv;
+	int ret;
+
+	(void)val;
+	if (k->mv_size != 8 || mdb_get(a->txn, a->ids, &key, &pk) ||
+	    mdb_get(a->txn, a->files, &pk, &fv) || idx_frec_decode(&fv, a->r) ||
+	    a->r->id != be_get(k->mv_data, 8))
+		return 0;
+	if (ARRAY_GROW(a->v, a->cap, a->n + 1))
+		return -ENOMEM;
+	idx_file_out(a->r, &a->v[a->n]);
+	ret = idx_file_copy_strings(a->r, &a->v[a->n]);
+	if (ret)
+		return ret;
+	a->n++;
+	return 0;
+}
+
 int idx_errors(struct idx *ix, struct idx_file **files, size_t *n)
 {
-	struct idx_file *v = NULL;
-	struct frec *r = NULL;
-	size_t cnt = 0, cap = 0;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	MDB_val k, val, pk, fv;
-	int rc, ret;
+	struct errors_arg a = { NULL, ix->db[DB_IDS], ix->db[DB_FILES], NULL, NULL, 0, 0 };
+	int ret;
 
 	*files = NULL;
 	*n = 0;
-	r = malloc(sizeof(*r));
-	if (!r)
+	a.r = malloc(sizeof(*a.r));
+	if (!a.r)
 		return -ENOMEM;
-	ret = idx_rtx_begin(ix, &txn);
+	ret = idx_rtx_begin(ix, &a.txn);
 	if (ret) {
-		free(r);
+		free(a.r);
 		return ret;
 	}
-	rc = mdb_cursor_open(txn, ix->db[DB_FAIL], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &val, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
-		if (k.mv_size != 8 || mdb_get(txn, ix->db[DB_IDS], &k, &pk) ||
-		    mdb_get(txn, ix->db[DB_FILES], &pk, &fv) || idx_frec_decode(&fv, r) ||
-		    r->id != be_get(k.mv_data, 8))
-			continue;
-		if (cnt == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct idx_file *p = realloc(v, nc * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			v = p;
-			cap = nc;
-		}
-		idx_file_out(r, &v[cnt]);
-		ret = idx_file_copy_strings(r, &v[cnt]);
-		if (ret)
-			break;
-		cnt++;
-	}
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
-	free(r);
+	ret = idx_walk(ix, a.txn, DB_FAIL, NULL, 0, errors_row, &a);
+	idx_rtx_end(ix, a.txn);
+	free(a.r);
 	if (ret) {
-		idx_files_free(v, cnt);
+		idx_files_free(a.v, a.n);
 		return ret;
 	}
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), file_path_cmp);
-	*files = v;
-	*n = cnt;
+	if (a.n)
+		qsort(a.v, a.n, sizeof(*a.v), file_path_cmp);
+	*files = a.v;
+	*n = a.n;
 	return 0;
 }
 
@@ -400,21 +401,15 @@ void idx_files_free(struct idx_file *files, size_t n)
 	free(files);
 }
 
-int idx_counts(struct idx *ix, struct idx_counts *c)
+static int counts_get(int ret, const MDB_val *v, void *arg)
 {
-	MDB_txn *txn = NULL;
-	MDB_val k = idx_mval("counts", 6), v;
-	int ret, i;
+	struct idx_counts *c = arg;
+	int i;
 
-	memset(c, 0, sizeof(*c));
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
-	if (ret == 0 && v.mv_size == 8 * (IDX_NSTATES + 1)) {
-		c->books = be_get(v.mv_data, 8);
+	if (ret == 0 && v->mv_size == 8 * (IDX_NSTATES + 1)) {
+		c->books = be_get(v->mv_data, 8);
 		for (i = 1; i < IDX_NSTATES; i++) {
-			c->state[i] = be_get((const uint8_t *)v.mv_data + 8 * i, 8);
+			c->state[i] = be_get((const uint8_t *)v->mv_data + 8 * i, 8);
 			c->files += c->state[i];
 		}
 	} else if (ret == 0) {
@@ -422,6 +417,11 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	} else if (ret == -ENOENT) {
 		ret = 0;	/* nothing written yet */
 	}
-	idx_rtx_end(ix, txn);
 	return ret;
+}
+
+int idx_counts(struct idx *ix, struct idx_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	return idx_read_get(ix, DB_META, "counts", 6, counts_get, c);
 }

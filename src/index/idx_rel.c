@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 /* A row of a two-way pair table copied out of the map. */
@@ -329,23 +330,21 @@ out:
 	return judged;
 }
 
-int idx_catchup_get(struct idx *ix, uint64_t *from)
+static int catchup_get(int ret, const MDB_val *v, void *arg)
 {
-	MDB_txn *txn = NULL;
-	MDB_val k = idx_mval("judge", 5), v;
-	int ret;
+	uint64_t *from = arg;
 
-	*from = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	ret = idx_err(mdb_get(txn, ix->db[DB_META], &k, &v));
-	if (ret == 0 && v.mv_size == 8)
-		*from = be_get(v.mv_data, 8);
-	idx_rtx_end(ix, txn);
+	if (ret == 0 && v->mv_size == 8)
+		*from = be_get(v->mv_data, 8);
 	if (ret == -ENOENT)
 		return 0;
 	return ret ? ret : 1;
+}
+
+int idx_catchup_get(struct idx *ix, uint64_t *from)
+{
+	*from = 0;
+	return idx_read_get(ix, DB_META, "judge", 5, catchup_get, from);
 }
 
 struct catchup_arg {
@@ -430,32 +429,10 @@ out:
  * exemptions, the cluster links), into a malloc'd *ids. */
 static int ids_paired(struct idx *ix, int db, uint64_t id, uint64_t **ids, size_t *n)
 {
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
 	uint8_t prefix[8];
-	size_t cap = 0;
-	int rc, ret;
 
-	*ids = NULL;
-	*n = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
 	be_put(prefix, id, 8);
-	rc = mdb_cursor_open(txn, ix->db[db], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	else
-		ret = idx_ids_with_prefix(cur, prefix, 8, ids, n, &cap);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
-	if (ret) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-	}
-	return ret;
+	return idx_read_ids(ix, db, prefix, 8, ids, n);
 }
 
 int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
@@ -463,24 +440,22 @@ int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 	return ids_paired(ix, DB_EXEMPT, id, ids, n);
 }
 
-int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b)
+static int exempt_has_get(int ret, const MDB_val *v, void *arg)
 {
-	MDB_txn *txn = NULL;
-	uint8_t kb[16];
-	MDB_val k, v;
-	int ret;
-
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	be_put(kb, a, 8);
-	be_put(kb + 8, b, 8);
-	k = idx_mval(kb, 16);
-	ret = idx_err(mdb_get(txn, ix->db[DB_EXEMPT], &k, &v));
-	idx_rtx_end(ix, txn);
+	(void)v;
+	(void)arg;
 	if (ret == -ENOENT)
 		return 0;
 	return ret ? ret : 1;
+}
+
+int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b)
+{
+	uint8_t kb[16];
+
+	be_put(kb, a, 8);
+	be_put(kb + 8, b, 8);
+	return idx_read_get(ix, DB_EXEMPT, kb, 16, exempt_has_get, NULL);
 }
 
 int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
@@ -488,55 +463,42 @@ int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 	return ids_paired(ix, DB_CLUSTER, id, ids, n);
 }
 
+struct exemptions_arg {
+	struct idx_pair *v;
+	size_t n, cap;
+};
+
+static int exemptions_row(const MDB_val *k, const MDB_val *val, void *arg)
+{
+	struct exemptions_arg *e = arg;
+	uint64_t a, b;
+
+	(void)val;
+	if (k->mv_size != 16)
+		return 0;
+	a = be_get(k->mv_data, 8);
+	b = be_get((const uint8_t *)k->mv_data + 8, 8);
+	if (a >= b)
+		return 0;
+	if (ARRAY_GROW(e->v, e->cap, e->n + 1))
+		return -ENOMEM;
+	e->v[e->n].a = a;
+	e->v[e->n].b = b;
+	e->v[e->n].dist = 0;
+	e->n++;
+	return 0;
+}
+
 int idx_exemptions(struct idx *ix, struct idx_pair **out, size_t *n_out)
 {
-	struct idx_pair *v = NULL;
-	size_t n = 0, cap = 0;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	MDB_val k, val;
-	int rc, ret;
+	struct exemptions_arg e = { NULL, 0, 0 };
+	int ret = idx_read_walk(ix, DB_EXEMPT, exemptions_row, &e);
 
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_EXEMPT], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &val, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
-		uint64_t a, b;
-
-		if (k.mv_size != 16)
-			continue;
-		a = be_get(k.mv_data, 8);
-		b = be_get((const uint8_t *)k.mv_data + 8, 8);
-		if (a >= b)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct idx_pair *p = realloc(v, nc * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			v = p;
-			cap = nc;
-		}
-		v[n].a = a;
-		v[n].b = b;
-		v[n].dist = 0;
-		n++;
-	}
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
 	if (ret) {
-		free(v);
+		free(e.v);
 		return ret;
 	}
-	*out = v;
-	*n_out = n;
+	*out = e.v;
+	*n_out = e.n;
 	return 0;
 }

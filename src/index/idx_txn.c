@@ -3,9 +3,11 @@
  * cursor walker. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 int idx_err(int rc)
@@ -219,5 +221,118 @@ int idx_write(struct idx *ix, write_fn fn, void *arg)
 		break;
 	}
 	pthread_mutex_unlock(&ix->wlock);
+	return ret;
+}
+
+/* ---- the read side ---- */
+
+int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg)
+{
+	MDB_val k = idx_mval(start, slen), v;
+	int rc, ret;
+
+	for (rc = mdb_cursor_get(cur, &k, &v, start ? MDB_SET_RANGE : MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		ret = fn(&k, &v, arg);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
+	     void *arg)
+{
+	MDB_cursor *cur = NULL;
+	int rc = mdb_cursor_open(txn, ix->db[db], &cur), ret;
+
+	if (rc)
+		return idx_err(rc);
+	ret = idx_cursor_walk(cur, start, slen, fn, arg);
+	mdb_cursor_close(cur);
+	return ret;
+}
+
+int idx_read_walk(struct idx *ix, int db, idx_row_fn fn, void *arg)
+{
+	MDB_txn *txn = NULL;
+	int ret = idx_rtx_begin(ix, &txn);
+
+	if (ret)
+		return ret;
+	ret = idx_walk(ix, txn, db, NULL, 0, fn, arg);
+	idx_rtx_end(ix, txn);
+	return ret;
+}
+
+int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, idx_get_fn fn, void *arg)
+{
+	MDB_txn *txn = NULL;
+	MDB_val k = idx_mval(key, klen), v = { 0, NULL };
+	int ret = idx_rtx_begin(ix, &txn);
+
+	if (ret)
+		return ret;
+	ret = fn(idx_err(mdb_get(txn, ix->db[db], &k, &v)), &v, arg);
+	idx_rtx_end(ix, txn);
+	return ret;
+}
+
+struct prefix_arg {
+	const uint8_t *prefix;
+	size_t plen;
+	uint64_t **ids;
+	size_t *n, *cap;
+};
+
+static int prefix_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct prefix_arg *a = arg;
+
+	(void)v;
+	if (k->mv_size < a->plen || memcmp(k->mv_data, a->prefix, a->plen) != 0)
+		return 1;
+	if (k->mv_size != a->plen + 8)
+		return 0;
+	if (ARRAY_GROW(*a->ids, *a->cap, *a->n + 1))
+		return -ENOMEM;
+	(*a->ids)[(*a->n)++] = be_get((const uint8_t *)k->mv_data + a->plen, 8);
+	return 0;
+}
+
+int idx_ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
+			size_t *n, size_t *cap)
+{
+	struct prefix_arg a = { prefix, plen, ids, n, cap };
+
+	return idx_cursor_walk(cur, prefix, plen, prefix_row, &a);
+}
+
+int idx_read_ids(struct idx *ix, int db, const uint8_t *prefix, size_t plen, uint64_t **ids,
+		 size_t *n)
+{
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	size_t cap = 0;
+	int rc, ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[db], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	else
+		ret = idx_ids_with_prefix(cur, prefix, plen, ids, n, &cap);
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
 	return ret;
 }
