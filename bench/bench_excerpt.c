@@ -26,7 +26,7 @@
 #include "benchutil.h"
 #include "book.h"
 #include "bookrec.h"
-#include "idx.h"
+#include "idx_test.h"
 #include "mutate.h"
 #include "simlist.h"
 

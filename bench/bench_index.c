@@ -30,7 +30,7 @@
 
 #include "band.h"
 #include "benchutil.h"
-#include "idx.h"
+#include "idx_test.h"
 #include "scan.h"
 #include "simgen.h"
 

@@ -51,6 +51,7 @@
 #include "benchutil.h"
 #include "book.h"
 #include "bookrec.h"
+#include "idx_test.h"
 #include "indexer.h"
 #include "simlist.h"
 #include "textgen.h"

@@ -27,7 +27,7 @@
 
 #include "book.h"
 #include "fprec.h"
-#include "idx.h"
+#include "idx_fp.h"
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
@@ -51,8 +51,8 @@ int bookrec_decode(const void *buf, size_t len, struct book **out);
  * malloc'd (NULL when the book has none).  0, -ENOMEM, -EBADMSG, -ENOTSUP. */
 int bookrec_title(const void *buf, size_t len, char **title);
 
-/* Everything the index stores for one book, ready for idx_put(): fp points
- * into the other members. */
+/* Everything the index stores for one book, ready for idx_put() (idx.h):
+ * fp points into the other members. */
 struct bookrec_fp {
 	struct sbuf rec;			/* the record */
 	uint64_t bands[BOOKREC_MH_BANDS];	/* min-hash LSH bands */

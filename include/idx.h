@@ -53,10 +53,10 @@
  * Durability: the index is derived data that a rescan can rebuild, so commits
  * are not fsync'd one by one (MDB_NOSYNC: an fsync per rename or unlink
  * through the mount would make `rm -r` crawl); a flusher thread syncs within
- * opts.sync_ms of a write, and idx_sync() and idx_close() flush.  A crash of
- * the process loses nothing; a crash of the machine can lose the writes of
- * the last interval, which the next scan redoes, and an index LMDB then
- * finds unreadable is rebuilt at open.
+ * opts.sync_ms of a write, and idx_close() flushes (as does idx_sync(),
+ * idx_test.h).  A crash of the process loses nothing; a crash of the
+ * machine can lose the writes of the last interval, which the next scan
+ * redoes, and an index LMDB then finds unreadable is rebuilt at open.
  *
  * Ownership: everything returned is copied out of LMDB before the read
  * transaction ends and belongs to the caller: arrays are malloc'd (free()
@@ -64,7 +64,7 @@
  * Nothing returned points into the map.
  *
  * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
- * converted in one place (idx_err() in idx.c): MDB_NOTFOUND -> -ENOENT,
+ * converted in one place (idx_err() in idx_txn.c): MDB_NOTFOUND -> -ENOENT,
  * MDB_MAP_FULL/MDB_TXN_FULL -> -ENOSPC (after growth failed or past 1 TiB),
  * MDB_READERS_FULL -> -EAGAIN, corruption and version mismatches -> -EIO,
  * system errors -> their -errno.  A value in the database
@@ -77,6 +77,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idx_fp.h"
+
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
  * carry the book's key counts; 5: groups of copies (only a group's
  * representative has band entries, postings, links and relations) and the
@@ -84,7 +86,6 @@
  * 4 index is upgraded in place on open, its books unjudged; any other is
  * rebuilt. */
 #define IDX_SCHEMA_VERSION 5
-#define IDX_SH_BYTES 16		/* simhash-128 and text hash, most significant byte first */
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
 
@@ -135,20 +136,6 @@ struct idx_opts {
 	void *progress_arg;
 };
 
-/* What the fingerprinting work supplies for one book.  The index copies it. */
-struct idx_fp {
-	uint8_t simhash[IDX_SH_BYTES];
-	uint8_t text_hash[IDX_SH_BYTES];
-	const uint64_t *mh_bands;	/* min-hash LSH band hashes, band i = mh_bands[i] */
-	uint32_t n_mh_bands;		/* <= 1024 */
-	uint32_t rec_version;		/* the record format's version */
-	const void *rec;		/* the encoded fingerprint record */
-	size_t rec_len;			/* <= 64 MiB */
-	const uint32_t *uq_keys;	/* pruning keys (bookrec_fp_make()), ascending, unique */
-	uint32_t n_uq_keys;		/* <= IDX_UQ_MAX; 0: none */
-};
-
-#define IDX_UQ_MAX 4096			/* pruning keys per book at most */
 #define IDX_UQ_POSTINGS_MAX 100000	/* the largest max_postings accepted */
 
 /* One file as stored.  path and error are malloc'd; idx_file_release() frees
@@ -185,8 +172,6 @@ struct idx_uq_hit {
 	 * kind of key, counted apart; included in shared and nkeys too). */
 	uint32_t shared_hi, nkeys_hi;
 };
-
-#define IDX_UQ_HI 0x80000000u
 
 struct idx_uq_stats {
 	uint32_t keys;		/* keys of the queried book */
@@ -250,8 +235,6 @@ void idx_close(struct idx *ix);
  * -EPROTONOSUPPORT, that the index was written by a newer version and what
  * to do; else strerror(-err).  Static storage. */
 const char *idx_strerror(int err);
-/* Flushes committed writes to disk. */
-int idx_sync(struct idx *ix);
 /* What idx_open() did with the index it found. */
 enum idx_rebuild {
 	IDX_REBUILT_NOT = 0,	/* opened as it was (or created in an empty dir) */
@@ -283,11 +266,6 @@ int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_s
  * IDX_INDEXED.  -ENOENT when id is no longer in the index (the file was
  * unlinked or replaced meanwhile: the work is simply dropped). */
 int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp);
-/* idx_put() of the n books ids[i] (stat sts[i], fingerprint fps[i]) in one
- * write transaction: all or nothing (bulk loads, where a commit per book
- * dominates).  -ENOENT when any id is unknown; else as idx_put(). */
-int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts,
-		 const struct idx_fp *fps, size_t n);
 /* Records that book id could not be indexed: state is IDX_FAILED or
  * IDX_NOT_BOOK, error (may be NULL; cut to IDX_ERR_MAX bytes) says why, any
  * previous fingerprint is removed.  -ENOENT as for idx_put(). */
@@ -301,12 +279,6 @@ int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st);
  * fingerprints, band entries and exemptions.  Returns the number of files
  * removed (>= 0), or -errno. */
 int idx_unlink(struct idx *ix, const char *path);
-
-/* Removes the file whose id is id, wherever it is now (as idx_unlink() for
- * one file).  For the worker that finds, after storing its result, that the
- * file it read is no longer at its path: a path-based unlink could remove a
- * newer file's entry.  -ENOENT when the id is unknown. */
-int idx_drop(struct idx *ix, uint64_t id);
 
 #define IDX_RENAME_EXCHANGE 1u	/* swap the two (RENAME_EXCHANGE) */
 #define IDX_RENAME_KNOWN 2u	/* do nothing (keep to) unless from, or something
@@ -415,18 +387,6 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats);
 /* Books whose exact-text hash is h: *ids malloc'd, ascending. */
 int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
-/* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by
- * (a, b); exempted pairs are included (filter with idx_exempt_ids()).  A
- * group of k copies gives its k(k-1)/2 pairs: for tools and benchmarks of
- * the band tables, not for the views. */
-int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n);
-/* Groups of simhash neighbours: connected components (size >= 2) of the
- * pairs within d bits, minus exempted pairs; unverified (the clusters/ view
- * reads idx_link_groups()).  Computed on demand from the band
- * index (measured: see docs/BENCHMARKS.md); cache under idx_generation().
- * Groups are sorted by size (descending) then smallest id; ids ascending
- * within a group.  Free with idx_groups_release(). */
-int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g);
 /* ---- relations (the rel table) and cluster links (the clusters table) ---- */
 
 /* A digest of f's stored fingerprint (simhash, text hash, record version):
@@ -498,26 +458,22 @@ int idx_catchup_get(struct idx *ix, uint64_t *from);
 /* Records the catch-up's progress (books below from are judged) or, with
  * done, that it is over.  0 or -errno. */
 int idx_catchup_set(struct idx *ix, uint64_t from, int done);
-/* Books linked to id, exemptions included: *ids malloc'd, ascending.
- * Links are stored between representatives (idx_copies()). */
-int idx_links_of(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
 /* Groups of near duplicates as stored: connected components (size >= 2) of
  * the pairs the links stand for, minus exempted pairs, from one pass over
  * the clusters and copies tables (no comparison, no band lookup).  A group
  * of copies is joined whole, and a link between two representatives joins
  * every member of one group to every member of the other; an exemption
- * removes its one pair.  Same order rules as idx_clusters().  Free with
+ * removes its one pair.  Groups are sorted by size (descending) then
+ * smallest id; ids ascending within a group.  Free with
  * idx_groups_release(). */
 int idx_link_groups(struct idx *ix, struct idx_groups *g);
 
 /* Groups (size >= 2) of books with the same exact-text hash, same order
- * rules as idx_clusters(). */
+ * rules as idx_link_groups(). */
 int idx_text_groups(struct idx *ix, struct idx_groups *g);
 void idx_groups_release(struct idx_groups *g);
 /* Ids exempted from being duplicates of id: *ids malloc'd, ascending. */
 int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n);
-/* 1 when the pair is exempted, 0 when not, -errno. */
-int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b);
 /* Every exempted pair (a < b, dist 0), in ascending order: *pairs
  * malloc'd (NULL when there is none), *n.  0 or -errno. */
 int idx_exemptions(struct idx *ix, struct idx_pair **pairs, size_t *n);
@@ -537,11 +493,5 @@ int idx_counts(struct idx *ix, struct idx_counts *c);
 /* Validates a relative path as the index stores it: 0 or -EINVAL /
  * -ENAMETOOLONG. */
 int idx_path_check(const char *path);
-
-/* For tests and repair tools: writes raw bytes into sub-database db (by its
- * name, e.g. "files"), bypassing every rule, so tests can plant hostile
- * values.  Not for normal use. */
-int idx_debug_raw_put(struct idx *ix, const char *db, const void *key, size_t klen,
-		      const void *val, size_t vlen);
 
 #endif

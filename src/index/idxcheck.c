@@ -1,6 +1,6 @@
 /* idxcheck.c - reading an index data file that may be damaged, in a child
- * process (see idxcheck.h).  With idx.c the only module that includes
- * lmdb.h.
+ * process (see idxcheck.h).  With the index's own files (src/index/idx*.c)
+ * the only module that includes lmdb.h.
  *
  * The page checks use LMDB's on-disk page header, which has not changed
  * since its data format 1 (every 0.9 release): u64 page number, u16 pad,

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "idx.h"
+#include "idx_test.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

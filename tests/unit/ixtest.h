@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "idx.h"
+#include "idx_test.h"
 #include "indexer.h"
 
 static char src[PATH_MAX], ixdir[PATH_MAX];

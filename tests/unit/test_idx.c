@@ -12,7 +12,7 @@
 #include "band.h"
 #include "check.h"
 #include "simgen.h"
-#include "idx.h"
+#include "idx_test.h"
 
 static uint64_t rng_state = 42;
 

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "idx.h"
+#include "idx_test.h"
 #include "idxcheck.h"
 
 #define NBOOKS 80

@@ -16,7 +16,7 @@
 #include "check.h"
 #include "dupniq.h"
 #include "fp.h"
-#include "idx.h"
+#include "idx_test.h"
 #include "mutate.h"
 #include "simlist.h"
 

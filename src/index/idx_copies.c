@@ -1,0 +1,281 @@
+/* idx_copies.c - groups of copies (books with one copy key): finding a
+ * group's first members, a book leaving its group (the next copy promoted),
+ * and reading groups. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "grow.h"
+#include "idx_i.h"
+
+/* 1 when book id's row has copy key key (a copies row naming a book that
+ * is not there, planted or damaged, is ignored). */
+static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
+{
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val v;
+
+	be_put(kb, id, 8);
+	return idx_w_get(w, DB_BOOK, kb, 8, &v) == 0 && idx_brec_decode(&v, &b) == 0 &&
+	       b.version == BOOK_VERSION && memcmp(b.key, key, COPY_KEY) == 0;
+}
+
+/* The (at most) two smallest ids of the copy group key other than skip:
+ * *n of them (0, 1 or 2) in ids[]. */
+int idx_group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, uint64_t ids[2],
+		       size_t *n)
+{
+	uint8_t k0[COPY_KEY + 8];
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc;
+
+	*n = 0;
+	memcpy(k0, key, COPY_KEY);
+	be_put(k0 + COPY_KEY, 0, 8);
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
+	if (rc)
+		return idx_err(rc);
+	k = idx_mval(k0, sizeof(k0));
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && *n < 2;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != sizeof(k0) || memcmp(k.mv_data, key, COPY_KEY) != 0)
+			break;
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (id != skip && copy_member(w, key, id))
+			ids[(*n)++] = id;
+	}
+	mdb_cursor_close(cur);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+/* Book id leaves its copy group (b: its book row).  A representative's band
+ * entries go; when copies remain, the next one (smallest id) becomes the
+ * representative: its band entries are written from its stored book row and
+ * pruning keys, and it takes over the cluster links, relations and judged
+ * mark, which hold for it as they held for id (the same fingerprint gives
+ * the same verdicts and the same tag), so no comparison is needed.  A copy
+ * leaving only updates the representative's flag. */
+int idx_group_leave(struct wtx *w, uint64_t id, const struct brec *b)
+{
+	uint8_t k[COPY_KEY + 8], *row = NULL;
+	uint64_t next[2];
+	struct brec nb;
+	size_t n = 0;
+	int ret = 0;
+
+	if (b->version == BOOK_VERSION) {
+		ret = idx_group_first(w, b->key, id, next, &n);
+		if (ret == 0) {
+			memcpy(k, b->key, COPY_KEY);
+			be_put(k + COPY_KEY, id, 8);
+			ret = idx_w_del(w, DB_COPY, k, sizeof(k));
+		}
+		if (ret)
+			return ret;
+	}
+	if (b->flags & BOOK_F_COPY)
+		return n == 1 ? idx_book_set_flags(w, next[0], 0) : 0;
+	ret = idx_bands_apply(w, id, b, 0);
+	if (ret || n == 0)
+		return ret;
+	ret = idx_book_load(w, next[0], &row, &nb);
+	if (ret == 0)
+		ret = idx_bands_apply(w, next[0], &nb, 1);
+	if (ret == 0)
+		ret = idx_book_set_flags(w, next[0], n > 1 ? BOOK_F_COPIES : 0);
+	if (ret == 0)
+		ret = idx_judgement_move(w, id, next[0]);
+	free(row);
+	return ret;
+}
+
+/* Appends to *ids (ascending) the group of copies of book id (in txn), id
+ * included; a book without a copy key (a hostile row) is its own group.
+ * -ENOENT when id has no book row. */
+int idx_group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, size_t *n,
+		      size_t *cap)
+{
+	uint8_t kb[8], key[COPY_KEY + 8];
+	MDB_cursor *cur = NULL;
+	struct brec b;
+	MDB_val k, v;
+	int rc, ret;
+
+	be_put(kb, id, 8);
+	k = idx_mval(kb, 8);
+	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
+	if (ret == 0 && idx_brec_decode(&v, &b) == 0 && (b.flags & (BOOK_F_COPIES | BOOK_F_COPY))) {
+		memcpy(key, b.key, COPY_KEY);
+		rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
+		if (rc)
+			return idx_err(rc);
+		ret = idx_ids_with_prefix(cur, key, COPY_KEY, ids, n, cap);
+		mdb_cursor_close(cur);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	if (ARRAY_GROW(*ids, *cap, *n + 1))
+		return -ENOMEM;
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
+int idx_copies(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
+{
+	MDB_txn *txn = NULL;
+	size_t cap = 0;
+	int ret;
+
+	*ids = NULL;
+	*n = 0;
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	ret = idx_group_read(ix, txn, id, ids, n, &cap);
+	idx_rtx_end(ix, txn);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+/* The groups of copies of two or more, from one pass over the copies
+ * table: group i is ids[start[i]] .. ids[start[i + 1] - 1], ascending (the
+ * representative first). */
+static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
+{
+	uint8_t prev[COPY_KEY];
+	size_t n = 0, cap = 0, ng = 0, gcap = 0, run = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret = 0;
+
+	memset(cg, 0, sizeof(*cg));
+	rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != COPY_KEY + 8)
+			continue;
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (!run || memcmp(prev, k.mv_data, COPY_KEY) != 0) {
+			/* a group of one is dropped: overwrite its entry */
+			if (run == 1)
+				n--;
+			else if (run > 1)
+				ng++;
+			memcpy(prev, k.mv_data, COPY_KEY);
+			run = 0;
+		}
+		if (n + 1 >= cap) {
+			uint64_t *p = realloc(cg->ids, (cap ? cap * 2 : 256) * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			cg->ids = p;
+			cap = cap ? cap * 2 : 256;
+		}
+		if (ng + 2 >= gcap) {
+			size_t *p = realloc(cg->start, (gcap ? gcap * 2 : 64) * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			cg->start = p;
+			gcap = gcap ? gcap * 2 : 64;
+		}
+		if (run == 0)
+			cg->start[ng] = n;
+		cg->ids[n++] = id;
+		run++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	if (ret) {
+		idx_groups_release(cg);
+		return ret;
+	}
+	if (run == 1)
+		n--;
+	else if (run > 1)
+		ng++;
+	if (cg->start)
+		cg->start[ng] = n;
+	cg->ngroups = ng;
+	return 0;
+}
+
+int idx_load_copy_groups(struct idx *ix, struct idx_groups *cg)
+{
+	MDB_txn *txn = NULL;
+	int ret = idx_rtx_begin(ix, &txn);
+
+	if (ret)
+		return ret;
+	ret = copy_groups_txn(ix, txn, cg);
+	idx_rtx_end(ix, txn);
+	return ret;
+}
+
+/* Appends the copies of every representative (in txn) to the n books ids[]
+ * with simhashes sh[] (room for *cap, grown), each with its
+ * representative's simhash (a group has one). */
+int idx_copies_add(struct idx *ix, MDB_txn *txn, uint64_t **ids,
+		      uint8_t (**sh)[IDX_SH_BYTES], size_t *n, size_t *cap)
+{
+	struct idx_groups cg = { 0 };
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val k, v;
+	size_t gi, i;
+	int ret = copy_groups_txn(ix, txn, &cg);
+
+	for (gi = 0; ret == 0 && gi < cg.ngroups; gi++) {
+		size_t s0 = cg.start[gi], s1 = cg.start[gi + 1];
+
+		be_put(kb, cg.ids[s0], 8);
+		k = idx_mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || idx_brec_decode(&v, &b) ||
+		    (b.flags & BOOK_F_COPY))
+			continue;
+		if (*n + (s1 - s0) > *cap) {
+			size_t nc = (*n + (s1 - s0)) * 2;
+			uint64_t *pi = realloc(*ids, nc * sizeof(*pi));
+			uint8_t (*ps)[IDX_SH_BYTES];
+
+			if (!pi) {
+				ret = -ENOMEM;
+				break;
+			}
+			*ids = pi;
+			ps = realloc(*sh, nc * sizeof(*ps));
+			if (!ps) {
+				ret = -ENOMEM;
+				break;
+			}
+			*sh = ps;
+			*cap = nc;
+		}
+		for (i = s0 + 1; i < s1; i++) {
+			(*ids)[*n] = cg.ids[i];
+			memcpy((*sh)[*n], b.sh, IDX_SH_BYTES);
+			(*n)++;
+		}
+	}
+	idx_groups_release(&cg);
+	return ret;
+}

@@ -1,0 +1,649 @@
+/* idx_groups.c - groups of books: near pairs and clusters from the simhash
+ * bands, groups of one text hash, and the groups the stored cluster links
+ * make (with the copies and exemptions). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "grow.h"
+#include "idx_i.h"
+#include "rsort.h"
+#include "ufind.h"
+
+/* Loads every fingerprinted book's id and simhash from band 0 of the band
+ * table (exactly one entry per book, already in a compact form). */
+static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)[IDX_SH_BYTES],
+			  size_t *n_out)
+{
+	const struct band_layout *bl = &ix->bl;
+	size_t klen = 1 + (size_t)bl->value_bytes + 8, n = 0, cap = 0;
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	uint64_t *ids = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t zero = 0;
+	MDB_stat st;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_stat(txn, ix->db[DB_SHBAND], &st);
+	if (rc == 0)
+		rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	cap = st.ms_entries / bl->nbands + 1;
+	ids = malloc(cap * sizeof(*ids));
+	sh = malloc(cap * sizeof(*sh));
+	if (!ids || !sh) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	k = idx_mval(&zero, 1);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (((const uint8_t *)k.mv_data)[0] != 0)
+			break;
+		if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
+			continue;
+		if (n == cap) {
+			size_t nc = cap * 2;
+			uint64_t *pi = realloc(ids, nc * sizeof(*pi));
+			uint8_t (*ps)[IDX_SH_BYTES];
+
+			if (!pi) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ids = pi;
+			ps = realloc(sh, nc * sizeof(*ps));
+			if (!ps) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			sh = ps;
+			cap = nc;
+		}
+		ids[n] = be_get((const uint8_t *)k.mv_data + 1 + bl->value_bytes, 8);
+		memcpy(sh[n], v.mv_data, IDX_SH_BYTES);
+		n++;
+	}
+	if (rc && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (ret == 0)
+		ret = idx_copies_add(ix, txn, &ids, &sh, &n, &cap);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret) {
+		free(ids);
+		free(sh);
+		return ret;
+	}
+	*ids_out = ids;
+	*sh_out = sh;
+	*n_out = n;
+	return 0;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct idx_pair *x = a, *y = b;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+int idx_near_pairs(struct idx *ix, uint32_t d, struct idx_pair **pairs, size_t *n)
+{
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	struct band_pair *bp = NULL;
+	struct idx_pair *out = NULL;
+	uint64_t *ids = NULL;
+	size_t nb = 0, np = 0, i;
+	int ret;
+
+	*pairs = NULL;
+	*n = 0;
+	if (d > ix->bl.max_d)
+		return -EINVAL;
+	ret = load_simhashes(ix, &ids, &sh, &nb);
+	if (ret)
+		return ret;
+	ret = band_pairs(&ix->bl, (const uint8_t (*)[BAND_SH_BYTES])sh, nb, d, &bp, &np);
+	if (ret)
+		goto out;
+	if (np) {
+		out = malloc(np * sizeof(*out));
+		if (!out) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < np; i++) {
+			uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+
+			out[i].a = a < b ? a : b;
+			out[i].b = a < b ? b : a;
+			out[i].dist = bp[i].dist;
+		}
+		qsort(out, np, sizeof(*out), pair_cmp);
+	}
+	*pairs = out;
+	*n = np;
+out:
+	free(bp);
+	free(ids);
+	free(sh);
+	return ret;
+}
+
+struct member {
+	uint32_t root;
+	uint32_t size;	/* of its group */
+	uint64_t id;
+	uint64_t min_id;	/* smallest id of its group */
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->min_id != y->min_id)
+		return x->min_id < y->min_id ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Builds groups from n items (ids) joined by pairs of item indexes. */
+static int groups_build(const uint64_t *ids, size_t n, const struct band_pair *bp, size_t np,
+			const uint8_t *skip, struct idx_groups *g)
+{
+	struct ufind uf = { NULL, 0 };
+	uint32_t *size = NULL;
+	uint64_t *min_id = NULL;
+	struct member *m = NULL;
+	size_t i, nm = 0, ng = 0;
+	int ret = -ENOMEM;
+
+	memset(g, 0, sizeof(*g));
+	size = calloc(n ? n : 1, sizeof(*size));
+	min_id = malloc((n ? n : 1) * sizeof(*min_id));
+	if (ufind_init(&uf, n) || !size || !min_id)
+		goto out;
+	/* the groups' order does not depend on which root wins a union:
+	 * members sort by group size, smallest id, id */
+	for (i = 0; i < np; i++) {
+		if (skip && skip[i])
+			continue;
+		ufind_union(&uf, bp[i].a, bp[i].b);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t r = (uint32_t)ufind_find(&uf, i);
+
+		if (size[r] == 0 || ids[i] < min_id[r])
+			min_id[r] = ids[i];
+		size[r]++;
+	}
+	for (i = 0; i < n; i++)
+		if (size[ufind_find(&uf, i)] >= 2)
+			nm++;
+	m = malloc((nm ? nm : 1) * sizeof(*m));
+	g->ids = malloc((nm ? nm : 1) * sizeof(*g->ids));
+	g->start = malloc((nm + 1) * sizeof(*g->start));
+	if (!m || !g->ids || !g->start)
+		goto out;
+	nm = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t r = (uint32_t)ufind_find(&uf, i);
+
+		if (size[r] < 2)
+			continue;
+		m[nm].root = r;
+		m[nm].size = size[r];
+		m[nm].id = ids[i];
+		m[nm].min_id = min_id[r];
+		nm++;
+	}
+	if (nm)
+		qsort(m, nm, sizeof(*m), member_cmp);
+	for (i = 0; i < nm; i++) {
+		if (i == 0 || m[i].root != m[i - 1].root)
+			g->start[ng++] = i;
+		g->ids[i] = m[i].id;
+	}
+	g->start[ng] = nm;
+	g->ngroups = ng;
+	ret = 0;
+out:
+	if (ret)
+		idx_groups_release(g);
+	ufind_release(&uf);
+	free(size);
+	free(min_id);
+	free(m);
+	return ret;
+}
+
+static int pair_find(const struct idx_pair *v, size_t n, uint64_t a, uint64_t b)
+{
+	struct idx_pair key;
+
+	key.a = a;
+	key.b = b;
+	key.dist = 0;
+	return n && bsearch(&key, v, n, sizeof(*v), pair_cmp) != NULL;
+}
+
+int idx_clusters(struct idx *ix, uint32_t d, struct idx_groups *g)
+{
+	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
+	struct band_pair *bp = NULL;
+	struct idx_pair *ex = NULL;
+	uint8_t *skip = NULL;
+	uint64_t *ids = NULL;
+	size_t nb = 0, np = 0, nex = 0, i;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	if (d > ix->bl.max_d)
+		return -EINVAL;
+	ret = load_simhashes(ix, &ids, &sh, &nb);
+	if (ret == 0)
+		ret = idx_exemptions(ix, &ex, &nex);
+	if (ret == 0)
+		ret = band_pairs(&ix->bl, (const uint8_t (*)[BAND_SH_BYTES])sh, nb, d, &bp, &np);
+	if (ret)
+		goto out;
+	if (nex && np) {
+		skip = calloc(np, 1);
+		if (!skip) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < np; i++) {
+			uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+
+			skip[i] = (uint8_t)pair_find(ex, nex, a < b ? a : b, a < b ? b : a);
+		}
+	}
+	ret = groups_build(ids, nb, bp, np, skip, g);
+out:
+	free(skip);
+	free(bp);
+	free(ex);
+	free(ids);
+	free(sh);
+	return ret;
+}
+
+int idx_text_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct band_pair *bp = NULL;
+	uint64_t *ids = NULL;
+	size_t n = 0, cap = 0, np = 0, pcap = 0;
+	uint8_t prev[IDX_SH_BYTES];
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_TEXT], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != IDX_SH_BYTES + 8)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			uint64_t *p = realloc(ids, nc * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = p;
+			cap = nc;
+		}
+		ids[n] = be_get((const uint8_t *)k.mv_data + IDX_SH_BYTES, 8);
+		/* join each entry to the previous one when the hash is the same */
+		if (n && memcmp(prev, k.mv_data, IDX_SH_BYTES) == 0) {
+			if (np == pcap) {
+				size_t nc = pcap ? pcap * 2 : 64;
+				struct band_pair *p = realloc(bp, nc * sizeof(*p));
+
+				if (!p) {
+					ret = -ENOMEM;
+					break;
+				}
+				bp = p;
+				pcap = nc;
+			}
+			bp[np].a = (uint32_t)(n - 1);
+			bp[np].b = (uint32_t)n;
+			bp[np].dist = 0;
+			np++;
+		}
+		memcpy(prev, k.mv_data, IDX_SH_BYTES);
+		n++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret == 0 && n >= UINT32_MAX)
+		ret = -EOVERFLOW;
+	if (ret == 0)
+		ret = groups_build(ids, n, bp, np, NULL, g);
+	free(ids);
+	free(bp);
+	return ret;
+}
+
+void idx_groups_release(struct idx_groups *g)
+{
+	if (!g)
+		return;
+	free(g->start);
+	free(g->ids);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Reads the links table in one pass: *ids the linked books (ascending,
+ * unique: every book is the first half of the keys of its links) and
+ * *pairs the links a < b as indexes into *ids. */
+static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
+		      struct band_pair **pairs_out, size_t *npairs_out)
+{
+	uint64_t *ids = NULL, (*raw)[2] = NULL;
+	struct band_pair *bp = NULL;
+	size_t nids = 0, capi = 0, nraw = 0, capr = 0, np = 0, i;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_CLUSTER], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t a, b;
+
+		if (k.mv_size != 16)
+			continue;
+		a = be_get(k.mv_data, 8);
+		b = be_get((const uint8_t *)k.mv_data + 8, 8);
+		if (a == b)
+			continue;
+		if (!nids || ids[nids - 1] != a) {
+			if (nids == capi) {
+				uint64_t *p;
+
+				capi = capi ? capi * 2 : 1024;
+				p = realloc(ids, capi * sizeof(*p));
+				if (!p) {
+					ret = -ENOMEM;
+					break;
+				}
+				ids = p;
+			}
+			ids[nids++] = a;
+		}
+		if (a > b)
+			continue;
+		if (nraw == capr) {
+			uint64_t (*p)[2];
+
+			capr = capr ? capr * 2 : 1024;
+			p = realloc(raw, capr * sizeof(*p));
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			raw = p;
+		}
+		raw[nraw][0] = a;
+		raw[nraw][1] = b;
+		nraw++;
+	}
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret)
+		goto out;
+	bp = malloc((nraw ? nraw : 1) * sizeof(*bp));
+	if (!bp || nids > UINT32_MAX) {
+		ret = bp ? -EOVERFLOW : -ENOMEM;
+		goto out;
+	}
+	/* a hostile table may hold a link one way only: such a b is not in ids */
+	for (i = 0; i < nraw; i++) {
+		const uint64_t *pa = bsearch(&raw[i][0], ids, nids, sizeof(*ids), rsort_cmp_u64);
+		const uint64_t *pb = bsearch(&raw[i][1], ids, nids, sizeof(*ids), rsort_cmp_u64);
+
+		if (pa && pb)
+			bp[np++] = (struct band_pair){ (uint32_t)(pa - ids), (uint32_t)(pb - ids), 0 };
+	}
+out:
+	free(raw);
+	if (ret) {
+		free(ids);
+		free(bp);
+		return ret;
+	}
+	*ids_out = ids;
+	*nids_out = nids;
+	*pairs_out = bp;
+	*npairs_out = np;
+	return 0;
+}
+
+/* Pairs of ids (a, b) to unite, growing. */
+struct idpairs {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+static int idpairs_push(struct idpairs *p, uint64_t a, uint64_t b)
+{
+	if (ARRAY_GROW(p->v, p->cap, p->n + 1))
+		return -ENOMEM;
+	p->v[p->n][0] = a;
+	p->v[p->n][1] = b;
+	p->n++;
+	return 0;
+}
+
+/* The exemptions and the ids they involve, for the group joins. */
+struct exset {
+	struct idx_pair *pairs;	/* a < b, sorted */
+	size_t npairs;
+	uint64_t *ids;		/* every id of a pair, sorted, unique */
+	size_t nids;
+};
+
+static int ex_has(const struct exset *e, uint64_t a, uint64_t b)
+{
+	return a != b && pair_find(e->pairs, e->npairs, a < b ? a : b, a < b ? b : a);
+}
+
+/* A member of v[0..n) in no exemption at all (one is joined to every other
+ * member of a set it meets), or 0 when there is none. */
+static uint64_t ex_free(const struct exset *e, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!e->nids || !bsearch(&v[i], e->ids, e->nids, sizeof(*e->ids), rsort_cmp_u64))
+			return v[i];
+	return 0;
+}
+
+/* Unites the pairs of a x b (every pair of a when b is NULL) that are not
+ * exempted, with as few pairs as keep the same components: when each side
+ * has a member in no exemption, that member meets everyone, so one pair
+ * (and the sides' own joins) does; else one side is all exempted members,
+ * at most twice the exemptions, and its pairs are listed. */
+static int join_sets(const struct exset *e, const uint64_t *a, size_t na, const uint64_t *b,
+		     size_t nb, struct idpairs *out)
+{
+	uint64_t fa = ex_free(e, a, na), fb = b ? ex_free(e, b, nb) : fa;
+	size_t i, j;
+	int ret = 0;
+
+	if (fa && fb) {
+		if (!b) {
+			for (i = 0; i < na && ret == 0; i++)
+				if (a[i] != fa)
+					ret = idpairs_push(out, fa, a[i]);
+			return ret;
+		}
+		return idpairs_push(out, fa, fb);
+	}
+	for (i = 0; i < na && ret == 0; i++)
+		for (j = b ? 0 : i + 1; j < (b ? nb : na) && ret == 0; j++) {
+			uint64_t y = b ? b[j] : a[j];
+
+			if (!ex_has(e, a[i], y))
+				ret = idpairs_push(out, a[i], y);
+		}
+	return ret;
+}
+
+/* The group of copies of representative id in cg (via the sorted index
+ * reps: rep id, group number), else NULL. */
+static const uint64_t *group_of(const struct idx_groups *cg, const uint64_t (*reps)[2], uint64_t id,
+				size_t *n)
+{
+	size_t lo = 0, hi = cg->ngroups, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (reps[mid][0] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == cg->ngroups || reps[lo][0] != id)
+		return NULL;
+	*n = cg->start[reps[lo][1] + 1] - cg->start[reps[lo][1]];
+	return cg->ids + cg->start[reps[lo][1]];
+}
+
+static int u64pair_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+int idx_link_groups(struct idx *ix, struct idx_groups *g)
+{
+	struct idx_groups cg = { 0 };
+	struct band_pair *bp = NULL, *up = NULL;
+	struct idpairs jp = { NULL, 0, 0 };
+	struct exset ex = { NULL, 0, NULL, 0 };
+	uint64_t *ids = NULL, *all = NULL, (*reps)[2] = NULL;
+	size_t nids = 0, np = 0, nall = 0, i, j;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = load_links(ix, &ids, &nids, &bp, &np);
+	if (ret == 0)
+		ret = idx_load_copy_groups(ix, &cg);
+	if (ret == 0)
+		ret = idx_exemptions(ix, &ex.pairs, &ex.npairs);
+	if (ret)
+		goto out;
+	ex.ids = malloc((2 * ex.npairs + 1) * sizeof(*ex.ids));
+	reps = malloc((cg.ngroups + 1) * sizeof(*reps));
+	if (!ex.ids || !reps) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ex.npairs; i++) {
+		ex.ids[ex.nids++] = ex.pairs[i].a;
+		ex.ids[ex.nids++] = ex.pairs[i].b;
+	}
+	if (ex.nids)
+		qsort(ex.ids, ex.nids, sizeof(*ex.ids), rsort_cmp_u64);
+	for (i = 0; i < cg.ngroups; i++) {
+		reps[i][0] = cg.ids[cg.start[i]];
+		reps[i][1] = i;
+		ret = join_sets(&ex, cg.ids + cg.start[i], cg.start[i + 1] - cg.start[i], NULL, 0,
+				&jp);
+		if (ret)
+			goto out;
+	}
+	if (cg.ngroups)
+		qsort(reps, cg.ngroups, sizeof(*reps), u64pair_cmp);
+	/* a link between two representatives stands for every pair of their
+	 * groups */
+	for (i = 0; i < np && ret == 0; i++) {
+		uint64_t a = ids[bp[i].a], b = ids[bp[i].b];
+		const uint64_t *ga, *gb;
+		size_t na = 1, nb = 1;
+
+		ga = group_of(&cg, (const uint64_t (*)[2])reps, a, &na);
+		gb = group_of(&cg, (const uint64_t (*)[2])reps, b, &nb);
+		ret = join_sets(&ex, ga ? ga : &a, ga ? na : 1, gb ? gb : &b, gb ? nb : 1, &jp);
+	}
+	if (ret)
+		goto out;
+	/* every id met, once, and the pairs as indexes into them */
+	nall = nids + (cg.ngroups ? cg.start[cg.ngroups] : 0);
+	all = malloc((nall + 1) * sizeof(*all));
+	up = malloc((jp.n + 1) * sizeof(*up));
+	if (!all || !up) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (nids)
+		memcpy(all, ids, nids * sizeof(*ids));
+	if (nall > nids)
+		memcpy(all + nids, cg.ids, (nall - nids) * sizeof(*all));
+	if (nall)
+		rsort_u64(all, nall);
+	for (i = j = 0; i < nall; i++)
+		if (!j || all[j - 1] != all[i])
+			all[j++] = all[i];
+	nall = j;
+	if (nall > UINT32_MAX) {
+		ret = -EOVERFLOW;
+		goto out;
+	}
+	for (i = j = 0; i < jp.n; i++) {
+		const uint64_t *pa = bsearch(&jp.v[i][0], all, nall, sizeof(*all), rsort_cmp_u64);
+		const uint64_t *pb = bsearch(&jp.v[i][1], all, nall, sizeof(*all), rsort_cmp_u64);
+
+		if (pa && pb)
+			up[j++] = (struct band_pair){ (uint32_t)(pa - all), (uint32_t)(pb - all), 0 };
+	}
+	ret = groups_build(all, nall, up, j, NULL, g);
+out:
+	idx_groups_release(&cg);
+	free(jp.v);
+	free(ex.pairs);
+	free(ex.ids);
+	free(reps);
+	free(all);
+	free(up);
+	free(bp);
+	free(ids);
+	return ret;
+}

@@ -1,0 +1,208 @@
+/* idx_near.c - candidate queries of the band tables: simhash neighbours,
+ * min-hash band candidates and books by text hash. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "grow.h"
+#include "idx_i.h"
+#include "rsort.h"
+
+struct hits {
+	struct idx_hit *v;
+	size_t n, cap;
+};
+
+static int hits_push(struct hits *h, uint64_t id, uint32_t dist)
+{
+	if (ARRAY_GROW(h->v, h->cap, h->n + 1))
+		return -ENOMEM;
+	h->v[h->n].id = id;
+	h->v[h->n].dist = dist;
+	h->n++;
+	return 0;
+}
+
+static int hit_cmp_dist(const void *a, const void *b)
+{
+	const struct idx_hit *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist < y->dist ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Adds to h the copies of every representative among its hits (in txn),
+ * at their representative's distance (a group has one simhash). */
+static int hits_expand(struct idx *ix, MDB_txn *txn, struct hits *h)
+{
+	uint64_t *ids = NULL;
+	size_t n0 = h->n, i, j, n, cap = 0;
+	uint8_t kb[8];
+	struct brec b;
+	MDB_val k, v;
+	int ret = 0;
+
+	for (i = 0; i < n0 && ret == 0; i++) {
+		be_put(kb, h->v[i].id, 8);
+		k = idx_mval(kb, 8);
+		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || idx_brec_decode(&v, &b) ||
+		    !(b.flags & BOOK_F_COPIES))
+			continue;
+		n = 0;
+		ret = idx_group_read(ix, txn, h->v[i].id, &ids, &n, &cap);
+		for (j = 0; ret == 0 && j < n; j++)
+			if (ids[j] != h->v[i].id)
+				ret = hits_push(h, ids[j], h->v[i].dist);
+	}
+	free(ids);
+	return ret;
+}
+
+static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, int expand,
+		      struct idx_hit **hits, size_t *n)
+{
+	const struct band_layout *bl = &ix->bl;
+	struct hits h = { NULL, 0, 0 };
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t key[1 + 8 + 8];
+	size_t klen, plen = 1 + (size_t)bl->value_bytes;
+	MDB_val k, v;
+	uint32_t b;
+	int rc, ret;
+
+	*hits = NULL;
+	*n = 0;
+	if (d > bl->max_d)
+		return -EINVAL;
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
+	if (rc) {
+		ret = idx_err(rc);
+		goto out;
+	}
+	for (b = 0; b < bl->nbands && ret == 0; b++) {
+		idx_shband_key(bl, sh, b, 0, key, &klen);
+		k = idx_mval(key, klen);
+		for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			const uint8_t *cand = v.mv_data;
+			uint32_t dist;
+
+			if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
+				break;
+			if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
+				continue;
+			dist = band_distance(sh, cand);
+			/* report a pair only from the first band it shares */
+			if (dist > d || band_first_shared(bl, sh, cand) != b)
+				continue;
+			ret = hits_push(&h, be_get((const uint8_t *)k.mv_data + plen, 8), dist);
+			if (ret)
+				break;
+		}
+		if (ret == 0 && rc && rc != MDB_NOTFOUND)
+			ret = idx_err(rc);
+	}
+	if (ret == 0 && expand)
+		ret = hits_expand(ix, txn, &h);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret) {
+		free(h.v);
+		return ret;
+	}
+	if (h.n)
+		qsort(h.v, h.n, sizeof(*h.v), hit_cmp_dist);
+	*hits = h.v;
+	*n = h.n;
+	return 0;
+}
+
+int idx_near(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, struct idx_hit **hits,
+	     size_t *n)
+{
+	return near_query(ix, sh, d, 1, hits, n);
+}
+
+int idx_near_reps(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d,
+		  struct idx_hit **hits, size_t *n)
+{
+	return near_query(ix, sh, d, 0, hits, n);
+}
+
+static int hit_cmp_shared(const void *a, const void *b)
+{
+	const struct idx_hit *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist > y->dist ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
+		      struct idx_hit **hits, size_t *nhits)
+{
+	struct hits h = { NULL, 0, 0 };
+	uint64_t *ids = NULL;
+	size_t nids = 0, cap = 0, s, e;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn = NULL;
+	uint8_t prefix[10];
+	uint32_t i;
+	int rc, ret;
+
+	*hits = NULL;
+	*nhits = 0;
+	if (n > MH_MAX)
+		return -EINVAL;
+	if (min_shared == 0)
+		min_shared = 1;
+	ret = idx_rtx_begin(ix, &txn);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(txn, ix->db[DB_MHBAND], &cur);
+	if (rc)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		be_put(prefix, i, 2);
+		be_put(prefix + 2, bands[i], 8);
+		ret = idx_ids_with_prefix(cur, prefix, 10, &ids, &nids, &cap);
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	idx_rtx_end(ix, txn);
+	if (ret)
+		goto out;
+	if (nids)
+		rsort_u64(ids, nids);
+	for (s = 0; s < nids; s = e) {
+		for (e = s + 1; e < nids && ids[e] == ids[s]; e++)
+			;
+		if (e - s >= min_shared) {
+			ret = hits_push(&h, ids[s], (uint32_t)(e - s));
+			if (ret)
+				goto out;
+		}
+	}
+	if (h.n)
+		qsort(h.v, h.n, sizeof(*h.v), hit_cmp_shared);
+	*hits = h.v;
+	*nhits = h.n;
+	h.v = NULL;
+out:
+	free(h.v);
+	free(ids);
+	return ret;
+}
+
+int idx_by_text_hash(struct idx *ix, const uint8_t hsh[IDX_SH_BYTES], uint64_t **ids, size_t *n)
+{
+	return idx_read_ids(ix, DB_TEXT, hsh, IDX_SH_BYTES, ids, n);
+}

@@ -1,0 +1,227 @@
+/* idx_upgrade.c - upgrades of the LMDB index in place, inside idx_open()'s
+ * first write transaction: tables refilled from stored rows (a new band
+ * layout, schema 3 postings) and the copies of schema 4 books. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "idx_i.h"
+
+/* The number of rows of table dbi of txn (0 when it cannot tell). */
+static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
+{
+	MDB_stat st;
+
+	return mdb_stat(txn, dbi, &st) == 0 ? (uint64_t)st.ms_entries : 0;
+}
+
+/* Empties table dst and calls row(w, id, value) for every row of table
+ * src whose key is a book id, in key order; the rows' writes must not
+ * touch src (its cursor walks on).  An upgrade inside idx_open(): its
+ * progress is reported per row. */
+static int rebuild_from(struct wtx *w, int dst, int src,
+			int (*row)(struct wtx *w, uint64_t id, const MDB_val *v))
+{
+	uint64_t total = table_rows(w->txn, w->ix->db[src]), done = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret;
+
+	ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, total);
+	if (ret == 0)
+		ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[src], &cur);
+	if (rc)
+		return idx_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size == 8)
+			ret = row(w, be_get(k.mv_data, 8), &v);
+		if (ret == 0)
+			ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, ++done, total);
+	}
+	mdb_cursor_close(cur);
+	if (ret)
+		return ret;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+/* A book's simhash bands, from its book row (an undecodable one is skipped). */
+static int shband_row(struct wtx *w, uint64_t id, const MDB_val *v)
+{
+	struct brec b;
+
+	if (idx_brec_decode(v, &b) || (b.flags & BOOK_F_COPY))
+		return 0;	/* a copy has no band entries */
+	return idx_shband_apply(w, b.sh, id, 1);
+}
+
+/* A book's pruning-key postings, from its uqbook row (a malformed one is
+ * skipped). */
+static int uqkey_row(struct wtx *w, uint64_t id, const MDB_val *v)
+{
+	if (v->mv_size % 4 || v->mv_size / 4 > IDX_UQ_MAX)
+		return 0;
+	return idx_uq_put_postings(w, id, v->mv_data, (uint32_t)(v->mv_size / 4));
+}
+
+/* The band layout changed: the simhash bands rebuilt from the books. */
+int idx_rebuild_shband(struct wtx *w)
+{
+	return rebuild_from(w, DB_SHBAND, DB_BOOK, shband_row);
+}
+
+/* Schema 3 to 4: the pruning-key postings rewritten from uqbook with the
+ * books' key counts; nothing else changed, so nothing else is lost. */
+int idx_rebuild_uqkey(struct wtx *w)
+{
+	return rebuild_from(w, DB_UQKEY, DB_UQBOOK, uqkey_row);
+}
+
+/* A version 1 book row rewritten as version 2 (its copy key from the row
+ * and its pruning keys, no flags) and entered in the copies table. */
+static int copies_row(struct wtx *w, uint64_t id)
+{
+	uint8_t kb[8], ck[COPY_KEY + 8], *row = NULL, *nrow = NULL, *uq = NULL;
+	size_t nuq = 0;
+	struct brec b;
+	MDB_val v;
+	int ret = idx_book_load(w, id, &row, &b);
+
+	if (ret == -EIO || (ret == 0 && b.version != 1))
+		ret = 0;	/* undecodable rows are skipped (lists skip them too) */
+	if (ret || !row || b.version != 1)
+		goto out;
+	be_put(kb, id, 8);
+	ret = idx_w_get(w, DB_UQBOOK, kb, 8, &v);
+	if (ret == 0 && v.mv_size % 4 == 0 && v.mv_size / 4 <= IDX_UQ_MAX) {
+		nuq = v.mv_size / 4;
+		uq = malloc(v.mv_size ? v.mv_size : 1);
+		if (!uq) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(uq, v.mv_data, v.mv_size);
+	} else if (ret == -ENOENT || ret == 0) {
+		ret = 0;
+	} else {
+		goto out;
+	}
+	nrow = calloc(1, BOOK_HDR + (size_t)b.n_mh * 8);
+	if (!nrow) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(nrow, row, BOOK_HDR1);
+	nrow[0] = BOOK_VERSION;
+	nrow[1] = 0;
+	memcpy(nrow + BOOK_HDR, b.mh, (size_t)b.n_mh * 8);
+	ret = idx_copy_key(b.sh, b.th, b.rec_version, b.mh, b.n_mh, uq, (uint32_t)nuq, nrow + 40);
+	if (ret == 0)
+		ret = idx_w_put(w, DB_BOOK, kb, 8, nrow, BOOK_HDR + (size_t)b.n_mh * 8);
+	if (ret == 0) {
+		memcpy(ck, nrow + 40, COPY_KEY);
+		be_put(ck + COPY_KEY, id, 8);
+		ret = idx_w_put(w, DB_COPY, ck, sizeof(ck), NULL, 0);
+	}
+out:
+	free(row);
+	free(nrow);
+	free(uq);
+	return ret;
+}
+
+/* Book id becomes a copy (not its group's representative): flag set, band
+ * entries and links gone (the representative's links hold for the group). */
+static int copies_demote(struct wtx *w, uint64_t id)
+{
+	uint8_t *row = NULL;
+	struct brec b;
+	int ret = idx_book_load(w, id, &row, &b);
+
+	if (ret == 0)
+		ret = idx_bands_apply(w, id, &b, 0);
+	if (ret == 0)
+		ret = idx_book_set_flags(w, id, BOOK_F_COPY);
+	if (ret == 0)
+		ret = idx_pairs_remove_all(w, DB_CLUSTER, id);
+	if (ret == 0)
+		ret = idx_pairs_remove_all(w, DB_REL, id);
+	free(row);
+	return ret == -EIO ? 0 : ret;
+}
+
+/* Schema 4 to 5: every book row gets its copy key and an entry in the
+ * copies table; in each group of copies the books after the first lose
+ * their band entries, postings and links, the first is flagged. */
+int idx_upgrade_copies(struct wtx *w)
+{
+	uint64_t *ids = NULL, prev_first = 0;
+	size_t n = 0, cap = 0, i, run = 0;
+	uint8_t prev[COPY_KEY];
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, 0);
+
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_BOOK], &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 8)
+			continue;
+		if (n == cap) {
+			uint64_t *p;
+
+			cap = cap ? cap * 2 : 1024;
+			p = realloc(ids, cap * sizeof(*p));
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = p;
+		}
+		ids[n++] = be_get(k.mv_data, 8);
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	cur = NULL;
+	if (ret == 0 && rc != MDB_NOTFOUND)
+		ret = idx_err(rc);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = copies_row(w, ids[i]);
+		if (ret == 0)
+			ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, i + 1, n);
+	}
+	free(ids);
+	if (ret)
+		return ret;
+	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
+	if (rc)
+		return idx_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint64_t id;
+
+		if (k.mv_size != COPY_KEY + 8)
+			continue;
+		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
+		if (run && memcmp(prev, k.mv_data, COPY_KEY) == 0) {
+			if (run++ == 1)
+				ret = idx_book_set_flags(w, prev_first, BOOK_F_COPIES);
+			if (ret == 0)
+				ret = copies_demote(w, id);
+			continue;
+		}
+		memcpy(prev, k.mv_data, COPY_KEY);
+		prev_first = id;
+		run = 1;
+	}
+	mdb_cursor_close(cur);
+	if (ret)
+		return ret;
+	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
