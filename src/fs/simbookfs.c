@@ -44,6 +44,7 @@ struct sbfs_opts {
 	int nowatch;		/* -o nowatch: no inotify on SRC */
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
+	unsigned int test_open_delay_ms;	/* for tests only (opener.h) */
 };
 
 enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
@@ -68,6 +69,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("nowatch", nowatch, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
+	SBFS_OPT("test_open_delay_ms=%u", test_open_delay_ms, 0),
 	FUSE_OPT_KEY("-f", KEY_FOREGROUND),
 	FUSE_OPT_KEY("-d", KEY_DEBUG),
 	FUSE_OPT_KEY("debug", KEY_DEBUG),
@@ -164,6 +166,11 @@ static void sbfs_usage(FILE *out)
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
 		"  -o noindex             plain passthrough: no index, no views\n"
+		"\n"
+		"For tests only (never set it otherwise):\n"
+		"  -o test_open_delay_ms=N  pause N ms before opening the index and at\n"
+		"                         every entry an upgrade or rebuild goes through,\n"
+		"                         so that a short one can be watched\n"
 		"\n"
 		"Useful standard options: allow_other (needs root or user_allow_other),\n"
 		"ro, default_permissions (always on), fsname=NAME.\n"
@@ -627,7 +634,6 @@ static int sbfs_session(struct sbfs *s)
 static int sbfs_start_index(struct sbfs *s)
 {
 	struct opener_opts oo = { 0 };
-	const char *delay;
 	int ret;
 
 	if (!s->views)
@@ -645,10 +651,7 @@ static int sbfs_start_index(struct sbfs *s)
 	oo.io.notify_arg = s->views;
 	oo.opened = sbfs_opened;
 	oo.arg = &s->glue;
-	/* test-only (docs/VIEWS.md): makes a short open observable */
-	delay = getenv("SIMBOOKFS_TEST_OPEN_DELAY_MS");
-	if (delay)
-		oo.test_delay_ms = (unsigned)strtoul(delay, NULL, 10);
+	oo.test_delay_ms = s->o.test_open_delay_ms;
 	s->glue.where = s->o.index ? s->o.index : s->o.src;
 	s->glue.in_src = !s->o.index;
 	ret = opener_new(&s->glue.op, s->rootfd, &oo);
