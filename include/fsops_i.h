@@ -4,7 +4,7 @@
  * extended attributes).  Private to src/fs/fsops*.c.
  *
  * The small helpers every operation calls are static inline here, so the
- * read and write paths compile as they did within one file.
+ * read and write paths make no call from one file into another.
  */
 #ifndef FSOPS_I_H
 #define FSOPS_I_H
