@@ -66,8 +66,8 @@ struct opener_opts {
 	void *arg;
 	/* For tests only: sleep this many ms before opening and at every
 	 * progress report of an upgrade or rebuild, so that a short one can
-	 * be watched (the daemon takes it from the environment variable
-	 * SIMBOOKFS_TEST_OPEN_DELAY_MS).  0 in normal use. */
+	 * be watched (the daemon takes it from the mount option
+	 * test_open_delay_ms).  0 in normal use. */
 	unsigned test_delay_ms;
 };
 

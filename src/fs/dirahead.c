@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* Entries per helper batch: short enough that a consumer waiting for one
  * waits some 20 us. */
 #define DRA_BATCH 16u
@@ -26,7 +28,8 @@ struct dirahead_dir {
 	pthread_cond_t cv;		/* busy cleared */
 	DIR *dp;
 	struct dirahead_entry *e;		/* live entries: e[head .. head + n) */
-	unsigned cap, head, n;
+	size_t cap;
+	unsigned head, n;
 	long pos;			/* offset of e[head] (of the stream when n == 0) */
 	unsigned want;			/* entries the helper keeps ahead */
 	int err;			/* readdir failed (-errno), until a seek */
@@ -175,21 +178,11 @@ static void dirahead_append(struct dirahead_dir *d, const struct dirahead_entry 
 		memmove(d->e, d->e + d->head, d->n * sizeof(*d->e));
 		d->head = 0;
 	}
-	if (d->n + k > d->cap) {
-		unsigned cap = d->cap ? d->cap : 32;
-		struct dirahead_entry *e;
-
-		while (cap < d->n + k)
-			cap *= 2;
-		e = realloc(d->e, cap * sizeof(*e));
-		if (!e) {
-			for (i = 0; i < k; i++)
-				free(in[i].name);
-			d->err = -ENOMEM;
-			return;
-		}
-		d->e = e;
-		d->cap = cap;
+	if (ARRAY_GROW(d->e, d->cap, (size_t)d->n + k)) {
+		for (i = 0; i < k; i++)
+			free(in[i].name);
+		d->err = -ENOMEM;
+		return;
 	}
 	memcpy(d->e + d->head + d->n, in, k * sizeof(*in));
 	d->n += k;

@@ -44,6 +44,7 @@ struct sbfs_opts {
 	int nowatch;		/* -o nowatch: no inotify on SRC */
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
+	unsigned int test_open_delay_ms;	/* for tests only (opener.h) */
 };
 
 enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
@@ -68,6 +69,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("nowatch", nowatch, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
+	SBFS_OPT("test_open_delay_ms=%u", test_open_delay_ms, 0),
 	FUSE_OPT_KEY("-f", KEY_FOREGROUND),
 	FUSE_OPT_KEY("-d", KEY_DEBUG),
 	FUSE_OPT_KEY("debug", KEY_DEBUG),
@@ -164,6 +166,11 @@ static void sbfs_usage(FILE *out)
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
 		"  -o noindex             plain passthrough: no index, no views\n"
+		"\n"
+		"For tests only (never set it otherwise):\n"
+		"  -o test_open_delay_ms=N  pause N ms before opening the index and at\n"
+		"                         every entry an upgrade or rebuild goes through,\n"
+		"                         so that a short one can be watched\n"
 		"\n"
 		"Useful standard options: allow_other (needs root or user_allow_other),\n"
 		"ro, default_permissions (always on), fsname=NAME.\n"
@@ -439,119 +446,154 @@ static int sbfs_serve(struct fuse *f, const struct sbfs_opts *o)
 	return ret;
 }
 
-int main(int argc, char **argv)
-{
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct sbfs_opts o = { .cache_timeout = 3600, .readahead_kb = 2048,
-			       .max_read = 512 * 1024, .max_threads = 8,
-			       .max_idle = 4, .clone_fd = 1, .rescan = 300 };
-	struct opener_opts oo = { 0 };
-	struct sbfs_glue glue = { 0 };
-	const char *delay;
-	struct views *views = NULL;
-	char *index_dir = NULL, *hidden = NULL, skip_dir[64];
-	struct fs_options fo = { 0 };
-	struct fuse_operations ops;
-	struct fs *fs = NULL;
-	struct fuse *f = NULL;
-	char timeouts[128];
-	int rootfd = -1, mounted = 0, handlers = 0, blocked = 0, status = 1, ret;
+/* Everything the daemon sets up, torn down by sbfs_cleanup().  Each step
+ * below returns 0 to go on, or -1 to stop and exit with status. */
+struct sbfs {
+	struct fuse_args args;
+	struct sbfs_opts o;
+	struct sbfs_glue glue;
+	struct views *views;
+	char *index_dir;	/* where the index lives (sbfs_index_place) */
+	char *hidden;		/* the index folder's name in SRC, or NULL */
+	char skip_dir[64];	/* the index folder for the scan, via rootfd */
+	struct fs *fs;
+	struct fuse *f;
+	int rootfd;
+	int mounted, handlers, blocked;
 	sigset_t stopsigs;
-	struct stat st;
-	char mnt_real[PATH_MAX] = "";
+	char mnt_real[PATH_MAX];	/* MNT made absolute, or "" */
+	int status;		/* the exit status */
+};
 
-	if (fuse_opt_parse(&args, &o, sbfs_opt_table, sbfs_opt_proc) != 0)
-		goto out;
-	if (o.version) {
+/* The command line: SRC, MNT and the options, with ours for libfuse put in
+ * front of the user's.  -V and -h stop here (status 0), and so does a bad
+ * command line (status 2, or 1 when libfuse's parser refused it). */
+static int sbfs_parse(struct sbfs *s)
+{
+	struct sbfs_opts *o = &s->o;
+	char timeouts[128];
+
+	if (fuse_opt_parse(&s->args, o, sbfs_opt_table, sbfs_opt_proc) != 0)
+		return -1;
+	if (o->version) {
 		printf("simbookfs %s (libfuse %s)\n", SIMBOOK_VERSION, fuse_pkgversion());
-		status = 0;
-		goto out;
+		s->status = 0;
+		return -1;
 	}
-	if (o.help) {
+	if (o->help) {
 		sbfs_usage(stdout);
 		printf("libfuse options:\n");
-		fuse_lib_help(&args);
-		status = 0;
-		goto out;
+		fuse_lib_help(&s->args);
+		s->status = 0;
+		return -1;
 	}
-	if (!o.src || !o.mnt) {
+	if (!o->src || !o->mnt) {
 		sbfs_usage(stderr);
-		status = 2;
-		goto out;
+		s->status = 2;
+		return -1;
 	}
-	if (o.viewmode && strcmp(o.viewmode, "links") && strcmp(o.viewmode, "files")) {
+	if (o->viewmode && strcmp(o->viewmode, "links") && strcmp(o->viewmode, "files")) {
 		fprintf(stderr, "simbookfs: viewmode must be 'links' or 'files', not '%s'\n",
-			o.viewmode);
-		status = 2;
-		goto out;
+			o->viewmode);
+		s->status = 2;
+		return -1;
 	}
 	/* Ours go first so that explicit libfuse options later on win. */
 	snprintf(timeouts, sizeof(timeouts),
 		 "-oentry_timeout=%u,attr_timeout=%u,negative_timeout=1,default_permissions,"
 		 "fsname=simbookfs,subtype=simbookfs",
-		 o.cache_timeout, o.cache_timeout);
-	if (fuse_opt_insert_arg(&args, 1, timeouts) != 0)
-		goto out;
+		 o->cache_timeout, o->cache_timeout);
+	if (fuse_opt_insert_arg(&s->args, 1, timeouts) != 0)
+		return -1;
 	/* libfuse passes max_read to the kernel and wants init() to say the
 	 * same (fs_init). */
-	if (o.max_read) {
-		snprintf(timeouts, sizeof(timeouts), "-omax_read=%u", o.max_read);
-		if (fuse_opt_add_arg(&args, timeouts) != 0)
-			goto out;
+	if (o->max_read) {
+		snprintf(timeouts, sizeof(timeouts), "-omax_read=%u", o->max_read);
+		if (fuse_opt_add_arg(&s->args, timeouts) != 0)
+			return -1;
 	}
+	return 0;
+}
 
-	if (!realpath(o.mnt, mnt_real))
-		mnt_real[0] = '\0';
+/* The index's place and the views on fs (not with -o noindex). */
+static int sbfs_setup_views(struct sbfs *s)
+{
+	const struct sbfs_opts *o = &s->o;
+	int ret;
+
+	ret = sbfs_index_place(o, s->rootfd, &s->index_dir, &s->hidden);
+	if (ret) {
+		fprintf(stderr, "simbookfs: index %s: %s%s\n",
+			o->index ? o->index : "folder in SRC",
+			ret == -EINVAL ? "must be outside SRC or directly in it"
+				       : strerror(-ret),
+			o->index || ret == -EINVAL ? "" :
+			" (use -o index=DIR for a read-only SRC, or -o noindex)");
+		return -1;
+	}
+	ret = views_new(&s->views, s->rootfd, o->viewprefix ? o->viewprefix : "", s->hidden);
+	if (!ret)
+		views_set_files(s->views, o->viewmode && !strcmp(o->viewmode, "files"));
+	if (!ret && s->hidden)
+		ret = fs_hide_name(s->fs, s->hidden);
+	if (!ret)
+		ret = views_register(s->views, s->fs);
+	/* Any xattr handler makes the kernel ask the daemon for every
+	 * getxattr (ls -l asks two per file: 10k files 0.08 -> 1 s). */
+	if (!ret && !o->idxattr && !o->xattr)
+		fs_set_xattr_hook(s->fs, NULL, NULL);
+	if (ret) {
+		fprintf(stderr, "simbookfs: views: %s\n", ret == -EINVAL ?
+			"bad viewprefix (no '/' allowed, names must differ)" : strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* SRC opened, the passthrough on it with the change hook, and the views
+ * unless -o noindex. */
+static int sbfs_setup(struct sbfs *s)
+{
+	struct fs_options fo = { 0 };
+	struct stat st;
+	int ret;
+
+	if (!realpath(s->o.mnt, s->mnt_real))
+		s->mnt_real[0] = '\0';
 	/* Opened before mounting, so MNT may be SRC itself. */
-	rootfd = open(o.src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0 || fstat(rootfd, &st) < 0) {
-		fprintf(stderr, "simbookfs: %s: %s\n", o.src, strerror(errno));
-		goto out;
+	s->rootfd = open(s->o.src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->rootfd < 0 || fstat(s->rootfd, &st) < 0) {
+		fprintf(stderr, "simbookfs: %s: %s\n", s->o.src, strerror(errno));
+		return -1;
 	}
 	/* The kernel applies the caller's umask before asking us. */
 	umask(0);
 	sbfs_raise_nofile();
-	fo.xattr = o.xattr;
-	fo.max_read = o.max_read;
-	ret = fs_new(&fs, rootfd, &fo);
+	fo.xattr = s->o.xattr;
+	fo.max_read = s->o.max_read;
+	ret = fs_new(&s->fs, s->rootfd, &fo);
 	if (ret) {
 		fprintf(stderr, "simbookfs: %s\n", strerror(-ret));
-		goto out;
+		return -1;
 	}
-	glue.debug = o.debug;
-	fs_set_change_hook(fs, sbfs_change, &glue);
-	if (!o.noindex) {
-		ret = sbfs_index_place(&o, rootfd, &index_dir, &hidden);
-		if (ret) {
-			fprintf(stderr, "simbookfs: index %s: %s%s\n",
-				o.index ? o.index : "folder in SRC",
-				ret == -EINVAL ? "must be outside SRC or directly in it"
-					       : strerror(-ret),
-				o.index || ret == -EINVAL ? "" :
-				" (use -o index=DIR for a read-only SRC, or -o noindex)");
-			goto out;
-		}
-		ret = views_new(&views, rootfd, o.viewprefix ? o.viewprefix : "", hidden);
-		if (!ret)
-			views_set_files(views, o.viewmode && !strcmp(o.viewmode, "files"));
-		if (!ret && hidden)
-			ret = fs_hide_name(fs, hidden);
-		if (!ret)
-			ret = views_register(views, fs);
-		/* Any xattr handler makes the kernel ask the daemon for every
-		 * getxattr (ls -l asks two per file: 10k files 0.08 -> 1 s). */
-		if (!ret && !o.idxattr && !o.xattr)
-			fs_set_xattr_hook(fs, NULL, NULL);
-		if (ret) {
-			fprintf(stderr, "simbookfs: views: %s\n", ret == -EINVAL ?
-				"bad viewprefix (no '/' allowed, names must differ)" : strerror(-ret));
-			goto out;
-		}
-	}
-	fs_get_operations(fs, &ops);
-	f = fuse_new(&args, &ops, sizeof(ops), fs);
-	if (!f)
-		goto out;
+	s->glue.debug = s->o.debug;
+	fs_set_change_hook(s->fs, sbfs_change, &s->glue);
+	if (!s->o.noindex)
+		return sbfs_setup_views(s);
+	return 0;
+}
+
+/* The FUSE session: created, mounted at MNT and daemonized (unless -f),
+ * with the log going to syslog from then on and the stop signals blocked
+ * until sbfs_run(). */
+static int sbfs_session(struct sbfs *s)
+{
+	struct fuse_operations ops;
+
+	fs_get_operations(s->fs, &ops);
+	s->f = fuse_new(&s->args, &ops, sizeof(ops), s->fs);
+	if (!s->f)
+		return -1;
 	/* Before mounting: a signal that comes once the mount is visible must
 	 * end the loop and unmount.  libfuse only catches signals left at
 	 * their default, and a daemon started in the background of a script
@@ -559,99 +601,134 @@ int main(int argc, char **argv)
 	 * survive fuse_daemonize()'s fork. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (fuse_set_signal_handlers(fuse_get_session(f)) != 0)
-		goto out;
-	handlers = 1;
+	if (fuse_set_signal_handlers(fuse_get_session(s->f)) != 0)
+		return -1;
+	s->handlers = 1;
 	/* Absolute: fuse_daemonize() changes to "/" and the unmount at exit
 	 * uses the same string. */
-	if (fuse_mount(f, *mnt_real ? mnt_real : o.mnt) != 0)
-		goto out;
-	mounted = 1;
-	if (fuse_daemonize(o.foreground) != 0)
-		goto out;
+	if (fuse_mount(s->f, *s->mnt_real ? s->mnt_real : s->o.mnt) != 0)
+		return -1;
+	s->mounted = 1;
+	if (fuse_daemonize(s->o.foreground) != 0)
+		return -1;
 	/* From here on stderr is /dev/null unless -f: log to syslog. */
-	slog_open("simbookfs", !o.foreground);
+	slog_open("simbookfs", !s->o.foreground);
 	fuse_set_log_func(slog_fuse);
 	/* Our threads (and theirs) start with the stop signals blocked, like
 	 * libfuse's workers: the kernel may hand a process signal to any
 	 * thread that takes it, and only the main thread's wait in the loop
 	 * is woken by it.  One that comes meanwhile waits until the loop. */
-	sigemptyset(&stopsigs);
-	sigaddset(&stopsigs, SIGINT);
-	sigaddset(&stopsigs, SIGTERM);
-	sigaddset(&stopsigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stopsigs, NULL);
-	blocked = 1;
-	if (views) {
-		/* After daemonizing: LMDB and threads do not survive fork().
-		 * The index opens in the background (an upgrade or rebuild can
-		 * take minutes): SRC is served meanwhile. */
-		oo.io.index_dir = index_dir;
-		if (hidden) {
-			snprintf(skip_dir, sizeof(skip_dir), "/proc/self/fd/%d/%s", rootfd, hidden);
-			oo.io.skip_dir = skip_dir;
-		}
-		oo.io.threads = o.index_threads;
-		oo.io.rescan_secs = o.rescan;
-		oo.io.no_watch = o.nowatch;
-		oo.io.notify = views_changed;
-		oo.io.notify_arg = views;
-		oo.opened = sbfs_opened;
-		oo.arg = &glue;
-		/* test-only (docs/VIEWS.md): makes a short open observable */
-		delay = getenv("SIMBOOKFS_TEST_OPEN_DELAY_MS");
-		if (delay)
-			oo.test_delay_ms = (unsigned)strtoul(delay, NULL, 10);
-		glue.where = o.index ? o.index : o.src;
-		glue.in_src = !o.index;
-		ret = opener_new(&glue.op, rootfd, &oo);
-		if (!ret) {
-			views_attach(views, glue.op);
-			ret = views_start(views, f);
-		}
-		if (!ret)
-			ret = opener_start(glue.op);
-		if (ret) {
-			slog(LOG_ERR, "cannot start indexing: %s", strerror(-ret));
-			goto out;
-		}
+	sigemptyset(&s->stopsigs);
+	sigaddset(&s->stopsigs, SIGINT);
+	sigaddset(&s->stopsigs, SIGTERM);
+	sigaddset(&s->stopsigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &s->stopsigs, NULL);
+	s->blocked = 1;
+	return 0;
+}
+
+/* The index's background open and the views' threads (when there are
+ * views).  After daemonizing: LMDB and threads do not survive fork().  The
+ * index opens in the background (an upgrade or rebuild can take minutes):
+ * SRC is served meanwhile. */
+static int sbfs_start_index(struct sbfs *s)
+{
+	struct opener_opts oo = { 0 };
+	int ret;
+
+	if (!s->views)
+		return 0;
+	oo.io.index_dir = s->index_dir;
+	if (s->hidden) {
+		snprintf(s->skip_dir, sizeof(s->skip_dir), "/proc/self/fd/%d/%s", s->rootfd,
+			 s->hidden);
+		oo.io.skip_dir = s->skip_dir;
 	}
-	if (*mnt_real)
-		sbfs_set_readahead(mnt_real, o.readahead_kb);
-	pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
-	blocked = 0;
-	slog(LOG_INFO, "serving %s at %s%s", o.src, o.mnt, views ? "" : " (noindex)");
-	ret = sbfs_serve(f, &o);
+	oo.io.threads = s->o.index_threads;
+	oo.io.rescan_secs = s->o.rescan;
+	oo.io.no_watch = s->o.nowatch;
+	oo.io.notify = views_changed;
+	oo.io.notify_arg = s->views;
+	oo.opened = sbfs_opened;
+	oo.arg = &s->glue;
+	oo.test_delay_ms = s->o.test_open_delay_ms;
+	s->glue.where = s->o.index ? s->o.index : s->o.src;
+	s->glue.in_src = !s->o.index;
+	ret = opener_new(&s->glue.op, s->rootfd, &oo);
+	if (!ret) {
+		views_attach(s->views, s->glue.op);
+		ret = views_start(s->views, s->f);
+	}
+	if (!ret)
+		ret = opener_start(s->glue.op);
+	if (ret) {
+		slog(LOG_ERR, "cannot start indexing: %s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* Serves the mount until it is unmounted or a stop signal comes. */
+static void sbfs_run(struct sbfs *s)
+{
+	int ret;
+
+	if (*s->mnt_real)
+		sbfs_set_readahead(s->mnt_real, s->o.readahead_kb);
+	pthread_sigmask(SIG_UNBLOCK, &s->stopsigs, NULL);
+	s->blocked = 0;
+	slog(LOG_INFO, "serving %s at %s%s", s->o.src, s->o.mnt, s->views ? "" : " (noindex)");
+	ret = sbfs_serve(s->f, &s->o);
 	/* libfuse reports the signal that ended the loop: a clean exit. */
-	status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
-out:
-	if (blocked)
-		pthread_sigmask(SIG_UNBLOCK, &stopsigs, NULL);
+	s->status = ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP ? 0 : 1;
+}
+
+/* Undoes whatever the steps did, in reverse. */
+static void sbfs_cleanup(struct sbfs *s)
+{
+	if (s->blocked)
+		pthread_sigmask(SIG_UNBLOCK, &s->stopsigs, NULL);
 	/* Threads that call into FUSE or the index stop first. */
-	views_stop(views);
-	opener_free(glue.op);
-	glue.op = NULL;
-	if (mounted) {
-		fuse_unmount(f);
-		slog(status ? LOG_ERR : LOG_INFO, "unmounted %s%s", o.mnt, status ? " after an error" : "");
+	views_stop(s->views);
+	opener_free(s->glue.op);
+	s->glue.op = NULL;
+	if (s->mounted) {
+		fuse_unmount(s->f);
+		slog(s->status ? LOG_ERR : LOG_INFO, "unmounted %s%s", s->o.mnt,
+		     s->status ? " after an error" : "");
 	}
 	slog_close();
-	if (handlers)
-		fuse_remove_signal_handlers(fuse_get_session(f));
-	if (f)
-		fuse_destroy(f);
-	if (fs)
-		fs_free(fs);
-	views_free(views);
-	free(index_dir);
-	free(hidden);
-	if (rootfd >= 0)
-		close(rootfd);
-	fuse_opt_free_args(&args);
-	free(o.src);
-	free(o.mnt);
-	free(o.index);
-	free(o.viewprefix);
-	free(o.viewmode);
-	return status;
+	if (s->handlers)
+		fuse_remove_signal_handlers(fuse_get_session(s->f));
+	if (s->f)
+		fuse_destroy(s->f);
+	if (s->fs)
+		fs_free(s->fs);
+	views_free(s->views);
+	free(s->index_dir);
+	free(s->hidden);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
+	fuse_opt_free_args(&s->args);
+	free(s->o.src);
+	free(s->o.mnt);
+	free(s->o.index);
+	free(s->o.viewprefix);
+	free(s->o.viewmode);
+}
+
+int main(int argc, char **argv)
+{
+	struct sbfs s = {
+		.args = FUSE_ARGS_INIT(argc, argv),
+		.o = { .cache_timeout = 3600, .readahead_kb = 2048, .max_read = 512 * 1024,
+		       .max_threads = 8, .max_idle = 4, .clone_fd = 1, .rescan = 300 },
+		.rootfd = -1,
+		.status = 1,
+	};
+
+	if (!sbfs_parse(&s) && !sbfs_setup(&s) && !sbfs_session(&s) && !sbfs_start_index(&s))
+		sbfs_run(&s);
+	sbfs_cleanup(&s);
+	return s.status;
 }

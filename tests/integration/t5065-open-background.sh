@@ -2,7 +2,7 @@
 # t5065-open-background: the mount answers while the index opens.  The
 # stored schema is set back so that the next mount upgrades the index (or
 # rebuilds it: the test does not care which), slowed down with the
-# test-only knob SIMBOOKFS_TEST_OPEN_DELAY_MS (a pause at every entry the
+# test-only mount option test_open_delay_ms (a pause at every entry the
 # upgrade goes through).  Meanwhile ls, stat and cat of real files answer,
 # .simbookfs/status says where the open stands, the view folders are
 # there and empty, and writes, renames and unlinks made through the mount
@@ -36,7 +36,7 @@ cur=$(schema)
 say "an index to upgrade, slowly: the mount answers meanwhile"
 set_schema 3
 : >"$FS_LOG"
-SIMBOOKFS_TEST_OPEN_DELAY_MS=400 mount_fs -o rescan=0
+mount_fs -o rescan=0 -o test_open_delay_ms=400
 in_time 5 ls "$MNT" >"$T/ls.out" && grep -qx base2.txt "$T/ls.out" || fail "ls of the mount during the open"
 in_time 5 stat "$MNT/a/base1.txt" >/dev/null || fail "stat during the open"
 in_time 5 cmp "$MNT/base2.txt" "$SRC/base2.txt" || fail "read during the open"
@@ -72,7 +72,7 @@ umount_fs
 say "unmount during the upgrade: at once, redone at the next mount"
 set_schema 3
 : >"$FS_LOG"
-SIMBOOKFS_TEST_OPEN_DELAY_MS=2000 mount_fs -o rescan=0
+mount_fs -o rescan=0 -o test_open_delay_ms=2000
 until_ok 10 grep -Eq '"state":"(upgrading|rebuilding)"' "$MNT/.simbookfs/status" ||
 	fail "no upgrade seen: $(status)"
 pid=$FS_PID

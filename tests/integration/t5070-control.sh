@@ -81,7 +81,7 @@ echo x >"$MNT/.simbookfs/status" 2>/dev/null && fail "status writable"
 umount_fs
 
 say "while the index opens: EAGAIN"
-SIMBOOKFS_TEST_OPEN_DELAY_MS=3000 mount_fs "$SRC" "$MNT" -o rescan=0
+mount_fs "$SRC" "$MNT" -o rescan=0 -o test_open_delay_ms=3000
 grep -q '"state":"opening"' "$MNT/.simbookfs/status" || fail "not opening: $(cat "$MNT/.simbookfs/status")"
 ctl_fails "Resource temporarily unavailable" "not-duplicate${TAB}a/base1.txt${TAB}base2.txt"
 rc=0; "$SB" not-duplicate "$MNT/a/base1.txt" "$MNT/base2.txt" 2>"$T/err" || rc=$?
