@@ -29,6 +29,7 @@
 
 #include "sbuf.h"
 #include "simhash.h"
+#include "groups.h"
 #include "simlist.h"
 #include "monoclock.h"
 
@@ -76,7 +77,7 @@ struct nameset {
 	size_t mask;
 };
 
-struct groups {
+struct gview {
 	int refs;
 	uint64_t generation;
 	int64_t built_ns;
@@ -97,10 +98,10 @@ struct views {
 	/* set once the index is open (views_open()), never unset */
 	struct indexer *_Atomic ixr;
 	struct idx *_Atomic ix;
-	struct simcache *pairs;
+	struct judge_cache *pairs;
 	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
-	struct groups *groups[2];	/* clusters, duplicates */
+	struct gview *groups[2];	/* clusters, duplicates */
 	int building[2];		/* a build of groups[k] is under way */
 	pthread_cond_t built;		/* a build ended (with lock) */
 	char **served;			/* FUSE paths handed to the kernel */
@@ -785,7 +786,7 @@ static char *uniq_name(struct nameset *s, const char *base, size_t val)
 	return name;
 }
 
-static void groups_free(struct groups *gs)
+static void gview_free(struct gview *gs)
 {
 	size_t i, j;
 
@@ -804,7 +805,7 @@ static void groups_free(struct groups *gs)
 	free(gs);
 }
 
-static void groups_put(struct views *v, struct groups *gs)
+static void gview_put(struct views *v, struct gview *gs)
 {
 	int last;
 
@@ -814,7 +815,7 @@ static void groups_put(struct views *v, struct groups *gs)
 	last = --gs->refs == 0;
 	pthread_mutex_unlock(&v->lock);
 	if (last)
-		groups_free(gs);
+		gview_free(gs);
 }
 
 /* Replaces characters a folder name cannot or should not hold. */
@@ -825,30 +826,66 @@ static void clean_name(char *s)
 			*s = ' ';
 }
 
-/* The folder title of a group (simlist_group_title()), cut to fit a name. */
-static int group_title(struct views *v, const struct group *gr, struct sbuf *out)
+/* The folder title of a group (groups_title()), cut to fit a name. */
+static int gview_title(struct views *v, const struct group *gr, struct sbuf *out)
 {
-	uint64_t ids[SIMLIST_TITLE_MEMBERS];
+	uint64_t ids[GROUPS_TITLE_MEMBERS];
 	char *title = NULL;
 	size_t j;
 	int ret;
 
-	for (j = 0; j < gr->n && j < SIMLIST_TITLE_MEMBERS; j++)
+	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS; j++)
 		ids[j] = gr->m[j].id;
-	ret = simlist_group_title(v->ix, ids, j, gr->m[0].path, &title);
+	ret = groups_title(v->ix, ids, j, gr->m[0].path, &title);
 	if (!ret)
 		ret = simlist_fit(out, title, 200);
 	free(title);
 	return ret;
 }
 
-static int groups_build(struct views *v, int dup, struct groups **out)
+/* groups_resolve() leaves out the members the views cannot link to. */
+static int gview_skip(void *arg, const struct idx_file *f)
 {
-	struct idx_groups ig = { 0 };
-	struct groups *gs = NULL;
-	struct idx_file *files = NULL;
+	return views_skip(arg, f->path);
+}
+
+/* Names the members of the resolved group rg (taking their paths) into gr:
+ * the base names, made unique in the group. */
+static int gview_members(struct group *gr, struct groups_group *rg)
+{
+	struct nameset mset = { NULL, NULL, 0 };
+	size_t j;
+	int ret = 0;
+
+	gr->m = calloc(rg->n, sizeof(*gr->m));
+	if (!gr->m || nameset_init(&mset, rg->n)) {
+		nameset_release(&mset);
+		return -ENOMEM;
+	}
+	for (j = 0; j < rg->n; j++) {
+		const char *path = rg->m[j].path, *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
+		if (!gr->m[gr->n].name) {
+			ret = -ENOMEM;
+			break;
+		}
+		gr->m[gr->n].path = rg->m[j].path;
+		gr->m[gr->n].id = rg->m[j].id;
+		rg->m[j].path = NULL;
+		gr->n++;
+	}
+	nameset_release(&mset);
+	return ret;
+}
+
+static int gview_build(struct views *v, int dup, struct gview **out)
+{
+	struct groups_set rs = { 0, NULL };
+	struct gview *gs = NULL;
 	struct sbuf sb;
-	size_t g, j, total = 0;
+	size_t g;
 	int ret;
 
 	sbuf_init(&sb);
@@ -857,83 +894,40 @@ static int groups_build(struct views *v, int dup, struct groups **out)
 		return -ENOMEM;
 	gs->generation = idx_generation(v->ix);
 	gs->built_ns = monoclock_ns();
-	ret = dup ? simlist_text_groups(v->ix, &ig) : simlist_clusters(v->ix, &ig);
+	ret = groups_resolve(v->ix, dup ? GROUPS_TEXT : GROUPS_CLUSTERS, gview_skip, v, &rs);
 	if (ret)
 		goto out;
-	gs->g = calloc(ig.ngroups ? ig.ngroups : 1, sizeof(*gs->g));
-	total = ig.ngroups ? ig.start[ig.ngroups] : 0;
-	files = calloc(total ? total : 1, sizeof(*files));
-	if (!gs->g || !files || nameset_init(&gs->names, ig.ngroups)) {
+	gs->g = calloc(rs.n ? rs.n : 1, sizeof(*gs->g));
+	if (!gs->g || nameset_init(&gs->names, rs.n)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* every member's entry in one read transaction */
-	ret = idx_get_ids(v->ix, ig.ids, total, files);
-	if (ret)
-		goto out;
-	for (g = 0; g < ig.ngroups; g++) {
+	for (g = 0; g < rs.n; g++) {
 		struct group *gr = &gs->g[gs->n];
-		size_t cnt = ig.start[g + 1] - ig.start[g];
-		struct nameset mset = { NULL, NULL, 0 };
 
-		gr->m = calloc(cnt, sizeof(*gr->m));
-		if (!gr->m || nameset_init(&mset, cnt)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (j = 0; j < cnt; j++) {
-			struct idx_file *f = &files[ig.start[g] + j];
-			const char *base;
-
-			if (!f->path || views_skip(v, f->path))
-				continue;
-			base = strrchr(f->path, '/');
-			base = base ? base + 1 : f->path;
-			gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
-			gr->m[gr->n].path = f->path;
-			gr->m[gr->n].id = f->id;
-			f->path = NULL;
-			if (!gr->m[gr->n].name) {
-				free(gr->m[gr->n].path);
-				ret = -ENOMEM;
-				break;
-			}
-			gr->n++;
-		}
-		nameset_release(&mset);
+		/* counted before its members: freed with gs when naming fails */
+		gs->n++;
+		ret = gview_members(gr, &rs.g[g]);
 		if (ret)
 			goto out;
-		if (gr->n < 2) {
-			for (j = 0; j < gr->n; j++) {
-				free(gr->m[j].name);
-				free(gr->m[j].path);
-			}
-			free(gr->m);
-			memset(gr, 0, sizeof(*gr));
-			continue;
-		}
 		sbuf_setlen(&sb, 0);
-		ret = group_title(v, gr, &sb);
+		ret = gview_title(v, gr, &sb);
 		if (ret || sbuf_addf(&sb, " (%zu)", gr->n)) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		clean_name(sb.buf);
-		gr->name = uniq_name(&gs->names, sb.buf, gs->n);
+		gr->name = uniq_name(&gs->names, sb.buf, g);
 		if (!gr->name) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		gs->n++;
 	}
 out:
-	for (j = 0; j < total; j++)
-		idx_file_release(&files[j]);
-	free(files);
-	idx_groups_release(&ig);
+	groups_set_release(&rs);
 	sbuf_release(&sb);
 	if (ret) {
-		groups_free(gs);
+		gview_free(gs);
 		gs = NULL;
 	} else {
 		gs->refs = 1;
@@ -942,11 +936,11 @@ out:
 	return ret;
 }
 
-static int groups_get(struct views *v, int dup, struct groups **out)
+static int gview_get(struct views *v, int dup, struct gview **out)
 {
 	uint64_t gen = idx_generation(v->ix);
 	struct indexer_status st;
-	struct groups *gs, *old;
+	struct gview *gs, *old;
 	int ret, busy;
 
 	/* While indexing goes on, a group view younger than a second is served
@@ -975,7 +969,7 @@ static int groups_get(struct views *v, int dup, struct groups **out)
 	}
 	v->building[dup] = 1;
 	pthread_mutex_unlock(&v->lock);
-	ret = groups_build(v, dup, &gs);
+	ret = gview_build(v, dup, &gs);
 	pthread_mutex_lock(&v->lock);
 	v->building[dup] = 0;
 	pthread_cond_broadcast(&v->built);
@@ -987,13 +981,13 @@ static int groups_get(struct views *v, int dup, struct groups **out)
 	old = v->groups[dup];
 	v->groups[dup] = gs;
 	pthread_mutex_unlock(&v->lock);
-	groups_put(v, old);
+	gview_put(v, old);
 	*out = gs;
 	return 0;
 }
 
 /* Finds "group" or "group/member" in gs: *g, *m (m = SIZE_MAX: the group). */
-static int groups_find(const struct groups *gs, const char *rel, size_t *g, size_t *m)
+static int gview_find(const struct gview *gs, const char *rel, size_t *g, size_t *m)
 {
 	size_t glen = strcspn(rel, "/"), i, j;
 	const char *mem = rel[glen] ? rel + glen + 1 : NULL;
@@ -1020,7 +1014,7 @@ static int groups_find(const struct groups *gs, const char *rel, size_t *g, size
 
 static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat *st)
 {
-	struct groups *gs = NULL;
+	struct gview *gs = NULL;
 	char buf[PATH_MAX];
 	struct stat tst;
 	size_t g, m;
@@ -1030,10 +1024,10 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		fill_dir(v, st, view_ino(k, 0));
 		return 0;
 	}
-	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
 	if (ret)
 		return ret;
-	ret = groups_find(gs, rel, &g, &m);
+	ret = gview_find(gs, rel, &g, &m);
 	if (!ret && m == SIZE_MAX) {
 		fill_dir(v, st, view_ino(k, hash_str(gs->g[g].name, 2)));
 	} else if (!ret) {
@@ -1044,19 +1038,19 @@ static int grp_getattr(struct views *v, enum view_kind k, const char *rel, struc
 		if (!ret)
 			fill_entry(v, st, view_ino(k, hash_str(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
 	}
-	groups_put(v, gs);
+	gview_put(v, gs);
 	return ret;
 }
 
 static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 		       fuse_fill_dir_t filler)
 {
-	struct groups *gs = NULL;
+	struct gview *gs = NULL;
 	struct stat st;
 	size_t g, m, i;
 	int ret;
 
-	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
 	if (ret)
 		return ret;
 	memset(&st, 0, sizeof(st));
@@ -1069,7 +1063,7 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 			filler(buf, gs->g[i].name, &st, 0, 0);
 		}
 	} else {
-		ret = groups_find(gs, rel, &g, &m);
+		ret = gview_find(gs, rel, &g, &m);
 		if (!ret && m != SIZE_MAX)
 			ret = -ENOTDIR;
 		st.st_mode = entry_type(v);
@@ -1080,30 +1074,30 @@ static int grp_readdir(struct views *v, enum view_kind k, const char *rel, void 
 			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
 		}
 	}
-	groups_put(v, gs);
+	gview_put(v, gs);
 	return ret;
 }
 
 static int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *buf,
 			    size_t size, enum target_form f)
 {
-	struct groups *gs = NULL;
+	struct gview *gs = NULL;
 	size_t g, m;
 	int ret;
 
 	if (!*rel)
 		return -EINVAL;
-	ret = groups_get(v, k == VK_DUPLICATES, &gs);
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
 	if (ret)
 		return ret;
-	ret = groups_find(gs, rel, &g, &m);
+	ret = gview_find(gs, rel, &g, &m);
 	if (!ret && m == SIZE_MAX)
 		ret = -EINVAL;
 	else if (!ret && !target_ok(v, gs->g[g].m[m].path, NULL))
 		ret = -ENOENT;
 	else if (!ret)
 		ret = entry_target(buf, size, 2, gs->g[g].m[m].path, f);
-	groups_put(v, gs);
+	gview_put(v, gs);
 	return ret;
 }
 
@@ -1788,7 +1782,7 @@ void views_changed(void *arg)
 static void views_prebuild(struct views *v)
 {
 	struct indexer_status st;
-	struct groups *gs = NULL;
+	struct gview *gs = NULL;
 	int dup;
 
 	if (!views_open(v))
@@ -1797,8 +1791,8 @@ static void views_prebuild(struct views *v)
 	if (st.scanning)
 		return;
 	for (dup = 0; dup < 2; dup++)
-		if (groups_get(v, dup, &gs) == 0)
-			groups_put(v, gs);
+		if (gview_get(v, dup, &gs) == 0)
+			gview_put(v, gs);
 }
 
 static void *views_thread(void *arg)
@@ -1878,7 +1872,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v->prefix = strdup(prefix);
 	v->served = calloc(SERVED_MAX, sizeof(*v->served));
 	v->seen = calloc(SEEN_SLOTS, sizeof(*v->seen));
-	v->pairs = simcache_new(0);
+	v->pairs = judge_cache_new(0);
 	if (!v->prefix || !v->served || !v->seen || !v->pairs)
 		goto nomem;
 	for (k = 0; k < VK_N; k++) {
@@ -1901,7 +1895,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 nomem:
 	for (k = 0; k < VK_N; k++)
 		free(v->names[k]);
-	simcache_free(v->pairs);
+	judge_cache_free(v->pairs);
 	free(v->served);
 	free(v->seen);
 	free(v->prefix);
@@ -1967,15 +1961,15 @@ void views_free(struct views *v)
 			simlist_free(v->slots[i]->l);
 			free(v->slots[i]);
 		}
-	groups_free(v->groups[0]);
-	groups_free(v->groups[1]);
+	gview_free(v->groups[0]);
+	gview_free(v->groups[1]);
 	for (i = 0; i < v->nserved; i++)
 		free(v->served[i]);
 	free(v->served);
 	free(v->seen);
 	for (i = 0; i < VK_N; i++)
 		free(v->names[i]);
-	simcache_free(v->pairs);
+	judge_cache_free(v->pairs);
 	pthread_cond_destroy(&v->cond);
 	pthread_cond_destroy(&v->built);
 	pthread_mutex_destroy(&v->lock);
