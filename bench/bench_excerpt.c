@@ -28,6 +28,7 @@
 #include "bookrec.h"
 #include "idx_test.h"
 #include "mutate.h"
+#include "judge.h"
 #include "simlist.h"
 
 static const double fracs[] = { 0.01, 0.02, 0.03, 0.05 };
@@ -36,7 +37,7 @@ static const double fracs[] = { 0.01, 0.02, 0.03, 0.05 };
 struct side {
 	const char *name;
 	struct idx *ix;
-	struct simcache *cache;
+	struct judge_cache *cache;
 	char dir[64];
 	uint64_t *ids;
 	double put_cpu;		/* idx_put + key sample, all books */
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
 		s->name = a ? "after (with pruning keys)" : "before (whole-book sources)";
 		s->ids = calloc(nb, sizeof(*s->ids));
 		s->qt = calloc(nex, sizeof(*s->qt));
-		s->cache = simcache_new(0);
+		s->cache = judge_cache_new(0);
 		if (!s->ids || !s->qt || !s->cache || bench_mkdtemp(s->dir, sizeof(s->dir), "bench_excerpt")) {
 			ret = -ENOMEM;
 			break;
@@ -183,8 +184,8 @@ int main(int argc, char **argv)
 			size_t n = 0, hit = 0;
 
 			t0 = bench_now();
-			ret = simlist_candidates(s->ix, s->ids[b], a ? SIMLIST_SRC_ALL :
-						 SIMLIST_SRC_ALL & ~SIMLIST_SRC_UNIQUE, &ids, &n);
+			ret = judge_candidates(s->ix, s->ids[b], a ? JUDGE_SRC_ALL :
+						 JUDGE_SRC_ALL & ~JUDGE_SRC_UNIQUE, &ids, &n);
 			s->qt[e] = bench_now() - t0;
 			for (j = 0; j < n; j++)
 				hit |= ids[j] == s->ids[big];
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 		char cmd[96];
 
 		idx_close(sd[a].ix);
-		simcache_free(sd[a].cache);
+		judge_cache_free(sd[a].cache);
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sd[a].dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "cleanup of %s failed\n", sd[a].dir);

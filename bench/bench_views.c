@@ -27,13 +27,13 @@
  * index change, the pair cache filled), p50/p99, against one idx_get() (one
  * LMDB read) measured in the same run, and the list as the views read it
  * (simlist_get: the relations stored by the indexing); then clusters/ of the whole
- * library: the stored links read in one pass (simlist_clusters), first call
+ * library: the stored links read in one pass (groups_clusters), first call
  * and repeated, and the whole group view as views.c builds it (each
  * member's entry, the group titles), against the two baselines of the same
  * run: the former full recomputation (every simhash near pair compared on
  * its records, cold) and idx_clusters() (simhash distance only, nothing
  * verified); then what judging (relations and links) costs the indexing
- * work per book (simlist_judge() of Q books) against fingerprinting one book
+ * work per book (judge_book() of Q books) against fingerprinting one book
  * (read, extract, fingerprint, encode) of the same books.
  * Deterministic; wall clock.
  */
@@ -53,6 +53,8 @@
 #include "bookrec.h"
 #include "idx_test.h"
 #include "indexer.h"
+#include "groups.h"
+#include "judge.h"
 #include "simlist.h"
 #include "textgen.h"
 
@@ -120,12 +122,12 @@ static int cand_stats(struct idx *ix, const uint64_t *ids, size_t n, size_t nboo
 		size_t nh = 0, nc = 0, na = 0;
 
 		if (idx_uq_candidates(ix, ids[i], 1000, 2, &h, &nh, &us) ||
-		    simlist_candidates(ix, ids[i], SIMLIST_SRC_UNIQUE, &c, &nc))
+		    judge_candidates(ix, ids[i], JUDGE_SRC_UNIQUE, &c, &nc))
 			return -1;
 		free(h);
 		free(c);
 		c = NULL;
-		if (simlist_candidates(ix, ids[i], SIMLIST_SRC_ALL, &c, &na))
+		if (judge_candidates(ix, ids[i], JUDGE_SRC_ALL, &c, &na))
 			return -1;
 		free(c);
 		v[i] = us.keys;
@@ -156,7 +158,7 @@ static double ms(double t)
  * near duplicates united.  Returns the number of groups or -1. */
 static long old_recompute(struct idx *ix)
 {
-	struct simcache *c = simcache_new(0);
+	struct judge_cache *c = judge_cache_new(0);
 	struct idx_pair *pairs = NULL;
 	size_t np = 0, i, nl = 0;
 	struct idx_pair *l;
@@ -170,7 +172,7 @@ static long old_recompute(struct idx *ix)
 		return -1;
 	for (i = 0; i < np; i++) {
 		if (idx_exempt_has(ix, pairs[i].a, pairs[i].b) == 1 ||
-		    simlist_relation(ix, c, pairs[i].a, pairs[i].b, &cls))
+		    judge_relation(ix, c, pairs[i].a, pairs[i].b, &cls))
 			continue;
 		if (cls == RELATE_IDENTICAL_FILE || cls == RELATE_SAME_TEXT ||
 		    cls == RELATE_NEAR_DUPLICATE)
@@ -210,7 +212,7 @@ static long old_recompute(struct idx *ix)
 	}
 	free(l);
 	free(pairs);
-	simcache_free(c);
+	judge_cache_free(c);
 	return ng;
 }
 
@@ -224,7 +226,7 @@ static long view_build(struct idx *ix)
 	size_t i, k, total;
 	char *title;
 
-	if (simlist_clusters(ix, &g))
+	if (groups_clusters(ix, &g))
 		return -1;
 	total = g.ngroups ? g.start[g.ngroups] : 0;
 	f = calloc(total + 1, sizeof(*f));
@@ -234,8 +236,8 @@ static long view_build(struct idx *ix)
 		title = NULL;
 		k = g.start[i + 1] - g.start[i];
 		if (!f[g.start[i]].path ||
-		    simlist_group_title(ix, g.ids + g.start[i],
-					k < SIMLIST_TITLE_MEMBERS ? k : SIMLIST_TITLE_MEMBERS,
+		    groups_title(ix, g.ids + g.start[i],
+					k < GROUPS_TITLE_MEMBERS ? k : GROUPS_TITLE_MEMBERS,
 					f[g.start[i]].path, &title))
 			return -1;
 		free(title);
@@ -254,7 +256,7 @@ static int bench_clusters(struct idx *ix, unsigned n)
 	size_t big = 0, i;
 
 	t0 = bench_now();
-	if (simlist_clusters(ix, &g))
+	if (groups_clusters(ix, &g))
 		return -1;
 	t[0] = bench_now() - t0;
 	for (i = 0; i < g.ngroups; i++)
@@ -265,7 +267,7 @@ static int bench_clusters(struct idx *ix, unsigned n)
 	idx_groups_release(&g);
 	for (i = 0; i < 5; i++) {
 		t0 = bench_now();
-		if (simlist_clusters(ix, &g))
+		if (groups_clusters(ix, &g))
 			return -1;
 		t[i] = bench_now() - t0;
 		idx_groups_release(&g);
@@ -318,7 +320,7 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		size_t len;
 
 		t0 = bench_now();
-		if (simlist_judge(ix, ids[i]))
+		if (judge_book(ix, ids[i]))
 			return -1;
 		tu[i] = bench_now() - t0;
 		if (idx_get_id(ix, ids[i], &f))
@@ -337,7 +339,7 @@ static int bench_update(struct idx *ix, const char *dir, const uint64_t *ids, un
 		book_free(b);
 		tf[i] = bench_now() - t0;
 	}
-	pct("judging one indexed book (simlist_judge)", tu, q);
+	pct("judging one indexed book (judge_book)", tu, q);
 	pct("baseline: fingerprinting one book", tf, q);
 	sbuf_release(&rec);
 	free(tu);
@@ -444,7 +446,7 @@ static double disk_read(void)
  * times into t, entries counted; when pg is not NULL, the major faults of
  * each list into pg[0..q) and the KB it read from the disk into
  * pg[q..2q). */
-static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q, double *t,
+static int lists(struct idx *ix, struct judge_cache *c, const uint64_t *ids, unsigned q, double *t,
 		 size_t *nent, double *pg)
 {
 	unsigned i;
@@ -473,7 +475,7 @@ static int lists(struct idx *ix, struct simcache *c, const uint64_t *ids, unsign
 
 /* The stored lists of the q books ids[] against the ones computed at
  * read time: the number of lists whose entry names or ids differ. */
-static long lists_differ(struct idx *ix, struct simcache *c, const uint64_t *ids, unsigned q)
+static long lists_differ(struct idx *ix, struct judge_cache *c, const uint64_t *ids, unsigned q)
 {
 	long bad = 0;
 	unsigned i;
@@ -573,7 +575,7 @@ static enum relate_class mirror(enum relate_class c)
 	       c == RELATE_B_CONTAINS_A ? RELATE_A_CONTAINS_B : c;
 }
 
-/* The relations of universe 0's books, judged once (simlist_judge() of
+/* The relations of universe 0's books, judged once (judge_book() of
  * each, as the indexer does after storing them): rel[t] holds template
  * t's, their ids turned into template numbers. */
 struct trels {
@@ -588,7 +590,7 @@ static int judge_universe0(struct idx *ix, const uint64_t *allid, unsigned nt, s
 	size_t i, j;
 
 	for (t = 0; t < nt; t++)
-		if (simlist_judge(ix, allid[t]))
+		if (judge_book(ix, allid[t]))
 			return -1;
 	for (t = 0; t < nt; t++) {
 		if (idx_get_id(ix, allid[t], &f) ||
@@ -673,7 +675,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	uint64_t *allid = calloc(nbooks ? nbooks : 1, sizeof(*allid));
 	struct trels *rel = calloc(nt, sizeof(*rel));
 	char (*pbuf)[64] = calloc(BATCH, 64);
-	struct simcache *c = NULL;
+	struct judge_cache *c = NULL;
 	struct idx *ix = NULL;
 	struct stat sb;
 	unsigned i, k, b;
@@ -766,7 +768,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	       (double)sb.st_blocks * 512 / nbooks, anon);
 	for (i = nent = 0; i < nt; i++)
 		nent += rel[i].n;
-	printf("# of which judging universe 0 (simlist_judge() of %u books): %.1f s, %.2f relations per book, copied into every universe\n",
+	printf("# of which judging universe 0 (judge_book() of %u books): %.1f s, %.2f relations per book, copied into every universe\n",
 	       nt, tj, (double)nent / nt);
 query:
 	if (drop_pages(&ix, ixdir, &o))
@@ -802,15 +804,15 @@ query:
 	/* the same run's baseline: the list computed at read time */
 	if (drop_pages(&ix, ixdir, &o))
 		return -1;
-	c = simcache_new(0);
+	c = judge_cache_new(0);
 	if (!c || lists(ix, c, qid, q, t, &nent, pg))
 		return -1;
 	pct("similar list, cold (pages, pair cache)", t, q);
 	printf("# %.1f entries per list on average\n", (double)nent / q);
 	dist("major faults per cold list", pg, q);
 	dist("KB read from disk per cold list", pg + q, q);
-	simcache_free(c);
-	c = simcache_new(0);
+	judge_cache_free(c);
+	c = judge_cache_new(0);
 	if (!c || lists(ix, c, qid, q, t, &nent, NULL))
 		return -1;
 	pct("similar list, pages warm, pair cache empty", t, q);
@@ -845,7 +847,7 @@ query:
 	pct("baseline: one idx_get(), warm", t, q);
 	rss(&anon, &hwm);
 	printf("RSS after the queries: anon %.1f MB, peak with map pages %.1f MB\n", anon, hwm);
-	simcache_free(c);
+	judge_cache_free(c);
 	idx_close(ix);
 	for (i = 0; i < nt; i++) {
 		bookrec_fp_release(&tf[i]);
@@ -880,7 +882,7 @@ static int bench_books(const char *books)
 	struct indexer_opts o = { 0 };
 	struct indexer *ixr = NULL;
 	struct idx_entry *e = NULL;
-	struct simcache *c = NULL;
+	struct judge_cache *c = NULL;
 	uint64_t *ids = NULL;
 	double *t = NULL, t0;
 	size_t ne = 0, n = 0, i, nent = 0;
@@ -898,7 +900,7 @@ static int bench_books(const char *books)
 		goto out;
 	ids = calloc(ne ? ne : 1, sizeof(*ids));
 	t = calloc(ne ? ne : 1, sizeof(*t));
-	c = simcache_new(0);
+	c = judge_cache_new(0);
 	if (!ids || !t || !c)
 		goto out;
 	for (i = 0; i < ne; i++)
@@ -915,7 +917,7 @@ static int bench_books(const char *books)
 	ret = cand_stats(indexer_idx(ixr), ids, n, n);
 out:
 	idx_entries_free(e, ne);
-	simcache_free(c);
+	judge_cache_free(c);
 	indexer_free(ixr);
 	if (fd >= 0)
 		close(fd);
@@ -931,7 +933,7 @@ int main(int argc, char **argv)
 	char dir[128], ixdir[136], path[256], cmd[300];
 	struct indexer_opts o = { 0 };
 	struct indexer *ixr = NULL;
-	struct simcache *c = NULL;
+	struct judge_cache *c = NULL;
 	struct indexer_status st;
 	double t0, t1, *tc, *tw, *tg, bytes = 0;
 	uint64_t *ids;
@@ -1004,7 +1006,7 @@ int main(int argc, char **argv)
 	printf("index (scan + fingerprint, %s threads)  %.2f s  %.0f books/s  %.1f MB/s  (%llu books)\n",
 	       "CPU", t1 - t0, n / (t1 - t0), bytes / 1e6 / (t1 - t0), (unsigned long long)st.books);
 
-	c = simcache_new(0);
+	c = judge_cache_new(0);
 	for (i = 0; i < q; i++) {
 		struct idx_file f = { 0 };
 		uint32_t x = 4242u + i;
@@ -1055,7 +1057,7 @@ int main(int argc, char **argv)
 		ret = bench_update(indexer_idx(ixr), dir, ids, q, words);
 	if (ret)
 		return 1;
-	simcache_free(c);
+	judge_cache_free(c);
 	indexer_free(ixr);
 	close(fd);
 	if (keep)

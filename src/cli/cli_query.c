@@ -2,11 +2,12 @@
  * the views' answers read straight from the index, without a mount.
  *
  * The lists and groups are the ones the mount shows (simlist.h computes the
- * similar lists, the clusters and the same-text groups); files that
- * are gone from the library since they were indexed are left out, as the
- * views leave them out.  Output is human-readable by default, JSON Lines
- * with --json, tab-separated with a header line with --tsv; the formats are
- * documented in the usage texts below and in docs/USAGE.md.
+ * similar lists, groups.h resolves the clusters and the same-text groups,
+ * in the mount's order); files that are gone from the library since they
+ * were indexed are left out, as the views leave them out.  Output is
+ * human-readable by default, JSON Lines with --json, tab-separated with a
+ * header line with --tsv; the formats are documented in the usage texts
+ * below and in docs/USAGE.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "groups.h"
 #include "idx.h"
 #include "jsonw.h"
+#include "judge.h"
 #include "libroot.h"
 #include "relate.h"
 #include "sbuf.h"
@@ -63,8 +66,9 @@ static const char groups_usage[] =
 	"groups of files with the same text in any format (the mount's duplicates/).\n"
 	"Only groups with a member inside DIR (or with FILE) are listed (default:\n"
 	"the current folder; the library folder lists every group).  Groups come\n"
-	"largest first, members by path; each member's relation is its relation\n"
-	"to the group's first member.\n"
+	"largest first, then by their smallest book id; members by book id, as the\n"
+	"mount lists them; each member's relation is its relation to the group's\n"
+	"first member.\n"
 	"  default: a title line per group (\"TITLE (N books)\"), then its members\n"
 	"           indented, with their relation to the first in parentheses\n"
 	"  --json: one object per group: {\"kind\",\"group\",\"title\",\"count\",\n"
@@ -84,7 +88,7 @@ struct q_ctx {
 	const char *cmd;
 	struct libroot lr;
 	struct idx *ix;
-	struct simcache *cache;
+	struct judge_cache *cache;
 	int rootfd;
 };
 
@@ -131,7 +135,7 @@ static int q_parse(const char *cmd, const char *usage, int argc, char **argv, st
 
 static void q_close(struct q_ctx *c)
 {
-	simcache_free(c->cache);
+	judge_cache_free(c->cache);
 	idx_close(c->ix);
 	if (c->rootfd >= 0)
 		close(c->rootfd);
@@ -255,7 +259,7 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 		fprintf(stderr, "simbook %s: %s: %s\n", cmd, c->lr.root, strerror(errno));
 		goto fail;
 	}
-	c->cache = simcache_new(0);
+	c->cache = judge_cache_new(0);
 	if (!c->cache) {
 		fprintf(stderr, "simbook %s: %s\n", cmd, strerror(ENOMEM));
 		goto fail;
@@ -451,44 +455,6 @@ out:
 
 /* ---- clusters and duplicates ---- */
 
-struct q_member {
-	uint64_t id;
-	char *path;
-	uint64_t size;
-	uint8_t simhash[IDX_SH_BYTES];
-};
-
-struct q_group {
-	struct q_member *m;
-	size_t n;
-};
-
-static int member_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const struct q_member *)pa)->path, ((const struct q_member *)pb)->path);
-}
-
-static int group_cmp(const void *pa, const void *pb)
-{
-	const struct q_group *a = pa, *b = pb;
-
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	return strcmp(a->m[0].path, b->m[0].path);
-}
-
-static void groups_free(struct q_group *g, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < g[i].n; j++)
-			free(g[i].m[j].path);
-		free(g[i].m);
-	}
-	free(g);
-}
-
 /* 1 when path is rel or lies below it ("" holds everything). */
 static int in_scope(const char *path, const char *rel)
 {
@@ -497,79 +463,45 @@ static int in_scope(const char *path, const char *rel)
 	return !n || (!strncmp(path, rel, n) && (path[n] == '\0' || path[n] == '/'));
 }
 
-/* The groups of ig whose members still exist, at least two per group, with
- * a member in scope; sorted. */
-static int groups_collect(struct q_ctx *c, const struct idx_groups *ig, const char *scope,
-			  struct q_group **out, size_t *nout)
+/* groups_resolve() leaves out the members gone from the library. */
+static int q_member_skip(void *arg, const struct idx_file *f)
 {
-	struct q_group *g = NULL;
-	struct idx_file f = { 0 };
-	size_t n = 0, i, j, cnt;
-	int ret = 0, hit;
-
-	g = calloc(ig->ngroups ? ig->ngroups : 1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	for (i = 0; i < ig->ngroups && !ret; i++) {
-		struct q_group *gr = &g[n];
-
-		cnt = ig->start[i + 1] - ig->start[i];
-		gr->m = calloc(cnt, sizeof(*gr->m));
-		if (!gr->m) {
-			ret = -ENOMEM;
-			break;
-		}
-		hit = 0;
-		for (j = 0; j < cnt; j++) {
-			idx_file_release(&f);
-			ret = idx_get_id(c->ix, ig->ids[ig->start[i] + j], &f);
-			if (ret == -ENOENT || (!ret && (!f.has_fp || q_skip(c, f.path)))) {
-				ret = 0;
-				continue;	/* gone meanwhile */
-			}
-			if (ret)
-				break;
-			hit |= in_scope(f.path, scope);
-			gr->m[gr->n].id = f.id;
-			gr->m[gr->n].size = f.st.size;
-			memcpy(gr->m[gr->n].simhash, f.simhash, IDX_SH_BYTES);
-			gr->m[gr->n++].path = f.path;
-			f.path = NULL;
-		}
-		if (ret || gr->n < 2 || !hit) {
-			for (j = 0; j < gr->n; j++)
-				free(gr->m[j].path);
-			free(gr->m);
-			memset(gr, 0, sizeof(*gr));
-			continue;
-		}
-		qsort(gr->m, gr->n, sizeof(*gr->m), member_cmp);
-		n++;
-	}
-	idx_file_release(&f);
-	if (ret) {
-		groups_free(g, n);
-		return ret;
-	}
-	qsort(g, n, sizeof(*g), group_cmp);
-	*out = g;
-	*nout = n;
-	return 0;
+	return !f->has_fp || q_skip(arg, f->path);
 }
 
-/* The group's title (simlist_group_title()).  *title malloc'd. */
-static int group_title(struct q_ctx *c, const struct q_group *gr, char **title)
+/* Keeps the groups of s with a member in scope, in their order. */
+static void groups_scope(struct groups_set *s, const char *scope)
 {
-	uint64_t ids[SIMLIST_TITLE_MEMBERS];
+	size_t i, j, n = 0;
+	int hit;
+
+	for (i = 0; i < s->n; i++) {
+		for (j = 0, hit = 0; j < s->g[i].n && !hit; j++)
+			hit = in_scope(s->g[i].m[j].path, scope);
+		if (hit) {
+			s->g[n++] = s->g[i];
+			continue;
+		}
+		for (j = 0; j < s->g[i].n; j++)
+			free(s->g[i].m[j].path);
+		free(s->g[i].m);
+	}
+	s->n = n;
+}
+
+/* The group's title (groups_title()).  *title malloc'd. */
+static int group_title(struct q_ctx *c, const struct groups_group *gr, char **title)
+{
+	uint64_t ids[GROUPS_TITLE_MEMBERS];
 	size_t j;
 
-	for (j = 0; j < gr->n && j < SIMLIST_TITLE_MEMBERS; j++)
+	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS; j++)
 		ids[j] = gr->m[j].id;
-	return simlist_group_title(c->ix, ids, j, gr->m[0].path, title);
+	return groups_title(c->ix, ids, j, gr->m[0].path, title);
 }
 
 static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t gi,
-		     const struct q_group *gr, enum q_fmt fmt)
+		     const struct groups_group *gr, enum q_fmt fmt)
 {
 	enum relate_class cls = RELATE_UNRELATED;
 	char *title = NULL, hex[33];
@@ -589,10 +521,10 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			ret = sbuf_addf(o, ",\"count\":%zu,\"members\":[", gr->n);
 	}
 	for (j = 0; j < gr->n && !ret; j++) {
-		const struct q_member *m = &gr->m[j];
+		const struct groups_member *m = &gr->m[j];
 
 		if (j > 0) {
-			ret = simlist_relation(c->ix, c->cache, gr->m[0].id, m->id, &cls);
+			ret = judge_relation(c->ix, c->cache, gr->m[0].id, m->id, &cls);
 			if (ret)
 				break;
 		}
@@ -642,13 +574,12 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 static int groups_cmd(int dup, int argc, char **argv)
 {
 	const char *cmd = dup ? "duplicates" : "clusters";
-	struct idx_groups ig = { 0 };
-	struct q_group *g = NULL;
+	struct groups_set gs = { 0, NULL };
 	struct q_opts o;
 	struct q_ctx c;
 	struct sbuf out;
 	char *scope = NULL;
-	size_t ng = 0, i;
+	size_t i;
 	int status, ret;
 
 	status = q_parse(cmd, groups_usage, argc, argv, &o);
@@ -670,14 +601,14 @@ static int groups_cmd(int dup, int argc, char **argv)
 			ret == -EXDEV ? "not inside the library" : strerror(-ret));
 		goto out;
 	}
-	ret = dup ? simlist_text_groups(c.ix, &ig) : simlist_clusters(c.ix, &ig);
+	ret = groups_resolve(c.ix, dup ? GROUPS_TEXT : GROUPS_CLUSTERS, q_member_skip, &c, &gs);
 	if (!ret)
-		ret = groups_collect(&c, &ig, scope, &g, &ng);
+		groups_scope(&gs, scope);
 	if (!ret && o.fmt == Q_TSV)
 		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tsimhash_distance\tsize\tid\t"
 				  "simhash\tpath\n");
-	for (i = 0; i < ng && !ret; i++) {
-		ret = group_out(&out, &c, cmd, i, &g[i], o.fmt);
+	for (i = 0; i < gs.n && !ret; i++) {
+		ret = group_out(&out, &c, cmd, i, &gs.g[i], o.fmt);
 		if (!ret && out.len > 65536)
 			ret = q_flush(&out);
 	}
@@ -689,12 +620,11 @@ static int groups_cmd(int dup, int argc, char **argv)
 		fprintf(stderr, "simbook %s: %s\n", cmd, strerror(-ret));
 		goto out;
 	}
-	if (!ng && o.fmt == Q_TEXT)
+	if (!gs.n && o.fmt == Q_TEXT)
 		fprintf(stderr, "simbook %s: no groups\n", cmd);
-	status = ng ? 0 : 1;
+	status = gs.n ? 0 : 1;
 out:
-	groups_free(g, ng);
-	idx_groups_release(&ig);
+	groups_set_release(&gs);
 	free(scope);
 	sbuf_release(&out);
 	q_close(&c);

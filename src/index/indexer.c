@@ -22,7 +22,7 @@
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
-#include "simlist.h"
+#include "judge.h"
 #include "watch.h"
 #include "monoclock.h"
 
@@ -348,7 +348,7 @@ static void indexer_put_after(struct indexer *ixr, const struct ixop *op, const 
 	 * judged here so that readers never compare; gone meanwhile
 	 * (-ENOENT) is fine, and a failure leaves the book unjudged: its
 	 * list is computed at read time until it is indexed again */
-	(void)simlist_judge_batch(ixr->ix, op->id, later, nlater);
+	(void)judge_batch(ixr->ix, op->id, later, nlater);
 }
 
 /* Called once path's entry exists (id; had: the entry's id before this job
@@ -946,7 +946,7 @@ static int indexer_catch_up(struct indexer *ixr)
 	 * first (those later books are then still unjudged: the next round
 	 * starts with them), and a stop */
 	for (i = 0; i < n; i++) {
-		(void)simlist_judge_batch(ixr->ix, ids[i], ids + i + 1, n - i - 1);
+		(void)judge_batch(ixr->ix, ids[i], ids + i + 1, n - i - 1);
 		ixr->judge_from = ids[i] + 1;
 		pthread_mutex_lock(&ixr->ops_lock);
 		busy = ixr->ops_pending || ixr->ops_stop;

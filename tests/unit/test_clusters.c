@@ -16,6 +16,8 @@
 #include "band.h"
 #include "ixtest.h"
 #include "textgen.h"
+#include "groups.h"
+#include "judge.h"
 #include "simlist.h"
 
 #define NBASE 8		/* base texts */
@@ -86,7 +88,7 @@ static uint64_t label_of(const struct idx_groups *g, uint64_t id)
 	return 0;
 }
 
-/* Compares simlist_clusters() with the brute-force components.  Returns the
+/* Compares groups_clusters() with the brute-force components.  Returns the
  * number of joining pairs more than the simhash threshold apart (pairs only
  * the min-hash bands can have found). */
 static int compare_brute(struct indexer *ixr, int *far_pairs)
@@ -99,7 +101,7 @@ static int compare_brute(struct indexer *ixr, int *far_pairs)
 	int bad = 0;
 
 	*far_pairs = 0;
-	if (books(ix, &b, &n) || simlist_clusters(ix, &g))
+	if (books(ix, &b, &n) || groups_clusters(ix, &g))
 		return -1;
 	par = malloc((n + 1) * sizeof(*par));
 	size = calloc(n + 1, sizeof(*size));
@@ -114,7 +116,7 @@ static int compare_brute(struct indexer *ixr, int *far_pairs)
 			uint64_t hi = b[i].id < b[j].id ? b[j].id : b[i].id;
 			enum relate_class cls;
 
-			if (simlist_relation(ix, NULL, lo, hi, &cls))
+			if (judge_relation(ix, NULL, lo, hi, &cls))
 				return -1;
 			if (cls != RELATE_IDENTICAL_FILE && cls != RELATE_SAME_TEXT &&
 			    cls != RELATE_NEAR_DUPLICATE)
@@ -159,7 +161,7 @@ static int similar_agrees(struct indexer *ixr)
 	uint64_t *linked;
 	int bad = 0;
 
-	if (books(ix, &b, &n) || simlist_clusters(ix, &g))
+	if (books(ix, &b, &n) || groups_clusters(ix, &g))
 		return -1;
 	for (i = 0; i < n; i++) {
 		struct simlist *l = NULL;
@@ -297,7 +299,7 @@ static void test_against_brute_force(void)
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	CHECK_EQ_INT(stored_agrees(ixr), 0);
 	/* a volume is contained, not a near duplicate: never in a cluster */
-	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK(g.ngroups >= NBASE);
 	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "b0-vol.txt")), 0);
 	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "u0.txt")), 0);
@@ -324,7 +326,7 @@ static void test_against_brute_force(void)
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
 	CHECK_EQ_INT(similar_agrees(ixr), 0);
 	CHECK_EQ_INT(stored_agrees(ixr), 0);
-	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(label_of(&g, ixtest_id_of(ixr, "b2-v0.txt")), 0);
 	CHECK(label_of(&g, ixtest_id_of(ixr, "u3.txt")) != 0);
 	CHECK(label_of(&g, ixtest_id_of(ixr, "u3.txt")) == label_of(&g, ixtest_id_of(ixr, "b3.txt")));
@@ -529,7 +531,7 @@ static void test_copies(void)
 			    (const char *[]){ "g0-vol.txt", "g0-vol2.txt", "g0-vol3.txt" }, 3), 3);
 	CHECK_EQ_INT(listed(ixr, "g0-c3.txt", g0, 5), 4);
 	CHECK_EQ_INT(listed(ixr, "g0-vol.txt", g0, 5), 5);
-	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 3);
 	CHECK(g.ngroups && g.start[1] == 6);	/* 5 copies and the near duplicate */
 	idx_groups_release(&g);
@@ -594,7 +596,7 @@ static void test_copies(void)
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c3.txt", "g0-c4.txt", 1) == 0);
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "g0-c2.txt", "g0-near.txt", 1) == 0);
 	CHECK_EQ_INT(compare_brute(ixr, &far), 0);
-	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_text(indexer_idx(ixr), &g) == 0);
 	for (i = 0; i < g.ngroups; i++)
 		for (k = (unsigned)g.start[i]; k < g.start[i + 1]; k++)
 			CHECK(g.ids[k] != ixtest_id_of(ixr, "g0-c2.txt") ||

@@ -12,6 +12,8 @@
 #include "book.h"
 #include "bookrec.h"
 #include "ixtest.h"
+#include "groups.h"
+#include "judge.h"
 #include "simlist.h"
 
 /* n pseudo-random words from seed (a fixed vocabulary of syllables). */
@@ -41,7 +43,7 @@ static char *gen_text(unsigned n, uint32_t seed, unsigned change_every)
 }
 
 /* 1 when the list of path holds other. */
-static int lists(struct indexer *ixr, struct simcache *c, const char *path, const char *other)
+static int lists(struct indexer *ixr, struct judge_cache *c, const char *path, const char *other)
 {
 	struct simlist *l = NULL;
 	size_t i;
@@ -59,7 +61,7 @@ static void test_pipeline(void)
 {
 	struct indexer_opts o = { 0 };
 	struct indexer *ixr = NULL;
-	struct simcache *c = simcache_new(0);
+	struct judge_cache *c = judge_cache_new(0);
 	struct indexer_status st;
 	struct idx_groups g = { 0 };
 	char *base = gen_text(6000, 1, 0), *near = gen_text(6000, 1, 60);
@@ -91,7 +93,7 @@ static void test_pipeline(void)
 	CHECK_EQ_INT(lists(ixr, c, "other.txt", "base.txt"), 0);
 
 	/* clusters: base and near, verified; not the volume (containment) */
-	REQUIRE(simlist_clusters(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_clusters(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 1);
 	if (g.ngroups == 1) {
 		CHECK_EQ_INT(g.start[1] - g.start[0], 2);
@@ -123,11 +125,11 @@ static void test_pipeline(void)
 	CHECK_EQ_INT(lists(ixr, c, "base.txt", "other.txt"), 1);
 
 	/* same text: a duplicates/ group, split by an exemption */
-	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_text(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 1);
 	idx_groups_release(&g);
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "base.txt", "other.txt", 1) == 0);
-	REQUIRE(simlist_text_groups(indexer_idx(ixr), &g) == 0);
+	REQUIRE(groups_text(indexer_idx(ixr), &g) == 0);
 	CHECK_EQ_INT(g.ngroups, 0);
 	idx_groups_release(&g);
 	REQUIRE(idx_exempt_set(indexer_idx(ixr), "base.txt", "other.txt", 0) == 0);
@@ -154,7 +156,7 @@ static void test_pipeline(void)
 
 	indexer_free(ixr);
 	close(fd);
-	simcache_free(c);
+	judge_cache_free(c);
 	free(base);
 	free(near);
 	free(other);

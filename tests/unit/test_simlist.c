@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "judge.h"
 #include "simlist.h"
 
 static void test_name(void)
@@ -117,21 +118,21 @@ static void test_score(void)
 	memset(&sig, 0, sizeof(sig));
 	rel.cls = RELATE_SAME_TEXT;
 	rel.difference = -1;
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 100);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 100);
 	rel.cls = RELATE_NEAR_DUPLICATE;
 	rel.difference = 0.07;
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 93);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 93);
 	rel.difference = 0.0;	/* never 100: that means the same text */
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 99);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 99);
 	rel.cls = RELATE_A_CONTAINS_B;
 	sig.chunk_cover_b = 0.42;
 	sig.span_cover_b = 0.97;
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 97);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 97);
 	rel.cls = RELATE_B_CONTAINS_A;
 	sig.chunk_cover_a = 0.88;
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 88);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 88);
 	rel.cls = RELATE_UNRELATED;
-	CHECK_EQ_INT(simlist_score(&sig, &rel), 0);
+	CHECK_EQ_INT(judge_score(&sig, &rel), 0);
 	CHECK_EQ_STR(simlist_label(RELATE_A_CONTAINS_B), "part of this");
 	CHECK_EQ_STR(simlist_label(RELATE_B_CONTAINS_A), "contains this");
 	CHECK_EQ_STR(simlist_label((enum relate_class)99), "?");

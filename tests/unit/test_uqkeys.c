@@ -18,6 +18,7 @@
 #include "fp.h"
 #include "idx_test.h"
 #include "mutate.h"
+#include "judge.h"
 #include "simlist.h"
 
 static int has_u32(const uint32_t *v, uint32_t n, uint32_t x)
@@ -355,7 +356,7 @@ static void test_views_vs_brute(void)
 	const char *dir;
 	struct sbuf t[NBOOKS], big, tmp;
 	struct mut_rng r;
-	struct simcache *cache = NULL;
+	struct judge_cache *cache = NULL;
 	struct idx *ix = NULL;
 	uint64_t ids[NBOOKS], *cand = NULL, *old = NULL;
 	size_t nc = 0, no = 0, i, j, k, n;
@@ -397,7 +398,7 @@ static void test_views_vs_brute(void)
 	dir = check_tmpdir();
 	REQUIRE(dir);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
-	cache = simcache_new(0);
+	cache = judge_cache_new(0);
 	REQUIRE(cache);
 	for (i = 0; i < NBOOKS; i++) {
 		struct bookrec_fp rf;
@@ -412,8 +413,8 @@ static void test_views_vs_brute(void)
 		bookrec_fp_release(&rf);
 	}
 	for (i = 0; i < NBOOKS; i++) {
-		REQUIRE(simlist_candidates(ix, ids[i], SIMLIST_SRC_ALL, &cand, &nc) == 0);
-		REQUIRE(simlist_candidates(ix, ids[i], SIMLIST_SRC_ALL & ~SIMLIST_SRC_UNIQUE, &old,
+		REQUIRE(judge_candidates(ix, ids[i], JUDGE_SRC_ALL, &cand, &nc) == 0);
+		REQUIRE(judge_candidates(ix, ids[i], JUDGE_SRC_ALL & ~JUDGE_SRC_UNIQUE, &old,
 					   &no) == 0);
 		REQUIRE(simlist_compute(ix, cache, ids[i], NULL, NULL, &l) == 0);
 		for (j = 0, n = 0; j < NBOOKS; j++) {
@@ -455,7 +456,7 @@ static void test_views_vs_brute(void)
 	}
 	/* the gap this source closes, on this library */
 	CHECK(story_new >= 1);
-	simcache_free(cache);
+	judge_cache_free(cache);
 	idx_close(ix);
 	for (i = 0; i < NBOOKS; i++) {
 		book_free(bk[i]);

@@ -1,0 +1,75 @@
+/* groups.h - the groups of books of the clusters/ and duplicates/ views
+ * and of `simbook clusters|duplicates`.
+ *
+ * Clusters are the connected groups of the stored cluster links (judge.h:
+ * identical file, same text, near duplicate) minus exemptions; text groups
+ * the books with the same exact-text hash, split where "not a duplicate"
+ * exemptions cut them.  Order, everywhere: groups by size (descending, the
+ * size of the stored group), then by their smallest id; members by id
+ * (ascending).  groups_resolve() turns either kind into members with paths,
+ * the one assembly the views and the command line both show.
+ */
+#ifndef GROUPS_H
+#define GROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idx.h"
+
+/* The groups of clusters/: idx_link_groups() (the stored links minus
+ * exemptions, one pass; same order rules as idx_clusters()).  Free with
+ * idx_groups_release(). */
+int groups_clusters(struct idx *ix, struct idx_groups *g);
+
+/* Groups for duplicates/: idx_text_groups() with exempted pairs split
+ * apart (the connected components of each group's non-exempted pairs).
+ * Same order rules.  Free with idx_groups_release(). */
+int groups_text(struct idx *ix, struct idx_groups *g);
+
+/* Members of a group whose metadata title is looked at for its title. */
+#define GROUPS_TITLE_MEMBERS 8
+
+/* The title of a group: the first non-empty metadata title among the
+ * books ids[0..n) (at most GROUPS_TITLE_MEMBERS of them are looked at),
+ * else the file name of path (the first member's) without its extension.
+ * *title is malloc'd (caller frees).  0 or -ENOMEM. */
+int groups_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path, char **title);
+
+enum groups_kind {
+	GROUPS_CLUSTERS,	/* groups_clusters() */
+	GROUPS_TEXT,		/* groups_text() */
+};
+
+/* A member of a resolved group. */
+struct groups_member {
+	uint64_t id;
+	char *path;		/* relative to SRC, owned by the set */
+	uint64_t size;		/* the file's size when indexed */
+	uint8_t simhash[IDX_SH_BYTES];
+};
+
+struct groups_group {
+	size_t n;		/* two or more */
+	struct groups_member *m;
+};
+
+struct groups_set {
+	size_t n;
+	struct groups_group *g;
+};
+
+/* The groups of kind with their members: the order of groups_clusters()
+ * or groups_text() (groups by stored size, then smallest id; members by
+ * id), leaving out the members no longer indexed (no path) and those
+ * skip(arg, f) (may be NULL) returns non-zero for, then the groups left
+ * with fewer than two members; the others keep their place.  All entries
+ * are read in one read transaction.  *out is filled (empty on error);
+ * release with groups_set_release().  0, -ENOMEM, -errno of the index. */
+int groups_resolve(struct idx *ix, enum groups_kind kind,
+		   int (*skip)(void *arg, const struct idx_file *f), void *arg,
+		   struct groups_set *out);
+/* Frees the set's groups and paths; s is empty afterwards. */
+void groups_set_release(struct groups_set *s);
+
+#endif

@@ -1,0 +1,465 @@
+/* view_groups.c - clusters/ and duplicates/: the groups of groups.h as
+ * folders "Title (N)", each holding its members under unique names;
+ * built at most once a second while the index changes. */
+#include "views_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "groups.h"
+#include "monoclock.h"
+
+#define GROUPS_MIN_AGE_NS 1000000000LL
+
+/* One member of a group folder. */
+struct gmember {
+	char *name;		/* entry name, unique in the group */
+	char *path;
+	uint64_t id;
+};
+
+struct group {
+	char *name;		/* "Title (N)", unique */
+	size_t n;
+	struct gmember *m;
+};
+
+/* The names already given in one folder, hashed, each with a value (the
+ * group's index for the group names): clusters/ of a large library has
+ * tens of thousands of groups, which a linear check per new name and per
+ * lookup made quadratic.  Holds name pointers it does not own. */
+struct nameset {
+	const char **slot;
+	size_t *val;
+	size_t mask;
+};
+
+struct gview {
+	int refs;
+	uint64_t generation;
+	int64_t built_ns;
+	size_t n;
+	struct group *g;
+	struct nameset names;	/* group name -> index in g */
+};
+
+/* ---- clusters/ and duplicates/ ---- */
+
+/* Room for n names.  0 or -ENOMEM. */
+static int nameset_init(struct nameset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->val = calloc(cap, sizeof(*s->val));
+	s->mask = cap - 1;
+	return s->slot && s->val ? 0 : -ENOMEM;
+}
+
+static void nameset_release(struct nameset *s)
+{
+	free(s->slot);
+	free(s->val);
+	s->slot = NULL;
+	s->val = NULL;
+}
+
+/* The slot of name: where it is, or the empty slot where it belongs. */
+static size_t nameset_slot(const struct nameset *s, const char *name)
+{
+	uint64_t h = views_hash(name, 0);
+	size_t i;
+
+	for (i = (size_t)h & s->mask; s->slot[i]; i = (i + 1) & s->mask)
+		if (!strcmp(s->slot[i], name))
+			break;
+	return i;
+}
+
+/* The value of name in s, or SIZE_MAX. */
+static size_t nameset_get(const struct nameset *s, const char *name)
+{
+	size_t i;
+
+	if (!s->slot)
+		return SIZE_MAX;
+	i = nameset_slot(s, name);
+	return s->slot[i] ? s->val[i] : SIZE_MAX;
+}
+
+/* A name not in s, added to it with value val (at most the n of
+ * nameset_init() names): base itself, else "stem (k).ext".  malloc'd, or
+ * NULL on -ENOMEM; the caller keeps it alive while s is used. */
+static char *uniq_name(struct nameset *s, const char *base, size_t val)
+{
+	const char *dot = strrchr(base, '.');
+	struct sbuf sb;
+	char *name = NULL;
+	size_t stem;
+	int k;
+
+	if (!s->slot[nameset_slot(s, base)]) {
+		name = strdup(base);
+	} else {
+		stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		sbuf_init(&sb);
+		for (k = 2; !name; k++) {
+			sbuf_setlen(&sb, 0);
+			if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem))
+				break;
+			if (!s->slot[nameset_slot(s, sb.buf)])
+				name = sbuf_detach(&sb, NULL);
+		}
+		sbuf_release(&sb);
+	}
+	if (name) {
+		size_t i = nameset_slot(s, name);
+
+		s->slot[i] = name;
+		s->val[i] = val;
+	}
+	return name;
+}
+
+void grp_free(struct gview *gs)
+{
+	size_t i, j;
+
+	if (!gs)
+		return;
+	for (i = 0; i < gs->n; i++) {
+		for (j = 0; j < gs->g[i].n; j++) {
+			free(gs->g[i].m[j].name);
+			free(gs->g[i].m[j].path);
+		}
+		free(gs->g[i].m);
+		free(gs->g[i].name);
+	}
+	free(gs->g);
+	nameset_release(&gs->names);
+	free(gs);
+}
+
+static void gview_put(struct views *v, struct gview *gs)
+{
+	int last;
+
+	if (!gs)
+		return;
+	pthread_mutex_lock(&v->lock);
+	last = --gs->refs == 0;
+	pthread_mutex_unlock(&v->lock);
+	if (last)
+		grp_free(gs);
+}
+
+/* Replaces characters a folder name cannot or should not hold. */
+static void clean_name(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/' || (unsigned char)*s < 0x20)
+			*s = ' ';
+}
+
+/* The folder title of a group (groups_title()), cut to fit a name. */
+static int gview_title(struct views *v, const struct group *gr, struct sbuf *out)
+{
+	uint64_t ids[GROUPS_TITLE_MEMBERS];
+	char *title = NULL;
+	size_t j;
+	int ret;
+
+	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS; j++)
+		ids[j] = gr->m[j].id;
+	ret = groups_title(v->ix, ids, j, gr->m[0].path, &title);
+	if (!ret)
+		ret = simlist_fit(out, title, 200);
+	free(title);
+	return ret;
+}
+
+/* groups_resolve() leaves out the members the views cannot link to. */
+static int gview_skip(void *arg, const struct idx_file *f)
+{
+	return views_skip(arg, f->path);
+}
+
+/* Names the members of the resolved group rg (taking their paths) into gr:
+ * the base names, made unique in the group. */
+static int gview_members(struct group *gr, struct groups_group *rg)
+{
+	struct nameset mset = { NULL, NULL, 0 };
+	size_t j;
+	int ret = 0;
+
+	gr->m = calloc(rg->n, sizeof(*gr->m));
+	if (!gr->m || nameset_init(&mset, rg->n)) {
+		nameset_release(&mset);
+		return -ENOMEM;
+	}
+	for (j = 0; j < rg->n; j++) {
+		const char *path = rg->m[j].path, *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
+		if (!gr->m[gr->n].name) {
+			ret = -ENOMEM;
+			break;
+		}
+		gr->m[gr->n].path = rg->m[j].path;
+		gr->m[gr->n].id = rg->m[j].id;
+		rg->m[j].path = NULL;
+		gr->n++;
+	}
+	nameset_release(&mset);
+	return ret;
+}
+
+static int gview_build(struct views *v, int dup, struct gview **out)
+{
+	struct groups_set rs = { 0, NULL };
+	struct gview *gs = NULL;
+	struct sbuf sb;
+	size_t g;
+	int ret;
+
+	sbuf_init(&sb);
+	gs = calloc(1, sizeof(*gs));
+	if (!gs)
+		return -ENOMEM;
+	gs->generation = idx_generation(v->ix);
+	gs->built_ns = monoclock_ns();
+	ret = groups_resolve(v->ix, dup ? GROUPS_TEXT : GROUPS_CLUSTERS, gview_skip, v, &rs);
+	if (ret)
+		goto out;
+	gs->g = calloc(rs.n ? rs.n : 1, sizeof(*gs->g));
+	if (!gs->g || nameset_init(&gs->names, rs.n)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (g = 0; g < rs.n; g++) {
+		struct group *gr = &gs->g[gs->n];
+
+		/* counted before its members: freed with gs when naming fails */
+		gs->n++;
+		ret = gview_members(gr, &rs.g[g]);
+		if (ret)
+			goto out;
+		sbuf_setlen(&sb, 0);
+		ret = gview_title(v, gr, &sb);
+		if (ret || sbuf_addf(&sb, " (%zu)", gr->n)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		clean_name(sb.buf);
+		gr->name = uniq_name(&gs->names, sb.buf, g);
+		if (!gr->name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	groups_set_release(&rs);
+	sbuf_release(&sb);
+	if (ret) {
+		grp_free(gs);
+		gs = NULL;
+	} else {
+		gs->refs = 1;
+	}
+	*out = gs;
+	return ret;
+}
+
+static int gview_get(struct views *v, int dup, struct gview **out)
+{
+	uint64_t gen = idx_generation(v->ix);
+	struct indexer_status st;
+	struct gview *gs, *old;
+	int ret, busy;
+
+	/* While indexing goes on, a group view younger than a second is served
+	 * as it is (every commit moves the generation); once idle, always the
+	 * current one.  One build at a time per view: a reader that finds one
+	 * under way (the invalidation thread's, after a change) waits for its
+	 * result rather than building the same view beside it. */
+	indexer_status(v->ixr, &st);
+	busy = st.scanning;
+	pthread_mutex_lock(&v->lock);
+	for (;;) {
+		gs = v->groups[dup];
+		if (gs && (gs->generation == gen ||
+			   (busy && monoclock_ns() - gs->built_ns < GROUPS_MIN_AGE_NS))) {
+			gs->refs++;
+			pthread_mutex_unlock(&v->lock);
+			*out = gs;
+			return 0;
+		}
+		if (!v->building[dup])
+			break;
+		pthread_cond_wait(&v->built, &v->lock);
+		/* a view built meanwhile is as current as this request */
+		if (v->groups[dup] && v->groups[dup]->generation > gen)
+			gen = v->groups[dup]->generation;
+	}
+	v->building[dup] = 1;
+	pthread_mutex_unlock(&v->lock);
+	ret = gview_build(v, dup, &gs);
+	pthread_mutex_lock(&v->lock);
+	v->building[dup] = 0;
+	pthread_cond_broadcast(&v->built);
+	if (ret) {
+		pthread_mutex_unlock(&v->lock);
+		return ret;
+	}
+	gs->refs = 2;
+	old = v->groups[dup];
+	v->groups[dup] = gs;
+	pthread_mutex_unlock(&v->lock);
+	gview_put(v, old);
+	*out = gs;
+	return 0;
+}
+
+/* Finds "group" or "group/member" in gs: *g, *m (m = SIZE_MAX: the group). */
+static int gview_find(const struct gview *gs, const char *rel, size_t *g, size_t *m)
+{
+	size_t glen = strcspn(rel, "/"), i, j;
+	const char *mem = rel[glen] ? rel + glen + 1 : NULL;
+	char name[NAME_MAX + 1];
+
+	if ((mem && strchr(mem, '/')) || glen > NAME_MAX)
+		return -ENOENT;
+	memcpy(name, rel, glen);
+	name[glen] = '\0';
+	i = nameset_get(&gs->names, name);
+	if (i >= gs->n)
+		return -ENOENT;
+	*g = i;
+	*m = SIZE_MAX;
+	if (!mem)
+		return 0;
+	for (j = 0; j < gs->g[i].n; j++)
+		if (!strcmp(gs->g[i].m[j].name, mem)) {
+			*m = j;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat *st)
+{
+	struct gview *gs = NULL;
+	char buf[PATH_MAX];
+	struct stat tst;
+	size_t g, m;
+	int ret;
+
+	if (!*rel) {
+		views_fill_dir(v, st, views_ino(k, 0));
+		return 0;
+	}
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = gview_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX) {
+		views_fill_dir(v, st, views_ino(k, views_hash(gs->g[g].name, 2)));
+	} else if (!ret) {
+		if (!views_target_ok(v, gs->g[g].m[m].path, &tst))
+			ret = -ENOENT;
+		else
+			ret = simlist_link(buf, sizeof(buf), 2, gs->g[g].m[m].path);
+		if (!ret)
+			views_fill_entry(v, st, views_ino(k, views_hash(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
+	}
+	gview_put(v, gs);
+	return ret;
+}
+
+int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
+		       fuse_fill_dir_t filler)
+{
+	struct gview *gs = NULL;
+	struct stat st;
+	size_t g, m, i;
+	int ret;
+
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	if (!*rel) {
+		st.st_mode = S_IFDIR;
+		for (i = 0; i < gs->n; i++) {
+			st.st_ino = views_ino(k, views_hash(gs->g[i].name, 2));
+			filler(buf, gs->g[i].name, &st, 0, 0);
+		}
+	} else {
+		ret = gview_find(gs, rel, &g, &m);
+		if (!ret && m != SIZE_MAX)
+			ret = -ENOTDIR;
+		st.st_mode = views_entry_type(v);
+		for (i = 0; !ret && i < gs->g[g].n; i++) {
+			if (!views_target_ok(v, gs->g[g].m[i].path, NULL))
+				continue;
+			st.st_ino = views_ino(k, views_hash(gs->g[g].m[i].path, 3));
+			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
+		}
+	}
+	gview_put(v, gs);
+	return ret;
+}
+
+int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *buf,
+			    size_t size, enum target_form f)
+{
+	struct gview *gs = NULL;
+	size_t g, m;
+	int ret;
+
+	if (!*rel)
+		return -EINVAL;
+	ret = gview_get(v, k == VK_DUPLICATES, &gs);
+	if (ret)
+		return ret;
+	ret = gview_find(gs, rel, &g, &m);
+	if (!ret && m == SIZE_MAX)
+		ret = -EINVAL;
+	else if (!ret && !views_target_ok(v, gs->g[g].m[m].path, NULL))
+		ret = -ENOENT;
+	else if (!ret)
+		ret = views_entry_target(buf, size, 2, gs->g[g].m[m].path, f);
+	gview_put(v, gs);
+	return ret;
+}
+
+/* Once the index is idle, builds the group views here rather than in the
+ * next `ls clusters/` (a build reads every member's entry and titles). */
+void grp_prebuild(struct views *v)
+{
+	struct indexer_status st;
+	struct gview *gs = NULL;
+	int dup;
+
+	if (!views_open(v))
+		return;
+	indexer_status(v->ixr, &st);
+	if (st.scanning)
+		return;
+	for (dup = 0; dup < 2; dup++)
+		if (gview_get(v, dup, &gs) == 0)
+			gview_put(v, gs);
+}

@@ -1,0 +1,185 @@
+/* view_meta.c - .simbookfs/: the status, errors and not-duplicates files
+ * and the control file's commands. */
+#include "views_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The "index" member of the status: how the open went or how far it is. */
+static int meta_open(const struct opener_info *oi, struct sbuf *out)
+{
+	int ret;
+
+	ret = sbuf_addf(out, "\"index\":{\"state\":\"%s\",\"done\":%llu,\"total\":%llu,"
+			"\"seconds\":%.3f", opener_state_name(oi->state),
+			(unsigned long long)oi->done, (unsigned long long)oi->total, oi->seconds);
+	if (!ret && oi->state == OPENER_FAILED)
+		ret = sbuf_addf(out, ",\"error\":\"%s\"", idx_strerror(oi->error));
+	return ret ? ret : sbuf_addstr(out, "}");
+}
+
+/* While the index is not open: its state, the counts zero. */
+static int meta_status_closed(struct views *v, struct sbuf *out)
+{
+	struct opener_info oi = { .state = OPENER_OPENING };
+	int ret;
+
+	if (v->op)
+		opener_info(v->op, &oi);
+	ret = sbuf_addf(out, "{\"state\":\"%s\",\"books\":0,\"files\":0,\"queued\":0,"
+			"\"failed\":0,\"not_books\":0,\"indexed_since_mount\":0,",
+			opener_state_name(oi.state));
+	if (!ret)
+		ret = meta_open(&oi, out);
+	return ret ? ret : sbuf_addstr(out, "}\n");
+}
+
+static int meta_status(struct views *v, struct sbuf *out)
+{
+	static const char *const rebuilt[] = { "no", "kept", "lost" };
+	struct opener_info oi = { .state = OPENER_OPEN };
+	struct indexer_status st;
+	uint64_t kept_files, kept_marks;
+	int how, ret;
+
+	if (!views_open(v))
+		return meta_status_closed(v, out);
+	/* open, but the scan or the watch could not start */
+	if (v->op)
+		opener_info(v->op, &oi);
+	how = idx_rebuilt(v->ix);
+	indexer_status(v->ixr, &st);
+	idx_rebuild_kept(v->ix, &kept_files, &kept_marks);
+	ret = sbuf_addf(out,
+			"{\"state\":\"%s\",\"books\":%llu,\"files\":%llu,\"queued\":%llu,"
+			"\"failed\":%llu,\"not_books\":%llu,\"indexed_since_mount\":%llu,"
+			"\"generation\":%llu,\"scan\":{\"running\":%s,\"runs\":%llu,"
+			"\"files_seen\":%llu,\"files_queued\":%llu,\"removed\":%llu,"
+			"\"renamed\":%llu,\"seconds\":%.3f},\"watch\":\"%s\",\"judging\":%s,"
+			"\"rebuilt\":{\"how\":\"%s\",\"kept_files\":%llu,\"kept_marks\":%llu},",
+			oi.state == OPENER_FAILED ? "failed" : st.scanning ? "scanning" : "idle",
+			(unsigned long long)st.books,
+			(unsigned long long)st.files, (unsigned long long)st.queued,
+			(unsigned long long)st.failed, (unsigned long long)st.not_books,
+			(unsigned long long)st.indexed, (unsigned long long)st.generation,
+			st.scan_running ? "true" : "false", (unsigned long long)st.scan_runs,
+			(unsigned long long)st.scan_files, (unsigned long long)st.scan_queued,
+			(unsigned long long)st.scan_removed, (unsigned long long)st.scan_renamed,
+			st.scan_seconds,
+			!st.watching ? "off" : st.watch_incomplete ? "incomplete" : "on",
+			st.judging ? "true" : "false",
+			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
+			(unsigned long long)kept_marks);
+	if (!ret)
+		ret = meta_open(&oi, out);
+	return ret ? ret : sbuf_addstr(out, "}\n");
+}
+
+/* One line per file that could not be indexed: path TAB reason. */
+static int meta_errors(struct views *v, struct sbuf *out)
+{
+	struct idx_file *f = NULL;
+	size_t n = 0, i;
+	int ret = views_open(v) ? idx_errors(v->ix, &f, &n) : 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = simlist_escape(out, f[i].path);
+		if (!ret)
+			ret = sbuf_addch(out, '\t');
+		if (!ret)
+			ret = simlist_escape(out, f[i].error ? f[i].error : "unknown error");
+		if (!ret)
+			ret = sbuf_addch(out, '\n');
+	}
+	idx_files_free(f, n);
+	return ret;
+}
+
+/* The files of .simbookfs/, in listing order; a file's index is its
+ * slot in meta_stamp. */
+static const char *const meta_names[] = { "status", "errors", "not-duplicates" };
+
+int meta_content(struct views *v, const char *rel, struct sbuf *out)
+{
+	if (!strcmp(rel, meta_names[0]))
+		return meta_status(v, out);
+	if (!strcmp(rel, meta_names[1]))
+		return meta_errors(v, out);
+	if (!strcmp(rel, meta_names[2]))
+		return views_open(v) ? simlist_exemptions_tsv(v->ix, out) : 0;
+	return -ENOENT;
+}
+
+#define CONTROL_MAX 32768	/* longest command: two escaped IDX_PATH_MAX paths fit */
+
+/* Applies the command in buf (size bytes, one line, the newline optional):
+ * "not-duplicate TAB A TAB B" or "undo-not-duplicate TAB A TAB B", A and B
+ * relative to the mount root, escaped as in not-duplicates.  0, -EINVAL
+ * (not such a command, the same book twice), -ENOENT (a book the index
+ * does not know), -EAGAIN (the index is not open yet), or -errno of the
+ * index. */
+int meta_control(struct views *v, const char *buf, size_t size)
+{
+	char *cmd = NULL, *a, *b;
+	int ret = -EINVAL, on;
+
+	if (size && buf[size - 1] == '\n')
+		size--;
+	if (!size || size > CONTROL_MAX || memchr(buf, '\n', size) || memchr(buf, '\0', size))
+		return -EINVAL;
+	cmd = strndup(buf, size);
+	if (!cmd)
+		return -ENOMEM;
+	a = strchr(cmd, '\t');
+	b = a ? strchr(a + 1, '\t') : NULL;
+	if (!b || strchr(b + 1, '\t'))
+		goto out;
+	*a++ = '\0';
+	*b++ = '\0';
+	if (!strcmp(cmd, "not-duplicate"))
+		on = 1;
+	else if (!strcmp(cmd, "undo-not-duplicate"))
+		on = 0;
+	else
+		goto out;
+	ret = simlist_unescape(a);
+	if (!ret)
+		ret = simlist_unescape(b);
+	if (!ret && !views_open(v))
+		ret = -EAGAIN;
+	if (!ret)
+		ret = idx_exempt_set(v->ix, a, b, on);
+	if (!ret)
+		views_changed(v);
+out:
+	free(cmd);
+	return ret;
+}
+
+int meta_slot(const char *rel)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(meta_names) / sizeof(meta_names[0])); i++)
+		if (!strcmp(rel, meta_names[i]))
+			return i;
+	return -1;
+}
+
+void meta_list(void *buf, fuse_fill_dir_t filler)
+{
+	size_t i;
+
+	/* not META_CONTROL: a backup or a search of the whole mount would
+	 * fail to read it */
+	for (i = 0; i < sizeof(meta_names) / sizeof(meta_names[0]); i++)
+		filler(buf, meta_names[i], NULL, 0, 0);
+}
