@@ -18,7 +18,7 @@
  *    to the same list; the writer stores many books per transaction (at
  *    once when no more work is queued) and then judges each against its
  *    candidates, storing its relations (the similar lists) and cluster
- *    links (simlist_judge_batch()).
+ *    links (judge_batch()).
  *    A file already indexed with the same size, mtime, ctime and inode is
  *    not read again.
  *  - indexer_start() runs the incremental scan in the background (the index
