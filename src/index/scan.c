@@ -101,9 +101,7 @@ static struct idx_stat to_idx_stat(const struct stat *st)
 	return r;
 }
 
-/* The device is left out: it can change across reboots without any change
- * to the file. */
-static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
+int scan_stat_same(const struct idx_stat *a, const struct idx_stat *b)
 {
 	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
 	       a->ino == b->ino;
@@ -269,7 +267,7 @@ static int name_cmp(const void *a, const void *b)
 
 static int needs_work(const struct scan *s, const struct idx_file *f, const struct idx_stat *st)
 {
-	if (!stat_same(&f->st, st) || f->state == IDX_QUEUED)
+	if (!scan_stat_same(&f->st, st) || f->state == IDX_QUEUED)
 		return 1;
 	return s->rec_version && f->has_fp && f->rec_version != s->rec_version;
 }
