@@ -1,4 +1,4 @@
-/* cli_indexcmd.c - `simbook index DIR`: index a library folder without mounting.
+/* cli_index.c - `simbook index DIR`: index a library folder without mounting.
  *
  * The same indexer as the mount (scan + fingerprinting workers, indexer.h),
  * run once to completion: the index it leaves is the one the mount and the
@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "idx.h"
 #include "indexer.h"
 #include "libroot.h"
+#include "monoclock.h"
 #include "progress.h"
 #include "sbuf.h"
 
@@ -53,10 +53,7 @@ static void on_signal(int sig)
 
 static double mono_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)monoclock_ns() / 1e9;
 }
 
 static void snap_take(struct indexer *ixr, double t0, struct progress_snap *s,
@@ -104,111 +101,122 @@ static uint64_t print_failures(struct idx *ix)
 	return n;
 }
 
-int cli_index(int argc, char **argv)
-{
-	const char *dir = NULL, *index = NULL;
-	struct libroot lr = { 0 };
-	struct indexer_opts io = { 0 };
-	struct indexer_status st;
-	struct progress_snap snap;
-	struct indexer *ixr = NULL;
-	struct sigaction sa, old_int, old_term;
-	struct sbuf line;
-	double t0, next, interval = 2, now;
-	int quiet = 0, tty, rootfd = -1, status = 2, ret, i, drawn = 0, sigs = 0;
-	char *end;
+/* The command line of `simbook index`. */
+struct index_args {
+	const char *dir, *index;
+	struct indexer_opts io;
+	double interval;	/* seconds between progress lines (not a tty) */
+	int quiet;
+};
 
-	sbuf_init(&line);
+/* Reads argv into *a.  Returns -1 to go on, else the exit status (0 after
+ * --help, 2 on a bad argument, reported). */
+static int index_parse(int argc, char **argv, struct index_args *a)
+{
+	char *end;
+	int i;
+
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(index_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			index = argv[++i];
+			a->index = argv[++i];
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			errno = 0;
-			io.threads = (unsigned)strtoul(argv[++i], &end, 10);
-			if (errno || *end || !*argv[i] || io.threads > 1024) {
+			a->io.threads = (unsigned)strtoul(argv[++i], &end, 10);
+			if (errno || *end || !*argv[i] || a->io.threads > 1024) {
 				fprintf(stderr, "simbook index: bad --threads '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-			interval = strtod(argv[++i], &end);
-			if (*end || !*argv[i] || !(interval >= 0.05 && interval <= 86400)) {
+			a->interval = strtod(argv[++i], &end);
+			if (*end || !*argv[i] || !(a->interval >= 0.05 && a->interval <= 86400)) {
 				fprintf(stderr, "simbook index: bad --interval '%s'\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-			quiet = 1;
+			a->quiet = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "simbook index: unknown or incomplete option '%s'\n%s", argv[i],
 				index_usage);
 			return 2;
-		} else if (!dir) {
-			dir = argv[i];
+		} else if (!a->dir) {
+			a->dir = argv[i];
 		} else {
 			fprintf(stderr, "%s", index_usage);
 			return 2;
 		}
 	}
-	if (!dir) {
+	if (!a->dir) {
 		fprintf(stderr, "%s", index_usage);
 		return 2;
 	}
-	ret = libroot_place(&lr, dir, index);
+	return -1;
+}
+
+/* Places the index of a->dir (*lr), opens the library folder (*rootfd) and
+ * the indexer (*ixr), and says when the index is being rebuilt.  Returns 0,
+ * or -1 after reporting why not (what was opened is the caller's to
+ * release). */
+static int index_open(struct index_args *a, struct libroot *lr, int *rootfd,
+		      struct indexer **ixr)
+{
+	int ret;
+
+	ret = libroot_place(lr, a->dir, a->index);
 	if (ret) {
 		if (ret == -EINVAL)
 			fprintf(stderr, "simbook index: %s: the index must be outside DIR or directly "
-				"in it\n", index);
+				"in it\n", a->index);
 		else
-			fprintf(stderr, "simbook index: %s (index %s%s): %s%s\n", dir,
-				index ? index : dir, index ? "" : "/" LIBROOT_INDEX_NAME,
-				strerror(-ret), !index && (ret == -EACCES || ret == -EROFS) ?
+			fprintf(stderr, "simbook index: %s (index %s%s): %s%s\n", a->dir,
+				a->index ? a->index : a->dir, a->index ? "" : "/" LIBROOT_INDEX_NAME,
+				strerror(-ret), !a->index && (ret == -EACCES || ret == -EROFS) ?
 				" (use --index IDXDIR for a read-only DIR)" : "");
-		goto out;
+		return -1;
 	}
-	rootfd = open(lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		fprintf(stderr, "simbook index: %s: %s\n", lr.root, strerror(errno));
-		goto out;
+	*rootfd = open(lr->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*rootfd < 0) {
+		fprintf(stderr, "simbook index: %s: %s\n", lr->root, strerror(errno));
+		return -1;
 	}
-	io.index_dir = lr.index;
-	io.skip_dir = lr.hidden ? lr.index : NULL;
-	ret = indexer_new(&ixr, rootfd, &io);
+	a->io.index_dir = lr->index;
+	a->io.skip_dir = lr->hidden ? lr->index : NULL;
+	ret = indexer_new(ixr, *rootfd, &a->io);
 	if (ret) {
-		fprintf(stderr, "simbook index: cannot open the index in %s: %s\n", lr.index,
+		fprintf(stderr, "simbook index: cannot open the index in %s: %s\n", lr->index,
 			idx_strerror(ret));
-		goto out;
+		return -1;
 	}
-	if (idx_rebuilt(indexer_idx(ixr)) == IDX_REBUILT_KEPT) {
+	if (idx_rebuilt(indexer_idx(*ixr)) == IDX_REBUILT_KEPT) {
 		uint64_t kf = 0, kp = 0;
 
-		idx_rebuild_kept(indexer_idx(ixr), &kf, &kp);
+		idx_rebuild_kept(indexer_idx(*ixr), &kf, &kp);
 		fprintf(stderr, "simbook index: the index in %s was from another version: "
 			"rebuilding it; kept %llu files' ids and %llu \"not a duplicate\" marks\n",
-			lr.index, (unsigned long long)kf, (unsigned long long)kp);
-	} else if (idx_rebuilt(indexer_idx(ixr))) {
+			lr->index, (unsigned long long)kf, (unsigned long long)kp);
+	} else if (idx_rebuilt(indexer_idx(*ixr))) {
 		fprintf(stderr, "simbook index: the index in %s was unreadable: rebuilding it; "
 			"its \"not a duplicate\" marks are lost (the old file is kept as "
-			"%s/" IDX_DAMAGED_NAME ")\n", lr.index, lr.index);
+			"%s/" IDX_DAMAGED_NAME ")\n", lr->index, lr->index);
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	index_stop = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigs = 1;
-	tty = !quiet && isatty(STDERR_FILENO);
-	if (!quiet && !tty)
-		fprintf(stderr, "simbook index: indexing %s into %s\n", lr.root, lr.index);
-	t0 = mono_now();
-	next = t0 + interval;
-	ret = indexer_start(ixr);
-	if (ret) {
-		fprintf(stderr, "simbook index: cannot start the scan: %s\n", strerror(-ret));
-		goto out;
-	}
+	return 0;
+}
+
+/* Waits until the first scan is over and the queue is empty, or a signal
+ * came (index_stop), showing progress on stderr: a bar redrawn in place
+ * when tty, else a line every interval seconds unless quiet.  t0: the
+ * start (mono_now()). */
+static void index_wait(struct indexer *ixr, int tty, int quiet, double interval, double t0)
+{
+	struct indexer_status st;
+	struct progress_snap snap;
+	struct sbuf line;
+	double next = t0 + interval, now;
+	int drawn = 0, ret;
+
+	sbuf_init(&line);
 	for (;;) {
 		if (tty) {
 			/* Drawn first, so even a short run shows where it stands. */
@@ -238,6 +246,17 @@ int cli_index(int argc, char **argv)
 	}
 	if (drawn)
 		fprintf(stderr, "\r\033[K");
+	sbuf_release(&line);
+}
+
+/* Reports how the run ended (interrupted, or the failures) and prints the
+ * summary line; returns the exit status. */
+static int index_summary(struct indexer *ixr, const struct libroot *lr, double t0)
+{
+	struct indexer_status st;
+	struct progress_snap snap;
+	int status;
+
 	snap_take(ixr, t0, &snap, &st);
 	if (index_stop) {
 		fprintf(stderr, "simbook index: interrupted after %llu of %llu files; the next run "
@@ -248,11 +267,48 @@ int cli_index(int argc, char **argv)
 		status = print_failures(indexer_idx(ixr)) ? 1 : 0;
 	}
 	printf("indexed %s: %llu files, %llu books, %llu failed, %llu not books; "
-	       "%llu read, %llu removed, %.2f s\n", lr.root, (unsigned long long)st.files,
+	       "%llu read, %llu removed, %.2f s\n", lr->root, (unsigned long long)st.files,
 	       (unsigned long long)st.books, (unsigned long long)st.failed,
 	       (unsigned long long)st.not_books, (unsigned long long)snap.done,
 	       (unsigned long long)st.scan_removed, snap.elapsed);
 	fflush(stdout);
+	return status;
+}
+
+int cli_index(int argc, char **argv)
+{
+	struct index_args a;
+	struct libroot lr = { 0 };
+	struct indexer *ixr = NULL;
+	struct sigaction sa, old_int, old_term;
+	double t0;
+	int tty, rootfd = -1, status = 2, ret, sigs = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.interval = 2;
+	ret = index_parse(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	if (index_open(&a, &lr, &rootfd, &ixr))
+		goto out;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	index_stop = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigs = 1;
+	tty = !a.quiet && isatty(STDERR_FILENO);
+	if (!a.quiet && !tty)
+		fprintf(stderr, "simbook index: indexing %s into %s\n", lr.root, lr.index);
+	t0 = mono_now();
+	ret = indexer_start(ixr);
+	if (ret) {
+		fprintf(stderr, "simbook index: cannot start the scan: %s\n", strerror(-ret));
+		goto out;
+	}
+	index_wait(ixr, tty, a.quiet, a.interval, t0);
+	status = index_summary(ixr, &lr, t0);
 out:
 	indexer_free(ixr);
 	if (sigs) {
@@ -262,6 +318,5 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	libroot_release(&lr);
-	sbuf_release(&line);
 	return status;
 }

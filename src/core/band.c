@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 struct band_item {
 	uint64_t v;
 	uint32_t i;
@@ -118,15 +120,8 @@ static void radix_sort(struct band_item *it, struct band_item *tmp, size_t n, ui
 static int pairs_push(struct band_pair **out, size_t *n, size_t *cap, uint32_t a, uint32_t b,
 		      uint32_t dist)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		struct band_pair *p = realloc(*out, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*out = p;
-		*cap = nc;
-	}
+	if (*n == *cap && ARRAY_GROW(*out, *cap, *n + 1))
+		return -ENOMEM;
 	(*out)[*n].a = a;
 	(*out)[*n].b = b;
 	(*out)[*n].dist = dist;

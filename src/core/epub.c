@@ -12,6 +12,7 @@
  */
 #include "hex.h"
 #include "extract_i.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -389,16 +390,9 @@ static int opf_manifest(struct epub *e, xmlNodePtr man, const char *base)
 		href = prop(n, "href");
 		type = prop(n, "media-type");
 		if (id && href) {
-			if (e->nitems == cap) {
-				struct item *p;
-
-				cap = cap ? cap * 2 : 64;
-				p = realloc(e->items, cap * sizeof(*p));
-				if (!p) {
-					xmlFree(id), xmlFree(href), xmlFree(type);
-					return -ENOMEM;
-				}
-				e->items = p;
+			if (ARRAY_GROW(e->items, cap, e->nitems + 1)) {
+				xmlFree(id), xmlFree(href), xmlFree(type);
+				return -ENOMEM;
 			}
 			e->items[e->nitems].id = strdup(id);
 			e->items[e->nitems].path = resolve(base, href);

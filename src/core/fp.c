@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "grow.h"
 #include "simfeat_i.h"
 #include "wordhash.h"
 
@@ -113,16 +114,9 @@ static void grams(struct fp *f, const void *buf, size_t len)
 
 static void anchor_add(struct fp *f, uint32_t a)
 {
-	if (f->nanc == f->capanc) {
-		size_t cap = f->capanc ? f->capanc * 2 : 256;
-		uint32_t *p = realloc(f->anc, cap * sizeof(*p));
-
-		if (!p) {
-			f->failed = 1;
-			return;
-		}
-		f->anc = p;
-		f->capanc = cap;
+	if (f->nanc == f->capanc && ARRAY_GROW(f->anc, f->capanc, f->nanc + 1)) {
+		f->failed = 1;
+		return;
 	}
 	f->anc[f->nanc++] = a;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "grow.h"
 #include "sbuf.h"
 
 /* Longest non-ASCII run handed to utf8proc at once; longer runs are split at
@@ -147,16 +148,8 @@ static enum cls classify(int32_t c)
 /* Records the start of a word read at input offset pos. */
 static inline int word_start(struct norm_state *st, size_t pos)
 {
-
-	if (st->nwords == st->cap_words) {
-		size_t cap = st->cap_words ? st->cap_words * 2 : 1024;
-		uint32_t *p = realloc(st->word_off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		st->word_off = p;
-		st->cap_words = cap;
-	}
+	if (st->nwords == st->cap_words && ARRAY_GROW(st->word_off, st->cap_words, st->nwords + 1))
+		return -ENOMEM;
 	if (st->nwords)
 		st->out.buf[st->out.len++] = ' ';	/* reserve() made room */
 	if (st->out.len > UINT32_MAX)

@@ -185,12 +185,6 @@ static void stat_to_idx(const struct stat *s, struct idx_stat *o)
 	o->dev = (uint64_t)s->st_dev;
 }
 
-static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
-{
-	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
-	       a->ino == b->ino && a->dev == b->dev;
-}
-
 /* Reads up to max bytes of fd from offset 0 into *buf (malloc'd).  The
  * buffer starts at the size the file had (hint) plus one byte, so a file
  * that did not change is read without a realloc copy. */
@@ -254,7 +248,7 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 	if (idx_get_id(ixr->ix, id, &f) == 0 &&
 	    fstatat(ixr->rootfd, f.path, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 		stat_to_idx(&sb, &now);
-		if (stat_same(&now, st))
+		if (scan_stat_same(&now, st))
 			;
 		else if (now.ino == st->ino && now.dev == st->dev && now.size == st->size &&
 			 now.mtime_ns == st->mtime_ns)
@@ -438,7 +432,9 @@ static int index_file(struct indexer *ixr, const char *path)
 	}
 	stat_to_idx(&sb, &st);
 	known = idx_get(ixr->ix, path, &f) == 0;
-	if (known && f.state != IDX_QUEUED && stat_same(&f.st, &st) &&
+	/* the device too: a file queued when only its device number
+	 * changed is fingerprinted again */
+	if (known && f.state != IDX_QUEUED && scan_stat_same(&f.st, &st) && f.st.dev == st.dev &&
 	    (f.state != IDX_INDEXED || f.rec_version == BOOKREC_IDX_VERSION)) {
 		ret = 0;	/* already up to date (e.g. a rename's target) */
 		goto out;

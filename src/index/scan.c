@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fspath.h"
+#include "grow.h"
 #include "monoclock.h"
 
 #define BATCH 256	/* files marked queued per index transaction */
@@ -100,9 +101,7 @@ static struct idx_stat to_idx_stat(const struct stat *st)
 	return r;
 }
 
-/* The device is left out: it can change across reboots without any change
- * to the file. */
-static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
+int scan_stat_same(const struct idx_stat *a, const struct idx_stat *b)
 {
 	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
 	       a->ino == b->ino;
@@ -110,15 +109,8 @@ static int stat_same(const struct idx_stat *a, const struct idx_stat *b)
 
 static int mlist_push(struct mlist *l, char *path, const struct idx_stat *st)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct moved *p = realloc(l->v, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = nc;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n + 1))
+		return -ENOMEM;
 	l->v[l->n].path = path;
 	l->v[l->n].st = *st;
 	l->v[l->n].hnext = NULL;
@@ -138,15 +130,8 @@ static void mlist_release(struct mlist *l)
 
 static int stack_push(struct run *r, char *path)
 {
-	if (r->nstack == r->capstack) {
-		size_t nc = r->capstack ? r->capstack * 2 : 64;
-		char **p = realloc(r->stack, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->stack = p;
-		r->capstack = nc;
-	}
+	if (ARRAY_GROW(r->stack, r->capstack, r->nstack + 1))
+		return -ENOMEM;
 	r->stack[r->nstack++] = path;
 	return 0;
 }
@@ -282,49 +267,86 @@ static int name_cmp(const void *a, const void *b)
 
 static int needs_work(const struct scan *s, const struct idx_file *f, const struct idx_stat *st)
 {
-	if (!stat_same(&f->st, st) || f->state == IDX_QUEUED)
+	if (!scan_stat_same(&f->st, st) || f->state == IDX_QUEUED)
 		return 1;
 	return s->rec_version && f->has_fp && f->rec_version != s->rec_version;
 }
 
-/* Reads one directory (relative path dir, "" = SRC) and reconciles it. */
-static int scan_dir(struct run *r, char *dir)
+/* What one directory holds on disk: its regular files and its
+ * subdirectories, sorted by name once listed. */
+struct dlist {
+	struct dfile *files;
+	size_t nf, capf;
+	char **subdirs;
+	size_t nd, capd;
+};
+
+static void dlist_release(struct dlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nf; i++)
+		free(l->files[i].name);
+	free(l->files);
+	for (i = 0; i < l->nd; i++)
+		free(l->subdirs[i]);
+	free(l->subdirs);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Opens directory dir (relative path, "" = SRC) for reading into *out, or
+ * leaves *out NULL when it is not to be read: the index's own folder, one
+ * read already (a bind mount loop), or gone or unreadable (counted as an
+ * error; the index is left as is for an unreadable one, the parent handles
+ * a vanished one).  Returns 0, or -errno when SRC itself cannot be opened. */
+static int scan_dir_open(struct run *r, const char *dir, DIR **out)
 {
 	struct scan *s = r->s;
-	struct dfile *files = NULL;
-	char **subdirs = NULL;
-	size_t nf = 0, capf = 0, nd = 0, capd = 0, ne = 0, i, j, k;
-	struct idx_entry *ents = NULL;
-	DIR *d = NULL;
-	struct dirent *de;
 	struct stat st;
-	int fd = -1, ret = 0, rc;
+	DIR *d;
+	int fd, ret;
 
+	*out = NULL;
 	fd = *dir ? openat(s->src_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 		  : openat(s->src_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
-		/* gone since it was listed, or unreadable: leave the index as is
-		 * for an unreadable one, the parent handles a vanished one */
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
 		if (!*dir)
-			ret = -errno;
-		else
-			prog_error(s, -errno);
-		goto out;
+			return ret;
+		prog_error(s, ret);
+		return 0;
 	}
-	if (r->have_skip && st.st_dev == r->skip_dev && st.st_ino == r->skip_ino)
-		goto out;
-	rc = seen_add(r, st.st_dev, st.st_ino);
-	if (rc) {
-		ret = rc < 0 ? rc : 0;
-		goto out;
+	if (r->have_skip && st.st_dev == r->skip_dev && st.st_ino == r->skip_ino) {
+		close(fd);
+		return 0;
+	}
+	ret = seen_add(r, st.st_dev, st.st_ino);
+	if (ret) {
+		close(fd);
+		return ret < 0 ? ret : 0;
 	}
 	d = fdopendir(fd);
 	if (!d) {
 		prog_error(s, -errno);
-		goto out;
+		close(fd);
+		return 0;
 	}
-	fd = -1;
 	prog_add(s, &s->prog.dirs, 1);
+	*out = d;
+	return 0;
+}
+
+/* Lists the regular files (with their stat) and subdirectories of d into
+ * l, sorted by name.  Returns 0, 1 when the listing stopped early (counted
+ * as an error: a partial listing must not remove anything), or -ENOMEM. */
+static int scan_dir_list(struct run *r, DIR *d, struct dlist *l)
+{
+	struct scan *s = r->s;
+	struct dirent *de;
+	struct stat st;
+
 	while ((errno = 0, de = readdir(d)) != NULL) {
 		unsigned char type = de->d_type;
 
@@ -341,69 +363,54 @@ static int scan_dir(struct run *r, char *dir)
 			type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
 		}
 		if (type == DT_REG) {
-			if (nf == capf) {
-				size_t nc = capf ? capf * 2 : 64;
-				struct dfile *p = realloc(files, nc * sizeof(*p));
-
-				if (!p) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				files = p;
-				capf = nc;
-			}
-			files[nf].name = strdup(de->d_name);
-			if (!files[nf].name) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			files[nf].st = to_idx_stat(&st);
-			nf++;
+			if (ARRAY_GROW(l->files, l->capf, l->nf + 1))
+				return -ENOMEM;
+			l->files[l->nf].name = strdup(de->d_name);
+			if (!l->files[l->nf].name)
+				return -ENOMEM;
+			l->files[l->nf].st = to_idx_stat(&st);
+			l->nf++;
 		} else if (type == DT_DIR) {
-			if (nd == capd) {
-				size_t nc = capd ? capd * 2 : 16;
-				char **p = realloc(subdirs, nc * sizeof(*p));
-
-				if (!p) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				subdirs = p;
-				capd = nc;
-			}
-			subdirs[nd] = strdup(de->d_name);
-			if (!subdirs[nd]) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			nd++;
+			if (ARRAY_GROW(l->subdirs, l->capd, l->nd + 1))
+				return -ENOMEM;
+			l->subdirs[l->nd] = strdup(de->d_name);
+			if (!l->subdirs[l->nd])
+				return -ENOMEM;
+			l->nd++;
 		}
 	}
 	if (errno) {
 		prog_error(s, -errno);
-		goto out;	/* a partial listing must not remove anything */
+		return 1;
 	}
-	prog_add(s, &s->prog.files, nf);
-	if (nf)
-		qsort(files, nf, sizeof(*files), dfile_cmp);
-	if (nd)
-		qsort(subdirs, nd, sizeof(*subdirs), name_cmp);
-	ret = idx_list(s->ix, dir, 0, &ents, &ne);
-	if (ret)
-		goto out;
+	prog_add(s, &s->prog.files, l->nf);
+	if (l->nf)
+		qsort(l->files, l->nf, sizeof(*l->files), dfile_cmp);
+	if (l->nd)
+		qsort(l->subdirs, l->nd, sizeof(*l->subdirs), name_cmp);
+	return 0;
+}
 
-	/* merge the three sorted lists: index entries, disk files, disk dirs */
-	i = j = k = 0;
+/* Reconciles the index entries ents[0..ne-1] of dir with the listing l,
+ * both sorted by name: new and changed files are queued, vanished ones
+ * recorded as gone. */
+static int scan_dir_merge(struct run *r, const char *dir, const struct idx_entry *ents, size_t ne,
+			  const struct dlist *l)
+{
+	struct scan *s = r->s;
+	const struct dfile *files = l->files;
+	char *const *subdirs = l->subdirs;
+	size_t nf = l->nf, nd = l->nd, i = 0, j = 0, k = 0;
+	int ret = 0;
+
 	while (i < ne || j < nf) {
 		int c = i >= ne ? 1 : j >= nf ? -1 : strcmp(ents[i].name, files[j].name);
 		char *path;
 
 		if (c > 0) {		/* on disk only: new */
 			path = fspath_join(dir, files[j].name);
-			if (!path) {
-				ret = -ENOMEM;
-				goto out;
-			}
+			if (!path)
+				return -ENOMEM;
 			ret = queue_file(r, path, &files[j].st);
 			j++;
 		} else if (c < 0) {	/* in the index only: vanished unless a dir still */
@@ -416,20 +423,16 @@ static int scan_dir(struct run *r, char *dir)
 			}
 			if (!still_dir) {
 				path = fspath_join(dir, ents[i].name);
-				if (!path) {
-					ret = -ENOMEM;
-					goto out;
-				}
+				if (!path)
+					return -ENOMEM;
 				ret = gone_tree(r, path, ents[i].is_dir, &ents[i].file);
 				free(path);
 			}
 			i++;
 		} else {		/* both */
 			path = fspath_join(dir, files[j].name);
-			if (!path) {
-				ret = -ENOMEM;
-				goto out;
-			}
+			if (!path)
+				return -ENOMEM;
 			if (ents[i].is_dir) {
 				/* a directory of books replaced by a file */
 				ret = gone_tree(r, path, 1, NULL);
@@ -447,11 +450,38 @@ static int scan_dir(struct run *r, char *dir)
 			j++;
 		}
 		if (ret)
-			goto out;
+			return ret;
 	}
-	/* read subdirectories next, in name order (pushed in reverse) */
-	for (i = nd; i-- > 0;) {
-		char *path = fspath_join(dir, subdirs[i]);
+	return 0;
+}
+
+/* Reads one directory (relative path dir, "" = SRC) and reconciles it; its
+ * subdirectories are read next, in name order (pushed in reverse). */
+static int scan_dir(struct run *r, char *dir)
+{
+	struct idx_entry *ents = NULL;
+	struct dlist l;
+	size_t ne = 0, i;
+	DIR *d = NULL;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	ret = scan_dir_open(r, dir, &d);
+	if (ret || !d)
+		goto out;
+	ret = scan_dir_list(r, d, &l);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
+		goto out;
+	}
+	ret = idx_list(r->s->ix, dir, 0, &ents, &ne);
+	if (ret)
+		goto out;
+	ret = scan_dir_merge(r, dir, ents, ne, &l);
+	if (ret)
+		goto out;
+	for (i = l.nd; i-- > 0;) {
+		char *path = fspath_join(dir, l.subdirs[i]);
 
 		if (!path || stack_push(r, path)) {
 			free(path);
@@ -460,16 +490,9 @@ static int scan_dir(struct run *r, char *dir)
 		}
 	}
 out:
-	if (fd >= 0)
-		close(fd);
 	if (d)
 		closedir(d);
-	for (i = 0; i < nf; i++)
-		free(files[i].name);
-	free(files);
-	for (i = 0; i < nd; i++)
-		free(subdirs[i]);
-	free(subdirs);
+	dlist_release(&l);
 	idx_entries_free(ents, ne);
 	return ret;
 }

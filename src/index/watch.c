@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fspath.h"
+#include "grow.h"
 
 #define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | \
 		    IN_ONLYDIR | IN_EXCL_UNLINK)
@@ -220,17 +221,10 @@ static int add_tree(struct watch *w, const char *rel)
 				ret = -ENOMEM;
 				break;
 			}
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				char **p = realloc(stack, nc * sizeof(*p));
-
-				if (!p) {
-					free(sub);
-					ret = -ENOMEM;
-					break;
-				}
-				stack = p;
-				cap = nc;
+			if (ARRAY_GROW(stack, cap, n + 1)) {
+				free(sub);
+				ret = -ENOMEM;
+				break;
 			}
 			stack[n++] = sub;
 		}

@@ -33,7 +33,7 @@ struct acc_opts {
 				 * against the labels, next to book_compare() */
 };
 
-/* Measured figures of one run (the targets of issue 4). */
+/* Measured figures of one run (the targets of docs/ACCURACY.md). */
 struct acc_summary {
 	unsigned pairs, positives, negatives;
 	double near_p, near_r, near_f1;		/* near-duplicate class, OCR <= 5% */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <zip.h>
 
+#include "grow.h"
+
 static uint64_t splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
@@ -234,19 +236,14 @@ struct span {
 /* All sentences of text, in order; *out is malloc'd (free() it). */
 static int split_sentences(const char *text, size_t len, struct span **out, size_t *n)
 {
-	struct span *v = NULL, *nv;
+	struct span *v = NULL;
 	size_t cap = 0, cnt = 0, p = 0, e;
 
 	while (p < len) {
 		e = sentence_end(text, len, p);
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 256;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (ARRAY_GROW(v, cap, cnt + 1)) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[cnt].off = p;
 		v[cnt].len = e - p;
