@@ -21,7 +21,7 @@ int cli_meta(int argc, char **argv);
 int cli_fingerprint(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 
-/* cli_indexcmd.c: `simbook index DIR`: index a library without mounting. */
+/* cli_index.c: `simbook index DIR`: index a library without mounting. */
 int cli_index(int argc, char **argv);
 
 /* cli_query.c: `simbook similar FILE`, `simbook clusters [DIR]`,
@@ -30,7 +30,7 @@ int cli_similar(int argc, char **argv);
 int cli_clusters(int argc, char **argv);
 int cli_duplicates(int argc, char **argv);
 
-/* cli_index.c: `simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B`:
+/* cli_notdup.c: `simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B`:
  * records (or with --undo removes) a "not a duplicate" exemption in a
  * library's index, without a mount; on a mounted library (paths inside the
  * mount) it asks the daemon through the mount's .simbookfs/control.

@@ -140,17 +140,4 @@ int judge_book(struct idx *ix, uint64_t id);
  * stored one by one do.  Same returns. */
 int judge_batch(struct idx *ix, uint64_t id, const uint64_t *later, size_t nlater);
 
-/* The names of these functions in the evaluation harness (tests/eval),
- * which uses them through simlist.h. */
-#define simcache judge_cache
-#define simcache_new judge_cache_new
-#define simcache_free judge_cache_free
-#define simlist_candidates judge_candidates
-#define simlist_relation judge_relation
-#define simlist_judge judge_book
-#define SIMLIST_SRC_NEAR JUDGE_SRC_NEAR
-#define SIMLIST_SRC_MINHASH JUDGE_SRC_MINHASH
-#define SIMLIST_SRC_TEXT JUDGE_SRC_TEXT
-#define SIMLIST_SRC_UNIQUE JUDGE_SRC_UNIQUE
-
 #endif

@@ -1,5 +1,5 @@
-/* cli_index.c - subcommands that work on a library's index without a mount:
- * `simbook not-duplicate` (see cli.h). */
+/* cli_notdup.c - `simbook not-duplicate`: marks and lists "not a duplicate" pairs,
+ * on a library's index or through its mount (see cli.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -12,6 +12,7 @@
 #include "bookrec.h"
 #include "grow.h"
 #include "idx.h"
+#include "judge.h"
 #include "monoclock.h"
 #include "rsort.h"
 #include "simlist.h"
@@ -47,7 +48,7 @@ static int idmap_cmp(const void *pa, const void *pb)
 
 struct parity {
 	struct idx *ix;
-	struct simcache *cache;
+	struct judge_cache *cache;
 	uint64_t *ids;			/* book index -> id */
 	struct idmap *map;
 	struct listed *v;		/* every listed pair, sorted */
@@ -60,7 +61,7 @@ struct parity {
 };
 
 static const unsigned src_bits[4] = {
-	SIMLIST_SRC_NEAR, SIMLIST_SRC_MINHASH, SIMLIST_SRC_TEXT, SIMLIST_SRC_UNIQUE,
+	JUDGE_SRC_NEAR, JUDGE_SRC_MINHASH, JUDGE_SRC_TEXT, JUDGE_SRC_UNIQUE,
 };
 static const char *const src_names[4] = {
 	"simhash near", "min-hash band", "text hash", "pruning keys",
@@ -113,7 +114,7 @@ static int parity_sources(struct parity *pa, size_t nbooks, size_t s)
 	int ret = 0;
 
 	for (i = 0; i < nbooks && !ret; i++) {
-		ret = simlist_candidates(pa->ix, pa->ids[i], src_bits[s], &ids, &n);
+		ret = judge_candidates(pa->ix, pa->ids[i], src_bits[s], &ids, &n);
 		if (n > pa->maxcand[s])
 			pa->maxcand[s] = n;
 		for (j = 0; j < n && !ret; j++) {
@@ -145,7 +146,7 @@ static int parity_build(struct parity *pa, const struct corpus *c)
 	snprintf(pa->dir, sizeof(pa->dir), "%s/index", c->tmpdir);
 	pa->ids = calloc(c->nbooks ? c->nbooks : 1, sizeof(*pa->ids));
 	pa->map = calloc(c->nbooks ? c->nbooks : 1, sizeof(*pa->map));
-	pa->cache = simcache_new(0);
+	pa->cache = judge_cache_new(0);
 	if (!pa->ids || !pa->map || !pa->cache)
 		return -ENOMEM;
 	ret = idx_open(&pa->ix, pa->dir, NULL);
@@ -158,7 +159,7 @@ static int parity_build(struct parity *pa, const struct corpus *c)
 		/* judged after its store, as the indexer does: the lists
 		 * below are the stored ones the views read */
 		if (!ret)
-			ret = simlist_judge(pa->ix, pa->ids[i]);
+			ret = judge_book(pa->ix, pa->ids[i]);
 		pa->map[i] = (struct idmap){ pa->ids[i], (uint32_t)i };
 	}
 	if (ret)
@@ -188,7 +189,7 @@ static void parity_release(struct parity *pa)
 	size_t s;
 
 	idx_close(pa->ix);
-	simcache_free(pa->cache);
+	judge_cache_free(pa->cache);
 	free(pa->ids);
 	free(pa->map);
 	free(pa->v);
@@ -375,7 +376,7 @@ int acc_parity_run(const struct acc_opts *o, const struct corpus *c, const enum 
 			continue;
 		}
 		/* a candidate: what the comparison of the stored records says */
-		if (simlist_relation(pa.ix, pa.cache, pa.ids[p->a], pa.ids[p->b], &cls) == 0 &&
+		if (judge_relation(pa.ix, pa.cache, pa.ids[p->a], pa.ids[p->b], &cls) == 0 &&
 		    cls != pred[i])
 			sum->index_verify_differs++;
 	}
