@@ -1,7 +1,8 @@
 # simbookfs: a FUSE filesystem that shows near-duplicate books.
 #
 #   make            build build/simbookfs and build/simbook
-#   make test       unit + integration tests, then the same suite under ASan/UBSan
+#   make test       check-layers, unit + integration tests, then the same suite
+#                   under ASan/UBSan
 #   make test-fast  the suite once, without sanitizers
 #   make check      the suite under ASan/UBSan only
 #   make check-layers  the include directions and size limits of the layers
@@ -113,7 +114,7 @@ $(BUILD)/bench/%: bench/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/bench
 $(BUILD)/tests $(BUILD)/bench $(BUILD)/fuzz:
 	mkdir -p $@
 
-test: test-fast check
+test: check-layers test-fast check
 
 # The include directions and the size limits of docs/ARCHITECTURE.md.
 check-layers:
