@@ -143,7 +143,7 @@ out:
 
 static void report_summary(FILE *f, const struct acc_summary *s)
 {
-	fprintf(f, "\n### Targets (issue 4)\n\n| target | measured | goal | met |\n|---|--:|--:|---|\n");
+	fprintf(f, "\n### Targets\n\n| target | measured | goal | met |\n|---|--:|--:|---|\n");
 	fprintf(f, "| near duplicates (OCR <= 5%%, sentence edits) F1 | %.4f | >= 0.97 | %s |\n",
 		s->near_f1, s->near_f1 >= 0.97 ? "yes" : "NO");
 	fprintf(f, "| containment precision / recall | %.4f / %.4f | >= 0.99 / 0.95 | %s |\n",

@@ -1,5 +1,5 @@
 /* The accuracy harness in quick mode (synthetic corpus, fixed seed): the
- * targets of issue 4 must hold at the default operating point. */
+ * accuracy targets (docs/ACCURACY.md) must hold at the default operating point. */
 #include "acc.h"
 #include "check.h"
 
