@@ -432,9 +432,7 @@ static int index_file(struct indexer *ixr, const char *path)
 	}
 	stat_to_idx(&sb, &st);
 	known = idx_get(ixr->ix, path, &f) == 0;
-	/* the device too: a file queued when only its device number
-	 * changed is fingerprinted again */
-	if (known && f.state != IDX_QUEUED && scan_stat_same(&f.st, &st) && f.st.dev == st.dev &&
+	if (known && f.state != IDX_QUEUED && scan_stat_same(&f.st, &st) &&
 	    (f.state != IDX_INDEXED || f.rec_version == BOOKREC_IDX_VERSION)) {
 		ret = 0;	/* already up to date (e.g. a rename's target) */
 		goto out;
