@@ -301,6 +301,9 @@ typedef int (*idx_row_fn)(const MDB_val *k, const MDB_val *v, void *arg);
  * start (slen bytes; NULL: from the first row), until fn stops it or the
  * table ends: the twin of idx_write().  0, fn's error, or the cursor's. */
 int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg);
+/* idx_cursor_walk() from the row after the one cur is on (a row read by
+ * hand first, e.g. a header row that decides whether to read on). */
+int idx_cursor_walk_next(MDB_cursor *cur, idx_row_fn fn, void *arg);
 /* idx_cursor_walk() over table db of txn, on a cursor of its own. */
 int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
 	     void *arg);
