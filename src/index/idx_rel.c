@@ -48,16 +48,9 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
 			break;
-		if (n == cap) {
-			struct pairrow *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(rows, cap * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			rows = p;
+		if (ARRAY_GROW(rows, cap, n + 1)) {
+			ret = -ENOMEM;
+			goto out;
 		}
 		rows[n].other = be_get((const uint8_t *)k.mv_data + 8, 8);
 		rows[n].nfwd = pair_val(&v, rows[n].fwd);
