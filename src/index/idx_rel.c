@@ -56,6 +56,9 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 		rows[n].nfwd = pair_val(&v, rows[n].fwd);
 		rows[n++].nrev = 0;
 	}
+	/* A cursor error (rc) ends the loop unreported, harmlessly: LMDB marks
+	 * the write txn failed, so every later put, del and the commit fail
+	 * (MDB_BAD_TXN, -EIO like the damage itself) and nothing is kept. */
 	mdb_cursor_close(cur);
 	cur = NULL;
 	for (i = 0; i < n && ret == 0; i++) {
