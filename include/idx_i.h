@@ -197,6 +197,10 @@ int idx_write(struct idx *ix, write_fn fn, void *arg);
 
 /* ---- keys and records (idx_codec.c) ---- */
 
+/* Validates a relative path as the index stores it: 0 or -EINVAL /
+ * -ENAMETOOLONG. */
+int idx_path_check(const char *path);
+
 void idx_path_key(const char *path, size_t len, struct pkey *k);
 /* 0, or -EIO for a record that does not decode. */
 int idx_frec_decode(const MDB_val *v, struct frec *f);
