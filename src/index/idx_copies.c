@@ -29,8 +29,8 @@ struct first_arg {
 	size_t *n;
 };
 
-/* Stops at the first row read after two were found, as a loop testing
- * that before each row would (so that row's cursor error is returned). */
+/* Stops at the first row read after two were found: the walk reads one row
+ * past the last one kept, and a cursor error on that read is returned. */
 static int first_row(const MDB_val *k, const MDB_val *v, void *arg)
 {
 	struct first_arg *a = arg;

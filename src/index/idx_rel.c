@@ -376,8 +376,8 @@ struct unjudged_arg {
 	size_t max, n;
 };
 
-/* Stops at the first row read after max were found, as a loop testing
- * that before each row would (so that row's cursor error is returned). */
+/* Stops at the first row read after max were found: the walk reads one row
+ * past the last one kept, and a cursor error on that read is returned. */
 static int unjudged_row(const MDB_val *k, const MDB_val *v, void *arg)
 {
 	struct unjudged_arg *a = arg;
