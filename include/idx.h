@@ -490,8 +490,4 @@ int idx_errors(struct idx *ix, struct idx_file **files, size_t *n);
 void idx_files_free(struct idx_file *files, size_t n);
 int idx_counts(struct idx *ix, struct idx_counts *c);
 
-/* Validates a relative path as the index stores it: 0 or -EINVAL /
- * -ENAMETOOLONG. */
-int idx_path_check(const char *path);
-
 #endif

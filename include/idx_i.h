@@ -197,6 +197,10 @@ int idx_write(struct idx *ix, write_fn fn, void *arg);
 
 /* ---- keys and records (idx_codec.c) ---- */
 
+/* Validates a relative path as the index stores it: 0 or -EINVAL /
+ * -ENAMETOOLONG. */
+int idx_path_check(const char *path);
+
 void idx_path_key(const char *path, size_t len, struct pkey *k);
 /* 0, or -EIO for a record that does not decode. */
 int idx_frec_decode(const MDB_val *v, struct frec *f);
@@ -301,6 +305,9 @@ typedef int (*idx_row_fn)(const MDB_val *k, const MDB_val *v, void *arg);
  * start (slen bytes; NULL: from the first row), until fn stops it or the
  * table ends: the twin of idx_write().  0, fn's error, or the cursor's. */
 int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg);
+/* idx_cursor_walk() from the row after the one cur is on (a row read by
+ * hand first, e.g. a header row that decides whether to read on). */
+int idx_cursor_walk_next(MDB_cursor *cur, idx_row_fn fn, void *arg);
 /* idx_cursor_walk() over table db of txn, on a cursor of its own. */
 int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
 	     void *arg);

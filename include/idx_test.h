@@ -18,9 +18,8 @@ int idx_sync(struct idx *ix);
 int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts,
 		 const struct idx_fp *fps, size_t n);
 /* Removes the file whose id is id, wherever it is now (as idx_unlink() for
- * one file).  For the worker that finds, after storing its result, that the
- * file it read is no longer at its path: a path-based unlink could remove a
- * newer file's entry.  -ENOENT when the id is unknown. */
+ * one file, by id instead of path, so a newer file at the same path keeps
+ * its entry).  -ENOENT when the id is unknown. */
 int idx_drop(struct idx *ix, uint64_t id);
 /* Every pair of books within d bits (d <= idx_max_d()), each once, sorted by
  * (a, b); exempted pairs are included (filter with idx_exempt_ids()).  A

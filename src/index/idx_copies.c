@@ -22,35 +22,43 @@ static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
 	       b.version == BOOK_VERSION && memcmp(b.key, key, COPY_KEY) == 0;
 }
 
+struct first_arg {
+	struct wtx *w;
+	const uint8_t *key;
+	uint64_t skip, *ids;
+	size_t *n;
+};
+
+/* Stops at the first row read after two were found: the walk reads one row
+ * past the last one kept, and a cursor error on that read is returned. */
+static int first_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct first_arg *a = arg;
+	uint64_t id;
+
+	(void)v;
+	if (*a->n >= 2)
+		return 1;
+	if (k->mv_size != COPY_KEY + 8 || memcmp(k->mv_data, a->key, COPY_KEY) != 0)
+		return 1;
+	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
+	if (id != a->skip && copy_member(a->w, a->key, id))
+		a->ids[(*a->n)++] = id;
+	return 0;
+}
+
 /* The (at most) two smallest ids of the copy group key other than skip:
  * *n of them (0, 1 or 2) in ids[]. */
 int idx_group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, uint64_t ids[2],
-		       size_t *n)
+		    size_t *n)
 {
+	struct first_arg a = { w, key, skip, ids, n };
 	uint8_t k0[COPY_KEY + 8];
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc;
 
 	*n = 0;
 	memcpy(k0, key, COPY_KEY);
 	be_put(k0 + COPY_KEY, 0, 8);
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
-	if (rc)
-		return idx_err(rc);
-	k = idx_mval(k0, sizeof(k0));
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && *n < 2;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint64_t id;
-
-		if (k.mv_size != sizeof(k0) || memcmp(k.mv_data, key, COPY_KEY) != 0)
-			break;
-		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
-		if (id != skip && copy_member(w, key, id))
-			ids[(*n)++] = id;
-	}
-	mdb_cursor_close(cur);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return idx_walk(w->ix, w->txn, DB_COPY, k0, sizeof(k0), first_row, &a);
 }
 
 /* Book id leaves its copy group (b: its book row).  A representative's band
@@ -147,75 +155,62 @@ int idx_copies(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 	return ret;
 }
 
+struct cgroups_arg {
+	struct idx_groups *cg;
+	uint8_t prev[COPY_KEY];
+	size_t n, cap, ng, gcap, run;
+};
+
+static int cgroups_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct cgroups_arg *a = arg;
+	struct idx_groups *cg = a->cg;
+	uint64_t id;
+
+	(void)v;
+	if (k->mv_size != COPY_KEY + 8)
+		return 0;
+	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
+	if (!a->run || memcmp(a->prev, k->mv_data, COPY_KEY) != 0) {
+		/* a group of one is dropped: overwrite its entry */
+		if (a->run == 1)
+			a->n--;
+		else if (a->run > 1)
+			a->ng++;
+		memcpy(a->prev, k->mv_data, COPY_KEY);
+		a->run = 0;
+	}
+	/* room for this id, and for the end of this group and of the next */
+	if (ARRAY_GROW(cg->ids, a->cap, a->n + 1) || ARRAY_GROW(cg->start, a->gcap, a->ng + 2))
+		return -ENOMEM;
+	if (a->run == 0)
+		cg->start[a->ng] = a->n;
+	cg->ids[a->n++] = id;
+	a->run++;
+	return 0;
+}
+
 /* The groups of copies of two or more, from one pass over the copies
  * table: group i is ids[start[i]] .. ids[start[i + 1] - 1], ascending (the
  * representative first). */
 static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
 {
-	uint8_t prev[COPY_KEY];
-	size_t n = 0, cap = 0, ng = 0, gcap = 0, run = 0;
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc, ret = 0;
+	struct cgroups_arg a = { .cg = cg };
+	int ret;
 
 	memset(cg, 0, sizeof(*cg));
-	rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint64_t id;
-
-		if (k.mv_size != COPY_KEY + 8)
-			continue;
-		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
-		if (!run || memcmp(prev, k.mv_data, COPY_KEY) != 0) {
-			/* a group of one is dropped: overwrite its entry */
-			if (run == 1)
-				n--;
-			else if (run > 1)
-				ng++;
-			memcpy(prev, k.mv_data, COPY_KEY);
-			run = 0;
-		}
-		if (n + 1 >= cap) {
-			uint64_t *p = realloc(cg->ids, (cap ? cap * 2 : 256) * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			cg->ids = p;
-			cap = cap ? cap * 2 : 256;
-		}
-		if (ng + 2 >= gcap) {
-			size_t *p = realloc(cg->start, (gcap ? gcap * 2 : 64) * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			cg->start = p;
-			gcap = gcap ? gcap * 2 : 64;
-		}
-		if (run == 0)
-			cg->start[ng] = n;
-		cg->ids[n++] = id;
-		run++;
-	}
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	if (cur)
-		mdb_cursor_close(cur);
+	ret = idx_walk(ix, txn, DB_COPY, NULL, 0, cgroups_row, &a);
 	if (ret) {
 		idx_groups_release(cg);
 		return ret;
 	}
-	if (run == 1)
-		n--;
-	else if (run > 1)
-		ng++;
+	if (a.run == 1)
+		a.n--;
+	else if (a.run > 1)
+		a.ng++;
 	if (cg->start)
-		cg->start[ng] = n;
-	cg->ngroups = ng;
+		cg->start[a.ng] = a.n;
+	cg->ngroups = a.ng;
 	return 0;
 }
 

@@ -11,20 +11,53 @@
 #include "rsort.h"
 #include "ufind.h"
 
+struct simhashes_arg {
+	size_t klen, vbytes, n, cap;
+	uint64_t *ids;
+	uint8_t (*sh)[IDX_SH_BYTES];
+};
+
+/* The two arrays share one capacity: ARRAY_GROW would keep two. */
+static int simhashes_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct simhashes_arg *a = arg;
+
+	if (((const uint8_t *)k->mv_data)[0] != 0)
+		return 1;
+	if (k->mv_size != a->klen || v->mv_size != IDX_SH_BYTES)
+		return 0;
+	if (a->n == a->cap) {
+		size_t nc = a->cap * 2;
+		uint64_t *pi = realloc(a->ids, nc * sizeof(*pi));
+		uint8_t (*ps)[IDX_SH_BYTES];
+
+		if (!pi)
+			return -ENOMEM;
+		a->ids = pi;
+		ps = realloc(a->sh, nc * sizeof(*ps));
+		if (!ps)
+			return -ENOMEM;
+		a->sh = ps;
+		a->cap = nc;
+	}
+	a->ids[a->n] = be_get((const uint8_t *)k->mv_data + 1 + a->vbytes, 8);
+	memcpy(a->sh[a->n], v->mv_data, IDX_SH_BYTES);
+	a->n++;
+	return 0;
+}
+
 /* Loads every fingerprinted book's id and simhash from band 0 of the band
  * table (exactly one entry per book, already in a compact form). */
 static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)[IDX_SH_BYTES],
 			  size_t *n_out)
 {
 	const struct band_layout *bl = &ix->bl;
-	size_t klen = 1 + (size_t)bl->value_bytes + 8, n = 0, cap = 0;
-	uint8_t (*sh)[IDX_SH_BYTES] = NULL;
-	uint64_t *ids = NULL;
+	struct simhashes_arg a = { 1 + (size_t)bl->value_bytes + 8, bl->value_bytes, 0, 0,
+				   NULL, NULL };
 	MDB_cursor *cur = NULL;
 	MDB_txn *txn = NULL;
 	uint8_t zero = 0;
 	MDB_stat st;
-	MDB_val k, v;
 	int rc, ret;
 
 	ret = idx_rtx_begin(ix, &txn);
@@ -37,58 +70,28 @@ static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)
 		ret = idx_err(rc);
 		goto out;
 	}
-	cap = st.ms_entries / bl->nbands + 1;
-	ids = malloc(cap * sizeof(*ids));
-	sh = malloc(cap * sizeof(*sh));
-	if (!ids || !sh) {
+	a.cap = st.ms_entries / bl->nbands + 1;
+	a.ids = malloc(a.cap * sizeof(*a.ids));
+	a.sh = malloc(a.cap * sizeof(*a.sh));
+	if (!a.ids || !a.sh) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	k = idx_mval(&zero, 1);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (((const uint8_t *)k.mv_data)[0] != 0)
-			break;
-		if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
-			continue;
-		if (n == cap) {
-			size_t nc = cap * 2;
-			uint64_t *pi = realloc(ids, nc * sizeof(*pi));
-			uint8_t (*ps)[IDX_SH_BYTES];
-
-			if (!pi) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			ids = pi;
-			ps = realloc(sh, nc * sizeof(*ps));
-			if (!ps) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			sh = ps;
-			cap = nc;
-		}
-		ids[n] = be_get((const uint8_t *)k.mv_data + 1 + bl->value_bytes, 8);
-		memcpy(sh[n], v.mv_data, IDX_SH_BYTES);
-		n++;
-	}
-	if (rc && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
+	ret = idx_cursor_walk(cur, &zero, 1, simhashes_row, &a);
 	if (ret == 0)
-		ret = idx_copies_add(ix, txn, &ids, &sh, &n, &cap);
+		ret = idx_copies_add(ix, txn, &a.ids, &a.sh, &a.n, &a.cap);
 out:
 	if (cur)
 		mdb_cursor_close(cur);
 	idx_rtx_end(ix, txn);
 	if (ret) {
-		free(ids);
-		free(sh);
+		free(a.ids);
+		free(a.sh);
 		return ret;
 	}
-	*ids_out = ids;
-	*sh_out = sh;
-	*n_out = n;
+	*ids_out = a.ids;
+	*sh_out = a.sh;
+	*n_out = a.n;
 	return 0;
 }
 
@@ -284,70 +287,50 @@ out:
 	return ret;
 }
 
+struct text_arg {
+	struct band_pair *bp;
+	uint64_t *ids;
+	size_t n, cap, np, pcap;
+	uint8_t prev[IDX_SH_BYTES];
+};
+
+static int text_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct text_arg *a = arg;
+
+	(void)v;
+	if (k->mv_size != IDX_SH_BYTES + 8)
+		return 0;
+	if (ARRAY_GROW(a->ids, a->cap, a->n + 1))
+		return -ENOMEM;
+	a->ids[a->n] = be_get((const uint8_t *)k->mv_data + IDX_SH_BYTES, 8);
+	/* join each entry to the previous one when the hash is the same */
+	if (a->n && memcmp(a->prev, k->mv_data, IDX_SH_BYTES) == 0) {
+		if (ARRAY_GROW(a->bp, a->pcap, a->np + 1))
+			return -ENOMEM;
+		a->bp[a->np].a = (uint32_t)(a->n - 1);
+		a->bp[a->np].b = (uint32_t)a->n;
+		a->bp[a->np].dist = 0;
+		a->np++;
+	}
+	memcpy(a->prev, k->mv_data, IDX_SH_BYTES);
+	a->n++;
+	return 0;
+}
+
 int idx_text_groups(struct idx *ix, struct idx_groups *g)
 {
-	struct band_pair *bp = NULL;
-	uint64_t *ids = NULL;
-	size_t n = 0, cap = 0, np = 0, pcap = 0;
-	uint8_t prev[IDX_SH_BYTES];
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	MDB_val k, v;
-	int rc, ret;
+	struct text_arg a = { .bp = NULL };
+	int ret;
 
 	memset(g, 0, sizeof(*g));
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_TEXT], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != IDX_SH_BYTES + 8)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			uint64_t *p = realloc(ids, nc * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			ids = p;
-			cap = nc;
-		}
-		ids[n] = be_get((const uint8_t *)k.mv_data + IDX_SH_BYTES, 8);
-		/* join each entry to the previous one when the hash is the same */
-		if (n && memcmp(prev, k.mv_data, IDX_SH_BYTES) == 0) {
-			if (np == pcap) {
-				size_t nc = pcap ? pcap * 2 : 64;
-				struct band_pair *p = realloc(bp, nc * sizeof(*p));
-
-				if (!p) {
-					ret = -ENOMEM;
-					break;
-				}
-				bp = p;
-				pcap = nc;
-			}
-			bp[np].a = (uint32_t)(n - 1);
-			bp[np].b = (uint32_t)n;
-			bp[np].dist = 0;
-			np++;
-		}
-		memcpy(prev, k.mv_data, IDX_SH_BYTES);
-		n++;
-	}
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
-	if (ret == 0 && n >= UINT32_MAX)
+	ret = idx_read_walk(ix, DB_TEXT, text_row, &a);
+	if (ret == 0 && a.n >= UINT32_MAX)
 		ret = -EOVERFLOW;
 	if (ret == 0)
-		ret = groups_build(ids, n, bp, np, NULL, g);
-	free(ids);
-	free(bp);
+		ret = groups_build(a.ids, a.n, a.bp, a.np, NULL, g);
+	free(a.ids);
+	free(a.bp);
 	return ret;
 }
 
@@ -363,91 +346,73 @@ void idx_groups_release(struct idx_groups *g)
 /* Reads the links table in one pass: *ids the linked books (ascending,
  * unique: every book is the first half of the keys of its links) and
  * *pairs the links a < b as indexes into *ids. */
+struct links_arg {
+	uint64_t *ids, (*raw)[2];
+	size_t nids, capi, nraw, capr;
+};
+
+static int links_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct links_arg *l = arg;
+	uint64_t a, b;
+
+	(void)v;
+	if (k->mv_size != 16)
+		return 0;
+	a = be_get(k->mv_data, 8);
+	b = be_get((const uint8_t *)k->mv_data + 8, 8);
+	if (a == b)
+		return 0;
+	if (!l->nids || l->ids[l->nids - 1] != a) {
+		if (ARRAY_GROW(l->ids, l->capi, l->nids + 1))
+			return -ENOMEM;
+		l->ids[l->nids++] = a;
+	}
+	if (a > b)
+		return 0;
+	if (ARRAY_GROW(l->raw, l->capr, l->nraw + 1))
+		return -ENOMEM;
+	l->raw[l->nraw][0] = a;
+	l->raw[l->nraw][1] = b;
+	l->nraw++;
+	return 0;
+}
+
 static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
 		      struct band_pair **pairs_out, size_t *npairs_out)
 {
-	uint64_t *ids = NULL, (*raw)[2] = NULL;
+	struct links_arg l = { NULL, NULL, 0, 0, 0, 0 };
 	struct band_pair *bp = NULL;
-	size_t nids = 0, capi = 0, nraw = 0, capr = 0, np = 0, i;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	MDB_val k, v;
-	int rc, ret;
+	size_t np = 0, i;
+	int ret = idx_read_walk(ix, DB_CLUSTER, links_row, &l);
 
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_CLUSTER], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint64_t a, b;
-
-		if (k.mv_size != 16)
-			continue;
-		a = be_get(k.mv_data, 8);
-		b = be_get((const uint8_t *)k.mv_data + 8, 8);
-		if (a == b)
-			continue;
-		if (!nids || ids[nids - 1] != a) {
-			if (nids == capi) {
-				uint64_t *p;
-
-				capi = capi ? capi * 2 : 1024;
-				p = realloc(ids, capi * sizeof(*p));
-				if (!p) {
-					ret = -ENOMEM;
-					break;
-				}
-				ids = p;
-			}
-			ids[nids++] = a;
-		}
-		if (a > b)
-			continue;
-		if (nraw == capr) {
-			uint64_t (*p)[2];
-
-			capr = capr ? capr * 2 : 1024;
-			p = realloc(raw, capr * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			raw = p;
-		}
-		raw[nraw][0] = a;
-		raw[nraw][1] = b;
-		nraw++;
-	}
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
 	if (ret)
 		goto out;
-	bp = malloc((nraw ? nraw : 1) * sizeof(*bp));
-	if (!bp || nids > UINT32_MAX) {
+	bp = malloc((l.nraw ? l.nraw : 1) * sizeof(*bp));
+	if (!bp || l.nids > UINT32_MAX) {
 		ret = bp ? -EOVERFLOW : -ENOMEM;
 		goto out;
 	}
 	/* a hostile table may hold a link one way only: such a b is not in ids */
-	for (i = 0; i < nraw; i++) {
-		const uint64_t *pa = bsearch(&raw[i][0], ids, nids, sizeof(*ids), rsort_cmp_u64);
-		const uint64_t *pb = bsearch(&raw[i][1], ids, nids, sizeof(*ids), rsort_cmp_u64);
+	for (i = 0; i < l.nraw; i++) {
+		const uint64_t *pa = bsearch(&l.raw[i][0], l.ids, l.nids, sizeof(*l.ids),
+					     rsort_cmp_u64);
+		const uint64_t *pb = bsearch(&l.raw[i][1], l.ids, l.nids, sizeof(*l.ids),
+					     rsort_cmp_u64);
 
 		if (pa && pb)
-			bp[np++] = (struct band_pair){ (uint32_t)(pa - ids), (uint32_t)(pb - ids), 0 };
+			bp[np++] = (struct band_pair){ (uint32_t)(pa - l.ids),
+						       (uint32_t)(pb - l.ids), 0 };
 	}
 out:
-	free(raw);
+	free(l.raw);
 	if (ret) {
-		free(ids);
+		free(l.ids);
 		free(bp);
 		return ret;
 	}
-	*ids_out = ids;
-	*nids_out = nids;
+	*ids_out = l.ids;
+	*nids_out = l.nids;
 	*pairs_out = bp;
 	*npairs_out = np;
 	return 0;

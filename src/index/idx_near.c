@@ -60,17 +60,41 @@ static int hits_expand(struct idx *ix, MDB_txn *txn, struct hits *h)
 	return ret;
 }
 
+struct near_arg {
+	const struct band_layout *bl;
+	const uint8_t *sh, *key;
+	size_t klen, plen;
+	uint32_t d, b;
+	struct hits *h;
+};
+
+/* One row of band b's entries with sh's value. */
+static int near_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct near_arg *a = arg;
+	const uint8_t *cand = v->mv_data;
+	uint32_t dist;
+
+	if (k->mv_size < a->plen || memcmp(k->mv_data, a->key, a->plen) != 0)
+		return 1;
+	if (k->mv_size != a->klen || v->mv_size != IDX_SH_BYTES)
+		return 0;
+	dist = band_distance(a->sh, cand);
+	/* report a pair only from the first band it shares */
+	if (dist > a->d || band_first_shared(a->bl, a->sh, cand) != a->b)
+		return 0;
+	return hits_push(a->h, be_get((const uint8_t *)k->mv_data + a->plen, 8), dist);
+}
+
 static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, int expand,
 		      struct idx_hit **hits, size_t *n)
 {
 	const struct band_layout *bl = &ix->bl;
 	struct hits h = { NULL, 0, 0 };
+	uint8_t key[1 + 8 + 8];
+	struct near_arg a = { bl, sh, key, 0, 1 + (size_t)bl->value_bytes, d, 0, &h };
 	MDB_cursor *cur = NULL;
 	MDB_txn *txn = NULL;
-	uint8_t key[1 + 8 + 8];
-	size_t klen, plen = 1 + (size_t)bl->value_bytes;
-	MDB_val k, v;
-	uint32_t b;
 	int rc, ret;
 
 	*hits = NULL;
@@ -85,28 +109,9 @@ static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d
 		ret = idx_err(rc);
 		goto out;
 	}
-	for (b = 0; b < bl->nbands && ret == 0; b++) {
-		idx_shband_key(bl, sh, b, 0, key, &klen);
-		k = idx_mval(key, klen);
-		for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			const uint8_t *cand = v.mv_data;
-			uint32_t dist;
-
-			if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
-				break;
-			if (k.mv_size != klen || v.mv_size != IDX_SH_BYTES)
-				continue;
-			dist = band_distance(sh, cand);
-			/* report a pair only from the first band it shares */
-			if (dist > d || band_first_shared(bl, sh, cand) != b)
-				continue;
-			ret = hits_push(&h, be_get((const uint8_t *)k.mv_data + plen, 8), dist);
-			if (ret)
-				break;
-		}
-		if (ret == 0 && rc && rc != MDB_NOTFOUND)
-			ret = idx_err(rc);
+	for (a.b = 0; a.b < bl->nbands && ret == 0; a.b++) {
+		idx_shband_key(bl, sh, a.b, 0, key, &a.klen);
+		ret = idx_cursor_walk(cur, key, a.klen, near_row, &a);
 	}
 	if (ret == 0 && expand)
 		ret = hits_expand(ix, txn, &h);

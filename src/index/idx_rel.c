@@ -48,21 +48,17 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
 			break;
-		if (n == cap) {
-			struct pairrow *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(rows, cap * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			rows = p;
+		if (ARRAY_GROW(rows, cap, n + 1)) {
+			ret = -ENOMEM;
+			goto out;
 		}
 		rows[n].other = be_get((const uint8_t *)k.mv_data + 8, 8);
 		rows[n].nfwd = pair_val(&v, rows[n].fwd);
 		rows[n++].nrev = 0;
 	}
+	/* A cursor error (rc) ends the loop unreported, harmlessly: LMDB marks
+	 * the write txn failed, so every later put, del and the commit fail
+	 * (MDB_BAD_TXN, -EIO like the damage itself) and nothing is kept. */
 	mdb_cursor_close(cur);
 	cur = NULL;
 	for (i = 0; i < n && ret == 0; i++) {
@@ -258,13 +254,43 @@ int idx_rels_set(struct idx *ix, const struct idx_judgement *v, size_t n)
 	return idx_write(ix, rels_fn, &a);
 }
 
+struct relsget_arg {
+	const uint8_t *key;
+	struct idx_rel *v;
+	size_t n, cap;
+};
+
+/* One row after the judged mark: a relation of the book, or the end. */
+static int relsget_row(const MDB_val *k, const MDB_val *val, void *arg)
+{
+	struct relsget_arg *a = arg;
+	const uint8_t *b = val->mv_data;
+	struct idx_rel *p;
+
+	if (k->mv_size != 16 || memcmp(k->mv_data, a->key, 8) != 0)
+		return 1;
+	if (val->mv_size != REL_LEN || b[0] != REL_VERSION)
+		return 0;	/* does not decode: skipped, as in every list */
+	if (ARRAY_GROW(a->v, a->cap, a->n + 1))
+		return -ENOMEM;
+	p = &a->v[a->n++];
+	memset(p, 0, sizeof(*p));
+	p->id = be_get((const uint8_t *)k->mv_data + 8, 8);
+	p->cls_this = b[1];
+	p->score = b[2];
+	p->dist = b[3];
+	p->jaccard = be_dbl(b + 4);
+	p->cover_this = be_dbl(b + 12);
+	p->cover_other = be_dbl(b + 20);
+	return 0;
+}
+
 int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out, size_t *nout)
 {
+	uint8_t key[16];
+	struct relsget_arg a = { key, NULL, 0, 0 };
 	MDB_cursor *cur = NULL;
 	MDB_txn *txn = NULL;
-	struct idx_rel *v = NULL, *p;
-	uint8_t key[16];
-	size_t n = 0, cap = 0;
 	MDB_val k, val;
 	int rc, ret, judged = 0;
 
@@ -288,45 +314,18 @@ int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out
 	    val.mv_size == JUDGED_LEN && ((const uint8_t *)val.mv_data)[0] == REL_VERSION &&
 	    tag && be_get((const uint8_t *)val.mv_data + 1, 8) == tag)
 		judged = 1;
-	for (rc = judged ? mdb_cursor_get(cur, &k, &val, MDB_NEXT) : MDB_NOTFOUND; rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
-		const uint8_t *b = val.mv_data;
-
-		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
-			break;
-		if (val.mv_size != REL_LEN || b[0] != REL_VERSION)
-			continue;	/* does not decode: skipped, as in every list */
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			v = p;
-		}
-		p = &v[n++];
-		memset(p, 0, sizeof(*p));
-		p->id = be_get((const uint8_t *)k.mv_data + 8, 8);
-		p->cls_this = b[1];
-		p->score = b[2];
-		p->dist = b[3];
-		p->jaccard = be_dbl(b + 4);
-		p->cover_this = be_dbl(b + 12);
-		p->cover_other = be_dbl(b + 20);
-	}
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
+	if (judged)
+		ret = idx_cursor_walk_next(cur, relsget_row, &a);
 out:
 	if (cur)
 		mdb_cursor_close(cur);
 	idx_rtx_end(ix, txn);
 	if (ret) {
-		free(v);
+		free(a.v);
 		return ret;
 	}
-	*out = v;
-	*nout = n;
+	*out = a.v;
+	*nout = a.n;
 	return judged;
 }
 
@@ -371,14 +370,47 @@ int idx_catchup_set(struct idx *ix, uint64_t from, int done)
 	return ret < 0 ? ret : 0;
 }
 
+struct unjudged_arg {
+	MDB_cursor *cr;
+	uint64_t *ids;
+	size_t max, n;
+};
+
+/* Stops at the first row read after max were found: the walk reads one row
+ * past the last one kept, and a cursor error on that read is returned. */
+static int unjudged_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct unjudged_arg *a = arg;
+	uint8_t key[16];
+	uint64_t id, tag;
+	struct brec b;
+	MDB_val rk, rv;
+
+	if (a->n >= a->max)
+		return 1;
+	if (k->mv_size != 8 || idx_brec_decode(v, &b))
+		return 0;
+	if (b.version == BOOK_VERSION && (b.flags & BOOK_F_COPY))
+		return 0;	/* never judged: its representative's list holds */
+	id = be_get(k->mv_data, 8);
+	tag = idx_fp_tag_of(b.sh, b.th, b.rec_version);
+	be_put(key, id, 8);
+	be_put(key + 8, 0, 8);
+	rk = idx_mval(key, 16);
+	if (mdb_cursor_get(a->cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
+	    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
+	    be_get((const uint8_t *)rv.mv_data + 1, 8) == tag)
+		return 0;
+	a->ids[a->n++] = id;
+	return 0;
+}
+
 int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *nout)
 {
-	MDB_cursor *cb = NULL, *cr = NULL;
+	struct unjudged_arg a = { NULL, ids, max, 0 };
+	MDB_cursor *cb = NULL;
 	MDB_txn *txn = NULL;
-	uint8_t kb[8], key[16];
-	struct brec b;
-	MDB_val k, v, rk, rv;
-	size_t n = 0;
+	uint8_t kb[8];
 	int rc, ret;
 
 	*nout = 0;
@@ -387,41 +419,20 @@ int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_
 		return ret;
 	rc = mdb_cursor_open(txn, ix->db[DB_BOOK], &cb);
 	if (rc == 0)
-		rc = mdb_cursor_open(txn, ix->db[DB_REL], &cr);
+		rc = mdb_cursor_open(txn, ix->db[DB_REL], &a.cr);
 	if (rc) {
 		ret = idx_err(rc);
 		goto out;
 	}
 	be_put(kb, from, 8);
-	k = idx_mval(kb, 8);
-	for (rc = mdb_cursor_get(cb, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
-	     rc = mdb_cursor_get(cb, &k, &v, MDB_NEXT)) {
-		uint64_t id, tag;
-
-		if (k.mv_size != 8 || idx_brec_decode(&v, &b))
-			continue;
-		if (b.version == BOOK_VERSION && (b.flags & BOOK_F_COPY))
-			continue;	/* never judged: its representative's list holds */
-		id = be_get(k.mv_data, 8);
-		tag = idx_fp_tag_of(b.sh, b.th, b.rec_version);
-		be_put(key, id, 8);
-		be_put(key + 8, 0, 8);
-		rk = idx_mval(key, 16);
-		if (mdb_cursor_get(cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
-		    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
-		    be_get((const uint8_t *)rv.mv_data + 1, 8) == tag)
-			continue;
-		ids[n++] = id;
-	}
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
+	ret = idx_cursor_walk(cb, kb, 8, unjudged_row, &a);
 out:
 	if (cb)
 		mdb_cursor_close(cb);
-	if (cr)
-		mdb_cursor_close(cr);
+	if (a.cr)
+		mdb_cursor_close(a.cr);
 	idx_rtx_end(ix, txn);
-	*nout = ret ? 0 : n;
+	*nout = ret ? 0 : a.n;
 	return ret;
 }
 

@@ -226,18 +226,33 @@ int idx_write(struct idx *ix, write_fn fn, void *arg)
 
 /* ---- the read side ---- */
 
-int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg)
+/* The walk from the row op puts cur on (k: its start key, if op needs one). */
+static int cursor_walk_op(MDB_cursor *cur, MDB_val *k, MDB_cursor_op op, idx_row_fn fn,
+			  void *arg)
 {
-	MDB_val k = idx_mval(start, slen), v;
+	MDB_val v;
 	int rc, ret;
 
-	for (rc = mdb_cursor_get(cur, &k, &v, start ? MDB_SET_RANGE : MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		ret = fn(&k, &v, arg);
+	for (rc = mdb_cursor_get(cur, k, &v, op); rc == 0; rc = mdb_cursor_get(cur, k, &v, MDB_NEXT)) {
+		ret = fn(k, &v, arg);
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+}
+
+int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg)
+{
+	MDB_val k = idx_mval(start, slen);
+
+	return cursor_walk_op(cur, &k, start ? MDB_SET_RANGE : MDB_FIRST, fn, arg);
+}
+
+int idx_cursor_walk_next(MDB_cursor *cur, idx_row_fn fn, void *arg)
+{
+	MDB_val k = { 0, NULL };
+
+	return cursor_walk_op(cur, &k, MDB_NEXT, fn, arg);
 }
 
 int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,

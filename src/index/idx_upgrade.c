@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 #include "idx_i.h"
 
 /* The number of rows of table dbi of txn (0 when it cannot tell). */
@@ -16,6 +17,24 @@ static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
 	return mdb_stat(txn, dbi, &st) == 0 ? (uint64_t)st.ms_entries : 0;
 }
 
+struct rebuild_arg {
+	struct wtx *w;
+	int (*row)(struct wtx *w, uint64_t id, const MDB_val *v);
+	uint64_t done, total;
+};
+
+static int rebuild_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct rebuild_arg *a = arg;
+	int ret = 0;
+
+	if (k->mv_size == 8)
+		ret = a->row(a->w, be_get(k->mv_data, 8), v);
+	if (ret == 0)
+		ret = idx_open_progress(a->w->ix, IDX_OPEN_UPGRADE, ++a->done, a->total);
+	return ret;
+}
+
 /* Empties table dst and calls row(w, id, value) for every row of table
  * src whose key is a book id, in key order; the rows' writes must not
  * touch src (its cursor walks on).  An upgrade inside idx_open(): its
@@ -23,30 +42,15 @@ static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
 static int rebuild_from(struct wtx *w, int dst, int src,
 			int (*row)(struct wtx *w, uint64_t id, const MDB_val *v))
 {
-	uint64_t total = table_rows(w->txn, w->ix->db[src]), done = 0;
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc, ret;
+	struct rebuild_arg a = { w, row, 0, table_rows(w->txn, w->ix->db[src]) };
+	int ret;
 
-	ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, total);
+	ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, a.total);
 	if (ret == 0)
 		ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
 	if (ret)
 		return ret;
-	rc = mdb_cursor_open(w->txn, w->ix->db[src], &cur);
-	if (rc)
-		return idx_err(rc);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size == 8)
-			ret = row(w, be_get(k.mv_data, 8), &v);
-		if (ret == 0)
-			ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, ++done, total);
-	}
-	mdb_cursor_close(cur);
-	if (ret)
-		return ret;
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return idx_walk(w->ix, w->txn, src, NULL, 0, rebuild_row, &a);
 }
 
 /* A book's simhash bands, from its book row (an undecodable one is skipped). */
@@ -154,74 +158,76 @@ static int copies_demote(struct wtx *w, uint64_t id)
 	return ret == -EIO ? 0 : ret;
 }
 
+struct book_ids_arg {
+	uint64_t *ids;
+	size_t n, cap;
+};
+
+static int book_ids_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct book_ids_arg *a = arg;
+
+	(void)v;
+	if (k->mv_size != 8)
+		return 0;
+	if (ARRAY_GROW(a->ids, a->cap, a->n + 1))
+		return -ENOMEM;
+	a->ids[a->n++] = be_get(k->mv_data, 8);
+	return 0;
+}
+
+struct demote_arg {
+	struct wtx *w;
+	uint64_t prev_first;
+	size_t run;
+	uint8_t prev[COPY_KEY];
+};
+
+/* A row of the copies table: a book after the first of its group is
+ * demoted, and the first flagged when the group has a second. */
+static int demote_row(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct demote_arg *a = arg;
+	uint64_t id;
+	int ret = 0;
+
+	(void)v;
+	if (k->mv_size != COPY_KEY + 8)
+		return 0;
+	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
+	if (a->run && memcmp(a->prev, k->mv_data, COPY_KEY) == 0) {
+		if (a->run++ == 1)
+			ret = idx_book_set_flags(a->w, a->prev_first, BOOK_F_COPIES);
+		if (ret == 0)
+			ret = copies_demote(a->w, id);
+		return ret;
+	}
+	memcpy(a->prev, k->mv_data, COPY_KEY);
+	a->prev_first = id;
+	a->run = 1;
+	return 0;
+}
+
 /* Schema 4 to 5: every book row gets its copy key and an entry in the
  * copies table; in each group of copies the books after the first lose
  * their band entries, postings and links, the first is flagged. */
 int idx_upgrade_copies(struct wtx *w)
 {
-	uint64_t *ids = NULL, prev_first = 0;
-	size_t n = 0, cap = 0, i, run = 0;
-	uint8_t prev[COPY_KEY];
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc, ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, 0);
+	struct book_ids_arg b = { NULL, 0, 0 };
+	struct demote_arg d = { .w = w };
+	size_t i;
+	int ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, 0);
 
 	if (ret)
 		return ret;
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_BOOK], &cur);
-	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != 8)
-			continue;
-		if (n == cap) {
-			uint64_t *p;
-
-			cap = cap ? cap * 2 : 1024;
-			p = realloc(ids, cap * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			ids = p;
-		}
-		ids[n++] = be_get(k.mv_data, 8);
-	}
-	if (cur)
-		mdb_cursor_close(cur);
-	cur = NULL;
-	if (ret == 0 && rc != MDB_NOTFOUND)
-		ret = idx_err(rc);
-	for (i = 0; ret == 0 && i < n; i++) {
-		ret = copies_row(w, ids[i]);
+	ret = idx_walk(w->ix, w->txn, DB_BOOK, NULL, 0, book_ids_row, &b);
+	for (i = 0; ret == 0 && i < b.n; i++) {
+		ret = copies_row(w, b.ids[i]);
 		if (ret == 0)
-			ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, i + 1, n);
+			ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, i + 1, b.n);
 	}
-	free(ids);
+	free(b.ids);
 	if (ret)
 		return ret;
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_COPY], &cur);
-	if (rc)
-		return idx_err(rc);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && ret == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint64_t id;
-
-		if (k.mv_size != COPY_KEY + 8)
-			continue;
-		id = be_get((const uint8_t *)k.mv_data + COPY_KEY, 8);
-		if (run && memcmp(prev, k.mv_data, COPY_KEY) == 0) {
-			if (run++ == 1)
-				ret = idx_book_set_flags(w, prev_first, BOOK_F_COPIES);
-			if (ret == 0)
-				ret = copies_demote(w, id);
-			continue;
-		}
-		memcpy(prev, k.mv_data, COPY_KEY);
-		prev_first = id;
-		run = 1;
-	}
-	mdb_cursor_close(cur);
-	if (ret)
-		return ret;
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return idx_walk(w->ix, w->txn, DB_COPY, NULL, 0, demote_row, &d);
 }

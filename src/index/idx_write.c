@@ -7,6 +7,21 @@
 #include "byteorder.h"
 #include "idx_i.h"
 
+/* Runs fn in one write transaction with *f a malloc'd scratch file record
+ * (freed after): 0 or -errno (a count fn returns is dropped). */
+static int write_frec(struct idx *ix, write_fn fn, void *arg, struct frec **f)
+{
+	int ret;
+
+	*f = malloc(sizeof(**f));
+	if (!*f)
+		return -ENOMEM;
+	ret = idx_write(ix, fn, arg);
+	free(*f);
+	*f = NULL;
+	return ret < 0 ? ret : 0;
+}
+
 struct mark_arg {
 	const char *const *paths;
 	const struct idx_stat *sts;
@@ -76,12 +91,7 @@ int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_s
 		if (ret)
 			return ret;
 	}
-	a.f = malloc(sizeof(*a.f));
-	if (!a.f)
-		return -ENOMEM;
-	ret = idx_write(ix, mark_fn, &a);
-	free(a.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, mark_fn, &a, &a.f);
 }
 
 /* The tag of the fingerprint stored for id: 0 when there is none. */
@@ -166,16 +176,10 @@ static int put_fn(struct wtx *w, void *arg)
 int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct idx_fp *fp)
 {
 	struct put_arg a = { id, st, fp, IDX_INDEXED, NULL, NULL };
-	int ret;
 
 	if (idx_fp_check(fp))
 		return -EINVAL;
-	a.f = malloc(sizeof(*a.f));
-	if (!a.f)
-		return -ENOMEM;
-	ret = idx_write(ix, put_fn, &a);
-	free(a.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, put_fn, &a, &a.f);
 }
 
 struct put_many_arg {
@@ -207,33 +211,21 @@ int idx_put_many(struct idx *ix, const uint64_t *ids, const struct idx_stat *sts
 {
 	struct put_many_arg m = { n, ids, sts, fps, NULL };
 	size_t i;
-	int ret;
 
 	for (i = 0; i < n; i++)
 		if (idx_fp_check(&fps[i]))
 			return -EINVAL;
-	m.f = malloc(sizeof(*m.f));
-	if (!m.f)
-		return -ENOMEM;
-	ret = idx_write(ix, put_many_fn, &m);
-	free(m.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, put_many_fn, &m, &m.f);
 }
 
 int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
 		   const char *error)
 {
 	struct put_arg a = { id, st, NULL, state, error, NULL };
-	int ret;
 
 	if (state != IDX_FAILED && state != IDX_NOT_BOOK)
 		return -EINVAL;
-	a.f = malloc(sizeof(*a.f));
-	if (!a.f)
-		return -ENOMEM;
-	ret = idx_write(ix, put_fn, &a);
-	free(a.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, put_fn, &a, &a.f);
 }
 
 struct stat_arg {
@@ -263,12 +255,7 @@ int idx_set_stat(struct idx *ix, const char *path, const struct idx_stat *st)
 
 	if (ret)
 		return ret;
-	a.f = malloc(sizeof(*a.f));
-	if (!a.f)
-		return -ENOMEM;
-	ret = idx_write(ix, set_stat_fn, &a);
-	free(a.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, set_stat_fn, &a, &a.f);
 }
 
 static int unlink_fn(struct wtx *w, void *arg)
@@ -567,12 +554,7 @@ int idx_exempt_set(struct idx *ix, const char *path_a, const char *path_b, int o
 		ret = idx_path_check(path_b);
 	if (ret)
 		return ret;
-	a.f = malloc(sizeof(*a.f));
-	if (!a.f)
-		return -ENOMEM;
-	ret = idx_write(ix, exempt_fn, &a);
-	free(a.f);
-	return ret < 0 ? ret : 0;
+	return write_frec(ix, exempt_fn, &a, &a.f);
 }
 
 struct raw_arg {
