@@ -42,6 +42,13 @@ enum extract_format {
 	EXTRACT_FMT_TXT,
 	EXTRACT_FMT_HTML,
 	EXTRACT_FMT_EPUB,
+	/* Stored in the index (bookrec.h): append, never renumber. */
+	EXTRACT_FMT_MOBI,	/* MOBI, AZW3/KF8, PRC/PDB */
+	EXTRACT_FMT_PDF,
+	EXTRACT_FMT_FB2,	/* FictionBook 2, also zipped (.fb2.zip) */
+	EXTRACT_FMT_DOCX,
+	EXTRACT_FMT_ODT,
+	EXTRACT_FMT_RTF,
 };
 
 /* Every limit applies to one file.  Defaults (extract_limits_default()) are
@@ -129,7 +136,12 @@ int extract_buffer(const void *data, size_t len, const char *name,
  * "mimetype" = application/epub+zip first is EXTRACT_FMT_EPUB. */
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name);
 
-/* "txt", "html", "epub" or "unknown"; static. */
+/* The largest file of format fmt that lim lets through: max_plain_bytes
+ * for plain text and HTML, max_archive_bytes for every other format (their
+ * files hold images and containers beside the text). */
+uint64_t extract_max_file_bytes(const struct extract_limits *lim, enum extract_format fmt);
+/* "txt", "html", "epub", "mobi", "pdf", "fb2", "docx", "odt", "rtf" or
+ * "unknown"; static. */
 const char *extract_format_name(enum extract_format fmt);
 
 /* The fingerprint input of an extracted book: norm_book() over doc->text

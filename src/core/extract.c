@@ -66,6 +66,12 @@ void extract_doc_release(struct extract_doc *doc)
 	extract_doc_init(doc);
 }
 
+uint64_t extract_max_file_bytes(const struct extract_limits *lim, enum extract_format fmt)
+{
+	return fmt == EXTRACT_FMT_TXT || fmt == EXTRACT_FMT_HTML ? lim->max_plain_bytes
+								  : lim->max_archive_bytes;
+}
+
 const char *extract_format_name(enum extract_format fmt)
 {
 	switch (fmt) {
@@ -75,6 +81,18 @@ const char *extract_format_name(enum extract_format fmt)
 		return "html";
 	case EXTRACT_FMT_EPUB:
 		return "epub";
+	case EXTRACT_FMT_MOBI:
+		return "mobi";
+	case EXTRACT_FMT_PDF:
+		return "pdf";
+	case EXTRACT_FMT_FB2:
+		return "fb2";
+	case EXTRACT_FMT_DOCX:
+		return "docx";
+	case EXTRACT_FMT_ODT:
+		return "odt";
+	case EXTRACT_FMT_RTF:
+		return "rtf";
 	case EXTRACT_FMT_UNKNOWN:
 	default:
 		return "unknown";
@@ -357,9 +375,9 @@ int extract_buffer(const void *data, size_t len, const char *name,
 	fmt = extract_sniff(data, len < SNIFF_BYTES ? len : SNIFF_BYTES, name);
 	if (fmt == EXTRACT_FMT_UNKNOWN) {
 		ret = notbook_reason(&ctx, data, len < SNIFF_BYTES ? len : SNIFF_BYTES);
-	} else if (fmt != EXTRACT_FMT_EPUB && len > ctx.lim->max_plain_bytes) {
+	} else if (fmt != EXTRACT_FMT_EPUB && len > extract_max_file_bytes(ctx.lim, fmt)) {
 		ret = ex_fail(&ctx, -EFBIG, "file of %zu bytes, over the limit of %llu", len,
-			      (unsigned long long)ctx.lim->max_plain_bytes);
+			      (unsigned long long)extract_max_file_bytes(ctx.lim, fmt));
 	} else {
 		ret = run(&ctx, fmt, data, len, -1);
 	}
@@ -449,12 +467,10 @@ int extract_file(const char *path, const struct extract_limits *lim,
 		ret = notbook_reason(&ctx, prefix, got);
 		goto out;
 	}
-	if ((uint64_t)fst.st_size > (fmt == EXTRACT_FMT_EPUB ? ctx.lim->max_archive_bytes
-							      : ctx.lim->max_plain_bytes)) {
+	if ((uint64_t)fst.st_size > extract_max_file_bytes(ctx.lim, fmt)) {
 		ret = ex_fail(&ctx, -EFBIG, "file of %lld bytes, over the limit of %llu",
 			      (long long)fst.st_size,
-			      (unsigned long long)(fmt == EXTRACT_FMT_EPUB ? ctx.lim->max_archive_bytes
-									  : ctx.lim->max_plain_bytes));
+			      (unsigned long long)extract_max_file_bytes(ctx.lim, fmt));
 		goto out;
 	}
 	size = (size_t)fst.st_size;

@@ -289,7 +289,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		ret = put_failed(ixr, id, st, IDX_NOT_BOOK, err.buf);
 		goto out;
 	}
-	max = fmt == EXTRACT_FMT_EPUB ? ixr->lim.max_archive_bytes : ixr->lim.max_plain_bytes;
+	max = extract_max_file_bytes(&ixr->lim, fmt);
 	if (st->size > max) {
 		sbuf_addf(&err, "%s: too large (%llu bytes, limit %llu)", path,
 			  (unsigned long long)st->size, (unsigned long long)max);
