@@ -493,15 +493,22 @@ static int is_safe_name(const char *name)
 	return 1;
 }
 
-/* Reads the documents of the spine, in order. */
+/* Reads the documents of the spine, in order, each once: some toolchains
+ * list one content document many times (manifest items "ch.xhtml#frag",
+ * or one item referenced again), and the whole document is read at its
+ * first place in the spine. */
 static int read_spine(struct epub *e, xmlNodePtr spine)
 {
 	struct sbuf raw = { 0 }, utf8 = { 0 };
+	uint8_t *read = NULL;	/* per archive entry: already read */
 	xmlNodePtr n;
 	int ret = 0;
 
 	sbuf_init(&raw);
 	sbuf_init(&utf8);
+	read = calloc(e->nentries > 0 ? (size_t)e->nentries : 1, 1);
+	if (!read)
+		ret = ex_fail(e->ctx, -ENOMEM, "out of memory");
 	for (n = spine ? spine->children : NULL; n && !ret; n = n->next) {
 		struct item key, *it;
 		zip_int64_t idx;
@@ -530,10 +537,14 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 			ret = ex_warn(e->ctx, "spine item %s is missing from the archive", it->path);
 			continue;
 		}
+		if (idx >= e->nentries || read[idx])
+			continue;
+		read[idx] = 1;
 		ret = add_document(e, (zip_uint64_t)idx, &raw, &utf8);
 		if (!ret)
 			ret = ex_check_time(e->ctx);
 	}
+	free(read);
 	sbuf_release(&raw);
 	sbuf_release(&utf8);
 	return ret;

@@ -371,6 +371,52 @@ static void test_epub(void)
 	sbuf_release(&err);
 }
 
+/* A content document listed many times (manifest items with #fragment
+ * hrefs, as some DocBook toolchains write them, and a spine reference
+ * repeated) is read once, at its first place in the spine. */
+static void test_epub_fragments(void)
+{
+	static const char frag_opf[] =
+		"<?xml version=\"1.0\"?><package xmlns=\"http://www.idpf.org/2007/opf\" version=\"2.0\">"
+		"<metadata/><manifest>"
+		"<item id=\"a1\" href=\"basics.xhtml#o1\" media-type=\"application/xhtml+xml\"/>"
+		"<item id=\"a2\" href=\"basics.xhtml#o2\" media-type=\"application/xhtml+xml\"/>"
+		"<item id=\"b\" href=\"more.xhtml\" media-type=\"application/xhtml+xml\"/>"
+		"<item id=\"a3\" href=\"basics.xhtml#o3\" media-type=\"application/xhtml+xml\"/>"
+		"</manifest><spine><itemref idref=\"a1\"/><itemref idref=\"a2\"/>"
+		"<itemref idref=\"b\"/><itemref idref=\"a3\"/><itemref idref=\"b\"/></spine></package>";
+	static const char frag_container[] =
+		"<?xml version=\"1.0\"?><container version=\"1.0\" "
+		"xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\"><rootfiles>"
+		"<rootfile full-path=\"content.opf\" media-type=\"application/oebps-package+xml\"/>"
+		"</rootfiles></container>";
+	const char *kv[] = {
+		"mimetype", "application/epub+zip",
+		"META-INF/container.xml", frag_container,
+		"content.opf", frag_opf,
+		"basics.xhtml", "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			"<p id=\"o1\">First part.</p><p id=\"o2\">Second part.</p>"
+			"<p id=\"o3\">Third part.</p></body></html>",
+		"more.xhtml", "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+			"<p>More text.</p></body></html>",
+	};
+	struct sbuf zip, err;
+	struct extract_doc d;
+
+	sbuf_init(&zip);
+	sbuf_init(&err);
+	extract_doc_init(&d);
+	REQUIRE(make_zip(&zip, kv, sizeof(kv) / sizeof(kv[0]) / 2) == 0);
+	REQUIRE(extract_buffer(zip.buf, zip.len, "f.epub", NULL, &d, &err) == 0);
+	CHECK_EQ_STR(d.text.buf, "First part.\n\nSecond part.\n\nThird part.\n\nMore text.");
+	REQUIRE(d.nchunks == 2);
+	CHECK(!strncmp(d.text.buf + d.chunk_off[1], "More text.", 10));
+	CHECK_EQ_INT(d.warnings.n, 0);
+	extract_doc_release(&d);
+	sbuf_release(&zip);
+	sbuf_release(&err);
+}
+
 static void test_broken_epub(void)
 {
 	const char *no_container[] = {
@@ -621,6 +667,7 @@ int main(void)
 	RUN(test_sniff);
 	RUN(test_html);
 	RUN(test_epub);
+	RUN(test_epub_fragments);
 	RUN(test_broken_epub);
 	RUN(test_xhtml_modes);
 	RUN(test_real_cross_format);
