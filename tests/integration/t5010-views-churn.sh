@@ -28,10 +28,13 @@ for i in $(seq 1 600); do
 	sleep 0.1
 done
 
-# Churn for a few seconds in the background.
+# Churn in the background for 5 s, and on until the readers below have
+# made two rounds over the views (a slow, busy machine takes longer per
+# round), at most 120 s.
 (
-	end=$((SECONDS + 5))
-	while [ $SECONDS -lt $end ] && [ -d "$LIB" ]; do
+	end=$((SECONDS + 5)) hard=$((SECONDS + 120))
+	while { [ $SECONDS -lt $end ] || [ ! -e "$T/enough" ]; } && [ $SECONDS -lt $hard ] &&
+		[ -d "$LIB" ]; do
 		for i in 1 2 3; do
 			rm -f "$MNT/copy$i.txt"
 			mv "$MNT/b/base1-near.txt" "$MNT/b/moving.txt" 2>/dev/null || true
@@ -72,6 +75,7 @@ for view in ("similar", "clusters", "duplicates"):
 PY
 	# nothing in the copies is a folder reached through a link
 	[ -z "$(find "$T/dest" -mindepth 2 -type d -path '*/*% *' 2>/dev/null)" ] || fail "rsync followed a link into a folder"
+	[ "$rounds" -ge 2 ] && : >"$T/enough"
 done
 wait "$churn"
 say "$rounds rounds over the churning views, $vanished with a file vanishing mid-copy, $dangling links whose target went while rsync followed them"

@@ -19,6 +19,15 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 grep -q '"state":"idle"' "$MNT/.simbookfs/status" || fail "not idle: $(cat "$MNT/.simbookfs/status")"
+# Idle, and the index's generation still for a second: a late change would
+# have the views invalidate entries between the listings below (on a busy
+# machine the last writes can land after the queue went idle).
+gen() { grep -o '"generation":[0-9]*' "$MNT/.simbookfs/status"; }
+for i in $(seq 1 60); do
+	g=$(gen)
+	sleep 1
+	[ "$(gen)" = "$g" ] && break
+done
 
 mark() { stat "$MNT/.mark-$1" >/dev/null 2>&1 || true; }
 # The daemon's requests between two marks (lines of its -d output), into
