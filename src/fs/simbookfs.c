@@ -166,7 +166,8 @@ static void sbfs_usage(FILE *out)
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
-		"  -o noindex             plain passthrough: no index, no views\n"
+		"  -o noindex             plain passthrough: no index, no views (and no\n"
+		"                         lock: it may run beside another daemon)\n"
 		"\n"
 		"For tests only (never set it otherwise):\n"
 		"  -o test_open_delay_ms=N  pause N ms before opening the index and at\n"
@@ -775,7 +776,7 @@ static void sbfs_cleanup(struct sbfs *s)
 	views_free(s->views);
 	/* Last, once the index is closed.  A folder made for a mount that
 	 * never served is taken away again. */
-	if (s->lock && s->lr.created && !s->index_used) {
+	if (s->lr.created && !s->index_used) {
 		idxlock_free(s->lock, 1);
 		rmdir(s->index_dir);
 	} else {
