@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -44,8 +45,8 @@ static const char index_usage[] =
 	"but some files could not be indexed (listed on stderr; the rest of the\n"
 	"index is complete); 2 error (bad arguments, DIR or the index unusable);\n"
 	"3 the index is in use (by simbookfs serving DIR, or another simbook index;\n"
-	"the message names it); 130 interrupted (what was done is kept; the next\n"
-	"run goes on from there).\n";
+	"the message names it), or DIR is inside a simbookfs mount; 130 interrupted\n"
+	"(what was done is kept; the next run goes on from there).\n";
 
 static volatile sig_atomic_t index_stop;
 
@@ -159,6 +160,54 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 	return -1;
 }
 
+/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mount(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* 1 when folder dir lies in a simbookfs mount (its mount point into mnt):
+ * the index folder is hidden there and the lock out of reach, and the
+ * daemon keeps the index up to date anyway. */
+static int index_in_mount(const char *dir, char *mnt, size_t size)
+{
+	char real[PATH_MAX], line[PATH_MAX * 2], point[PATH_MAX], *type;
+	size_t n, best = 0;
+	FILE *fp;
+
+	if (!realpath(dir, real))
+		return 0;
+	fp = fopen("/proc/self/mountinfo", "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		type = strstr(line, " - ");
+		if (!type || strncmp(type + 3, "fuse.simbookfs ", 15) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
+			continue;
+		unescape_mount(point);
+		n = strlen(point);
+		if (n > best && !strncmp(real, point, n) &&
+		    (real[n] == '\0' || real[n] == '/' || n == 1)) {
+			best = n;
+			snprintf(mnt, size, "%s", point);
+		}
+	}
+	fclose(fp);
+	return best > 0;
+}
+
 /* Locks the index folder for this run (*lock): one writer per index.
  * Returns 0, or the exit status after reporting why not (3: in use). */
 static int index_lock(const struct libroot *lr, struct idxlock **lock)
@@ -194,8 +243,15 @@ static int index_lock(const struct libroot *lr, struct idxlock **lock)
 static int index_open(struct index_args *a, struct libroot *lr, struct idxlock **lock,
 		      int *rootfd, struct indexer **ixr)
 {
+	char mnt[PATH_MAX];
 	int ret;
 
+	if (index_in_mount(a->dir, mnt, sizeof(mnt))) {
+		fprintf(stderr, "simbook index: %s is inside the simbookfs mount at %s, whose daemon "
+			"keeps the index up to date (index the library folder, not a mount)\n",
+			a->dir, mnt);
+		return 3;
+	}
 	ret = libroot_place(lr, a->dir, a->index);
 	if (ret) {
 		if (ret == -EINVAL)

@@ -2,9 +2,10 @@
 # One daemon per library and no mount that breaks a file: a second
 # simbookfs on a served library, or on another library with the same
 # index, is refused naming the first (status 3); so is `simbook index` on a
-# served library; a daemon killed with SIGKILL leaves no stale lock; SRC or
-# MNT that is not a directory is refused before mounting; a bad option
-# leaves no index folder behind; -o noindex takes no lock.
+# served library or a path in its mount; a daemon killed with SIGKILL
+# leaves no stale lock; SRC or MNT that is not a directory is refused
+# before mounting; a bad option leaves no index folder behind; -o noindex
+# takes no lock.
 . "$(dirname "$0")/lib.sh"
 SB=$SIMBOOK_BUILD/simbook
 FS_ARGS=()
@@ -36,6 +37,10 @@ rc=0; "$FS_BIN" "$SRC" "$T/file" -f 2>"$T/err" || rc=$?
 ! is_mounted "$T/file" || { fusermount3 -uz "$T/file"; fail "mounted over a file"; }
 cmp -s "$T/file" "$T/file.orig" || fail "the file changed"
 [ ! -e "$SRC/.simbookfs-index" ] || fail "a refused MNT left $SRC/.simbookfs-index"
+rc=0; "$FS_BIN" "$SRC" "$MNT" -f -o index="$T/file" 2>"$T/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qx "simbookfs: index $T/file: Not a directory" "$T/err" ||
+	fail "index a file: rc $rc: $(cat "$T/err")"
+! is_mounted "$MNT" || fail "mounted with the index a file"
 rc=0; "$FS_BIN" "$SRC" "$T/nope" 2>"$T/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "MNT $T/nope: No such file" "$T/err" || fail "missing MNT: rc $rc"
 
@@ -67,6 +72,10 @@ rc=0; "$SB" index "$SRC" >"$T/out" 2>"$T/err" || rc=$?
 [ "$rc" -eq 3 ] && grep -qxF "simbook index: ${want#simbookfs: } (the mount keeps its index up to date)" "$T/err" ||
 	fail "simbook index while served: rc $rc: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "simbook index printed a summary: $(cat "$T/out")"
+# through the mount the index folder is hidden and the lock out of reach
+rc=0; "$SB" index "$MNT/Short stories" >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" -eq 3 ] && grep -qF "simbook index: $MNT/Short stories is inside the simbookfs mount at $real_mnt," "$T/err" ||
+	fail "simbook index in the mount: rc $rc: $(cat "$T/err")"
 
 say "-o noindex takes no lock"
 "$FS_BIN" "$SRC" "$MNT2" -o noindex || fail "noindex mount beside the daemon refused"
