@@ -24,12 +24,24 @@ struct libroot {
 	char *index;	/* the index folder, absolute */
 	char *hidden;	/* the index's top-level name inside root, or NULL
 			 * when the index is outside root */
+	int created;	/* libroot_create() made the index folder */
 };
 
-/* For indexing folder dir with index folder index (NULL: the default),
- * which is created (mode 0700) when missing.  Fills lr (release with
+/* For indexing folder dir with index folder index (NULL: the default):
+ * where the index folder goes, checked against the rules above, creating
+ * nothing (a caller that must still validate its other input creates it
+ * with libroot_create() only then).  lr->index is resolved even when the
+ * folder does not exist yet (its parent must).  Fills lr (release with
  * libroot_release()).  0, -EINVAL (index is dir itself or deeper inside
- * it), -ENOTDIR, -ENOMEM, or -errno of realpath()/mkdir(). */
+ * it), -ENOTDIR (dir is not a folder), -ENOMEM, -ENAMETOOLONG, or -errno of
+ * realpath(). */
+int libroot_plan(struct libroot *lr, const char *dir, const char *index);
+
+/* Creates lr->index (mode 0700) when missing, and sets lr->created then.
+ * 0, -ENOTDIR (something else has its name), or -errno of mkdir()/stat(). */
+int libroot_create(struct libroot *lr);
+
+/* libroot_plan() then libroot_create(): lr is released on error. */
 int libroot_place(struct libroot *lr, const char *dir, const char *index);
 
 /* The nearest folder at or above path (path itself when it is a folder, else

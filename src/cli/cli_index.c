@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "idx.h"
+#include "idxlock.h"
 #include "indexer.h"
 #include "libroot.h"
 #include "monoclock.h"
@@ -25,8 +27,9 @@
 
 static const char index_usage[] =
 	"usage: simbook index DIR [--index IDXDIR] [--threads N] [--quiet] [--interval SECS]\n"
-	"Indexes the library folder DIR without mounting it (do not run it on a\n"
-	"library that is mounted: the mount keeps its own index up to date).\n"
+	"Indexes the library folder DIR without mounting it.  A library that\n"
+	"simbookfs serves is refused (the mount keeps its own index up to date),\n"
+	"and so is one another simbook index is indexing.\n"
 	"Files unchanged since the last run (size, mtime, ctime, inode) are not\n"
 	"read again; files gone are removed from the index.\n"
 	"  --index IDXDIR  the index folder (default DIR/" LIBROOT_INDEX_NAME "); as with\n"
@@ -41,7 +44,9 @@ static const char index_usage[] =
 	"Exit status: 0 every file is indexed or recognised as not a book; 1 done,\n"
 	"but some files could not be indexed (listed on stderr; the rest of the\n"
 	"index is complete); 2 error (bad arguments, DIR or the index unusable);\n"
-	"130 interrupted (what was done is kept; the next run goes on from there).\n";
+	"3 the index is in use (by simbookfs serving DIR, or another simbook index;\n"
+	"the message names it), or DIR is inside a simbookfs mount; 130 interrupted\n"
+	"(what was done is kept; the next run goes on from there).\n";
 
 static volatile sig_atomic_t index_stop;
 
@@ -155,15 +160,98 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 	return -1;
 }
 
-/* Places the index of a->dir (*lr), opens the library folder (*rootfd) and
- * the indexer (*ixr), and says when the index is being rebuilt.  Returns 0,
- * or -1 after reporting why not (what was opened is the caller's to
- * release). */
-static int index_open(struct index_args *a, struct libroot *lr, int *rootfd,
-		      struct indexer **ixr)
+/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mount(char *s)
 {
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* 1 when folder dir lies in a simbookfs mount (its mount point into mnt):
+ * the index folder is hidden there and the lock out of reach, and the
+ * daemon keeps the index up to date anyway. */
+static int index_in_mount(const char *dir, char *mnt, size_t size)
+{
+	char real[PATH_MAX], line[PATH_MAX * 2], point[PATH_MAX], *type;
+	size_t n, best = 0;
+	FILE *fp;
+
+	if (!realpath(dir, real))
+		return 0;
+	fp = fopen("/proc/self/mountinfo", "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		type = strstr(line, " - ");
+		if (!type || strncmp(type + 3, "fuse.simbookfs ", 15) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
+			continue;
+		unescape_mount(point);
+		n = strlen(point);
+		if (n > best && !strncmp(real, point, n) &&
+		    (real[n] == '\0' || real[n] == '/' || n == 1)) {
+			best = n;
+			snprintf(mnt, size, "%s", point);
+		}
+	}
+	fclose(fp);
+	return best > 0;
+}
+
+/* Locks the index folder for this run (*lock): one writer per index.
+ * Returns 0, or the exit status after reporting why not (3: in use). */
+static int index_lock(const struct libroot *lr, struct idxlock **lock)
+{
+	struct idxlock_holder h;
+	char why[2 * PATH_MAX + 128];
 	int ret;
 
+	ret = idxlock_take(lock, lr->index, IDXLOCK_PROG_INDEX, lr->root, NULL, &h);
+	if (ret == -EBUSY) {
+		idxlock_describe(&h, why, sizeof(why));
+		if (!*h.src || !strcmp(h.src, lr->root))
+			fprintf(stderr, "simbook index: %s%s\n", why,
+				!strcmp(h.prog, IDXLOCK_PROG_DAEMON) ?
+				" (the mount keeps its index up to date)" : "");
+		else
+			fprintf(stderr, "simbook index: the index %s is in use: %s\n", lr->index,
+				why);
+		return 3;
+	}
+	if (ret) {
+		fprintf(stderr, "simbook index: cannot lock the index %s: %s\n", lr->index,
+			strerror(-ret));
+		return 2;
+	}
+	return 0;
+}
+
+/* Places the index of a->dir (*lr), locks it (*lock), opens the library
+ * folder (*rootfd) and the indexer (*ixr), and says when the index is
+ * being rebuilt.  Returns 0, or the exit status after reporting why not
+ * (what was opened is the caller's to release). */
+static int index_open(struct index_args *a, struct libroot *lr, struct idxlock **lock,
+		      int *rootfd, struct indexer **ixr)
+{
+	char mnt[PATH_MAX];
+	int ret;
+
+	if (index_in_mount(a->dir, mnt, sizeof(mnt))) {
+		fprintf(stderr, "simbook index: %s is inside the simbookfs mount at %s, whose daemon "
+			"keeps the index up to date (index the library folder, not a mount)\n",
+			a->dir, mnt);
+		return 3;
+	}
 	ret = libroot_place(lr, a->dir, a->index);
 	if (ret) {
 		if (ret == -EINVAL)
@@ -174,12 +262,15 @@ static int index_open(struct index_args *a, struct libroot *lr, int *rootfd,
 				a->index ? a->index : a->dir, a->index ? "" : "/" LIBROOT_INDEX_NAME,
 				strerror(-ret), !a->index && (ret == -EACCES || ret == -EROFS) ?
 				" (use --index IDXDIR for a read-only DIR)" : "");
-		return -1;
+		return 2;
 	}
+	ret = index_lock(lr, lock);
+	if (ret)
+		return ret;
 	*rootfd = open(lr->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*rootfd < 0) {
 		fprintf(stderr, "simbook index: %s: %s\n", lr->root, strerror(errno));
-		return -1;
+		return 2;
 	}
 	a->io.index_dir = lr->index;
 	a->io.skip_dir = lr->hidden ? lr->index : NULL;
@@ -187,7 +278,7 @@ static int index_open(struct index_args *a, struct libroot *lr, int *rootfd,
 	if (ret) {
 		fprintf(stderr, "simbook index: cannot open the index in %s: %s\n", lr->index,
 			idx_strerror(ret));
-		return -1;
+		return 2;
 	}
 	if (idx_rebuilt(indexer_idx(*ixr)) == IDX_REBUILT_KEPT) {
 		uint64_t kf = 0, kp = 0;
@@ -280,6 +371,7 @@ int cli_index(int argc, char **argv)
 	struct index_args a;
 	struct libroot lr = { 0 };
 	struct indexer *ixr = NULL;
+	struct idxlock *lock = NULL;
 	struct sigaction sa, old_int, old_term;
 	double t0;
 	int tty, rootfd = -1, status = 2, ret, sigs = 0;
@@ -289,8 +381,11 @@ int cli_index(int argc, char **argv)
 	ret = index_parse(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (index_open(&a, &lr, &rootfd, &ixr))
+	ret = index_open(&a, &lr, &lock, &rootfd, &ixr);
+	if (ret) {
+		status = ret;
 		goto out;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -317,6 +412,8 @@ out:
 	}
 	if (rootfd >= 0)
 		close(rootfd);
+	/* After the index is closed: the next writer may open it then. */
+	idxlock_free(lock, 0);
 	libroot_release(&lr);
 	return status;
 }

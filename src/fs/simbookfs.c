@@ -1,6 +1,7 @@
 /* simbookfs.c - the mount daemon: parses options, opens SRC, mounts the
  * passthrough (fsops) at MNT and serves it until unmounted or signalled. */
 #include "fsops.h"
+#include "idxlock.h"
 #include "indexer.h"
 #include "libroot.h"
 #include "opener.h"
@@ -165,7 +166,8 @@ static void sbfs_usage(FILE *out)
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
-		"  -o noindex             plain passthrough: no index, no views\n"
+		"  -o noindex             plain passthrough: no index, no views (and no\n"
+		"                         lock: it may run beside another daemon)\n"
 		"\n"
 		"For tests only (never set it otherwise):\n"
 		"  -o test_open_delay_ms=N  pause N ms before opening the index and at\n"
@@ -274,41 +276,6 @@ static void sbfs_opened(void *arg, struct indexer *ixr, int err)
 	sbfs_log_rebuild(indexer_idx(ixr), g->where);
 	opener_info(g->op, &oi);
 	slog(LOG_INFO, "index of %s open after %.3f s", g->where, oi.seconds);
-}
-
-/* Where the index lives, by the rules of libroot.h: *dir (malloc'd, usable
- * after daemonizing and even when MNT is SRC: a folder inside SRC is reached
- * through rootfd's /proc link) and *hidden (malloc'd top-level SRC name to
- * hide, or NULL).  The index folder is created when missing. */
-static int sbfs_index_place(const struct sbfs_opts *o, int rootfd, char **dir, char **hidden)
-{
-	struct libroot lr = { 0 };
-	int ret;
-
-	*dir = *hidden = NULL;
-	ret = libroot_place(&lr, o->src, o->index);
-	if (ret)
-		goto out;
-	if (!lr.hidden) {
-		/* Outside SRC. */
-		*dir = lr.index;
-		lr.index = NULL;
-		ret = access(*dir, W_OK) < 0 ? -errno : 0;
-		goto out;
-	}
-	*hidden = lr.hidden;
-	lr.hidden = NULL;
-	if (asprintf(dir, "/proc/self/fd/%d/%s", rootfd, *hidden) < 0) {
-		*dir = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* The index opens after daemonizing, when errors can no longer be
-	 * shown: check now that its folder can be written. */
-	ret = faccessat(rootfd, *hidden, W_OK, 0) < 0 ? -errno : 0;
-out:
-	libroot_release(&lr);
-	return ret;
 }
 
 /* Raises the soft fd limit to the hard one: every file open through the
@@ -447,13 +414,18 @@ static int sbfs_serve(struct fuse *f, const struct sbfs_opts *o)
 }
 
 /* Everything the daemon sets up, torn down by sbfs_cleanup().  Each step
- * below returns 0 to go on, or -1 to stop and exit with status. */
+ * below returns 0 to go on, or -1 to stop and exit with status.  Nothing is
+ * created on disk until every option has been checked (fuse_new() checks
+ * libfuse's): a refused command line leaves SRC as it was. */
 struct sbfs {
 	struct fuse_args args;
 	struct sbfs_opts o;
 	struct sbfs_glue glue;
 	struct views *views;
-	char *index_dir;	/* where the index lives (sbfs_index_place) */
+	struct libroot lr;	/* SRC resolved and the index's place */
+	struct idxlock *lock;	/* held on the index folder while we run */
+	int index_used;		/* the index folder is ours to keep */
+	char *index_dir;	/* where the index lives (sbfs_index_plan) */
 	char *hidden;		/* the index folder's name in SRC, or NULL */
 	char skip_dir[64];	/* the index folder for the scan, via rootfd */
 	struct fs *fs;
@@ -515,20 +487,49 @@ static int sbfs_parse(struct sbfs *s)
 	return 0;
 }
 
+/* Says why the index folder cannot be used (ret < 0). */
+static void sbfs_index_error(const struct sbfs_opts *o, int ret)
+{
+	fprintf(stderr, "simbookfs: index %s: %s%s\n", o->index ? o->index : "folder in SRC",
+		ret == -EINVAL ? "must be outside SRC or directly in it" : strerror(-ret),
+		o->index || ret == -EINVAL ? "" :
+		" (use -o index=DIR for a read-only SRC, or -o noindex)");
+}
+
+/* Where the index lives, by the rules of libroot.h, nothing created yet:
+ * s->index_dir (usable after daemonizing and even when MNT is SRC: a folder
+ * inside SRC is reached through rootfd's /proc link) and s->hidden (the
+ * top-level SRC name to hide, or NULL). */
+static int sbfs_index_plan(struct sbfs *s)
+{
+	int ret;
+
+	ret = libroot_plan(&s->lr, s->o.src, s->o.index);
+	if (ret)
+		return ret;
+	if (!s->lr.hidden) {
+		/* Outside SRC. */
+		s->index_dir = strdup(s->lr.index);
+		return s->index_dir ? 0 : -ENOMEM;
+	}
+	s->hidden = strdup(s->lr.hidden);
+	if (!s->hidden || asprintf(&s->index_dir, "/proc/self/fd/%d/%s", s->rootfd,
+				   s->hidden) < 0) {
+		s->index_dir = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The index's place and the views on fs (not with -o noindex). */
 static int sbfs_setup_views(struct sbfs *s)
 {
 	const struct sbfs_opts *o = &s->o;
 	int ret;
 
-	ret = sbfs_index_place(o, s->rootfd, &s->index_dir, &s->hidden);
+	ret = sbfs_index_plan(s);
 	if (ret) {
-		fprintf(stderr, "simbookfs: index %s: %s%s\n",
-			o->index ? o->index : "folder in SRC",
-			ret == -EINVAL ? "must be outside SRC or directly in it"
-				       : strerror(-ret),
-			o->index || ret == -EINVAL ? "" :
-			" (use -o index=DIR for a read-only SRC, or -o noindex)");
+		sbfs_index_error(o, ret);
 		return -1;
 	}
 	ret = views_new(&s->views, s->rootfd, o->viewprefix ? o->viewprefix : "", s->hidden);
@@ -550,6 +551,24 @@ static int sbfs_setup_views(struct sbfs *s)
 	return 0;
 }
 
+/* 0 when path (SRC or MNT, named by what) is a directory, else -1 after
+ * saying why not.  Mounting over a file would make it answer EIO until
+ * unmounted. */
+static int sbfs_check_dir(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "simbookfs: %s %s: %s\n", what, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "simbookfs: %s %s: not a directory\n", what, path);
+		return -1;
+	}
+	return 0;
+}
+
 /* SRC opened, the passthrough on it with the change hook, and the views
  * unless -o noindex. */
 static int sbfs_setup(struct sbfs *s)
@@ -558,6 +577,8 @@ static int sbfs_setup(struct sbfs *s)
 	struct stat st;
 	int ret;
 
+	if (sbfs_check_dir(s->o.src, "SRC") || sbfs_check_dir(s->o.mnt, "MNT"))
+		return -1;
 	if (!realpath(s->o.mnt, s->mnt_real))
 		s->mnt_real[0] = '\0';
 	/* Opened before mounting, so MNT may be SRC itself. */
@@ -583,16 +604,57 @@ static int sbfs_setup(struct sbfs *s)
 	return 0;
 }
 
-/* The FUSE session: created, mounted at MNT and daemonized (unless -f),
- * with the log going to syslog from then on and the stop signals blocked
- * until sbfs_run(). */
+/* The index folder created when missing, checked writable, and locked for
+ * the daemon's life: a second daemon on this library, or on another one
+ * with the same -o index=, and `simbook index` are refused (exit status
+ * 3), naming the holder.  -o noindex opens no index and takes no lock. */
+static int sbfs_claim_index(struct sbfs *s)
+{
+	struct idxlock_holder h;
+	char why[2 * PATH_MAX + 128];
+	int ret;
+
+	if (!s->views)
+		return 0;
+	ret = libroot_create(&s->lr);
+	/* The index opens after daemonizing, when errors can no longer be
+	 * shown: check now that its folder can be written. */
+	if (!ret)
+		ret = access(s->lr.index, W_OK) < 0 ? -errno : 0;
+	if (ret) {
+		sbfs_index_error(&s->o, ret);
+		return -1;
+	}
+	ret = idxlock_take(&s->lock, s->index_dir, IDXLOCK_PROG_DAEMON, s->lr.root,
+			   *s->mnt_real ? s->mnt_real : s->o.mnt, &h);
+	if (ret == -EBUSY) {
+		idxlock_describe(&h, why, sizeof(why));
+		if (!*h.src || !strcmp(h.src, s->lr.root))
+			fprintf(stderr, "simbookfs: %s\n", why);
+		else
+			fprintf(stderr, "simbookfs: the index %s is in use: %s\n", s->lr.index, why);
+		s->status = 3;
+		return -1;
+	}
+	if (ret) {
+		fprintf(stderr, "simbookfs: cannot lock the index %s: %s\n", s->lr.index,
+			strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* The FUSE session: created (libfuse checks its options), the index folder
+ * claimed, mounted at MNT and daemonized (unless -f), with the log going to
+ * syslog from then on and the stop signals blocked until sbfs_run(). */
 static int sbfs_session(struct sbfs *s)
 {
 	struct fuse_operations ops;
+	int ret;
 
 	fs_get_operations(s->fs, &ops);
 	s->f = fuse_new(&s->args, &ops, sizeof(ops), s->fs);
-	if (!s->f)
+	if (!s->f || sbfs_claim_index(s))
 		return -1;
 	/* Before mounting: a signal that comes once the mount is visible must
 	 * end the loop and unmount.  libfuse only catches signals left at
@@ -614,6 +676,12 @@ static int sbfs_session(struct sbfs *s)
 	/* From here on stderr is /dev/null unless -f: log to syslog. */
 	slog_open("simbookfs", !s->o.foreground);
 	fuse_set_log_func(slog_fuse);
+	/* The lock came through the fork (flock() locks belong to the open
+	 * file, which the child shares); the record names the child now. */
+	ret = s->lock ? idxlock_refresh(s->lock) : 0;
+	if (ret)
+		slog(LOG_WARNING, "cannot record this daemon in the index's lock: %s",
+		     strerror(-ret));
 	/* Our threads (and theirs) start with the stop signals blocked, like
 	 * libfuse's workers: the kernel may hand a process signal to any
 	 * thread that takes it, and only the main thread's wait in the loop
@@ -638,6 +706,7 @@ static int sbfs_start_index(struct sbfs *s)
 
 	if (!s->views)
 		return 0;
+	s->index_used = 1;
 	oo.io.index_dir = s->index_dir;
 	if (s->hidden) {
 		snprintf(s->skip_dir, sizeof(s->skip_dir), "/proc/self/fd/%d/%s", s->rootfd,
@@ -705,6 +774,15 @@ static void sbfs_cleanup(struct sbfs *s)
 	if (s->fs)
 		fs_free(s->fs);
 	views_free(s->views);
+	/* Last, once the index is closed.  A folder made for a mount that
+	 * never served is taken away again. */
+	if (s->lr.created && !s->index_used) {
+		idxlock_free(s->lock, 1);
+		rmdir(s->index_dir);
+	} else {
+		idxlock_free(s->lock, 0);
+	}
+	libroot_release(&s->lr);
 	free(s->index_dir);
 	free(s->hidden);
 	if (s->rootfd >= 0)

@@ -14,6 +14,7 @@ void libroot_release(struct libroot *lr)
 	free(lr->index);
 	free(lr->hidden);
 	lr->root = lr->index = lr->hidden = NULL;
+	lr->created = 0;
 }
 
 /* 1 when p is a or lies below a (both resolved, absolute). */
@@ -45,7 +46,48 @@ static int place_index(struct libroot *lr, const char *idx_real)
 	return lr->hidden ? 0 : -ENOMEM;
 }
 
-int libroot_place(struct libroot *lr, const char *dir, const char *index)
+/* The resolved path of a folder that may not exist yet into buf: its own
+ * when it exists, else its resolved parent's joined with its last name. */
+static int resolve_new(const char *path, char *buf)
+{
+	char parent[PATH_MAX];
+	const char *name, *up_dir;
+	char *slash;
+	size_t n;
+
+	if (realpath(path, buf))
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+		up_dir = slash == parent ? "/" : parent;
+	} else {
+		name = parent;
+		up_dir = ".";
+	}
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -ENOENT;
+	if (!realpath(up_dir, buf))
+		return -errno;
+	if (strlen(buf) + 1 + strlen(name) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (strcmp(buf, "/"))
+		strcat(buf, "/");
+	strcat(buf, name);
+	return 0;
+}
+
+int libroot_plan(struct libroot *lr, const char *dir, const char *index)
 {
 	char buf[PATH_MAX];
 	struct stat st;
@@ -75,17 +117,38 @@ int libroot_place(struct libroot *lr, const char *dir, const char *index)
 		}
 		index = dflt;
 	}
-	if (mkdir(index, 0700) < 0 && errno != EEXIST) {
-		ret = -errno;
-		goto out;
-	}
-	if (!realpath(index, buf)) {
-		ret = -errno;
-		goto out;
-	}
-	ret = place_index(lr, buf);
+	ret = resolve_new(index, buf);
+	if (!ret)
+		ret = place_index(lr, buf);
 out:
 	free(dflt);
+	if (ret)
+		libroot_release(lr);
+	return ret;
+}
+
+int libroot_create(struct libroot *lr)
+{
+	struct stat st;
+
+	if (mkdir(lr->index, 0700) == 0) {
+		lr->created = 1;
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	/* A file, or a symbolic link to nowhere, in the folder's place. */
+	if (stat(lr->index, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int libroot_place(struct libroot *lr, const char *dir, const char *index)
+{
+	int ret = libroot_plan(lr, dir, index);
+
+	if (!ret)
+		ret = libroot_create(lr);
 	if (ret)
 		libroot_release(lr);
 	return ret;

@@ -62,10 +62,12 @@ wait_for "$SYSLOG" "simbookfs\[[0-9]*\]: unmounted $MNT" 5 || fail "no unmounted
 [ ! -s "$T/daemon.out" ] || fail "daemon wrote to the terminal: $(cat "$T/daemon.out")"
 
 say "daemonized: an error after daemonizing reaches syslog, SRC is still served"
-: >"$T/not-a-dir"
-"$FS_BIN" "$SRC" "$MNT" -o index="$T/not-a-dir" >"$T/daemon.out" 2>&1
+# LMDB cannot open an index whose lock.mdb is a folder (an index folder
+# that is a file is refused before mounting).
+mkdir -p "$T/bad-index/lock.mdb"
+"$FS_BIN" "$SRC" "$MNT" -o index="$T/bad-index" >"$T/daemon.out" 2>&1
 FS_MNT=$MNT
-wait_for "$SYSLOG" "simbookfs\[[0-9]*\]: cannot open the index in $T/not-a-dir" 5 ||
+wait_for "$SYSLOG" "simbookfs\[[0-9]*\]: cannot open the index in $T/bad-index" 5 ||
 	fail "index error not in syslog: $(cat "$SYSLOG")"
 grep -q "^<27>.*cannot open the index" "$SYSLOG" || fail "not logged as daemon.err: $(cat "$SYSLOG")"
 is_mounted "$MNT" || fail "the index error unmounted SRC"

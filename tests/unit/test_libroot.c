@@ -63,6 +63,42 @@ static void test_place(void)
 	CHECK_EQ_INT(libroot_place(&lr, p("lib/a/book.txt"), NULL), -ENOTDIR);
 }
 
+/* Planning creates nothing, whatever it answers; libroot_create() then
+ * makes the folder planned and says so. */
+static void test_plan(void)
+{
+	struct libroot lr;
+	struct stat st;
+
+	mkdir(p("plib"), 0755);
+	REQUIRE(libroot_plan(&lr, p("plib"), NULL) == 0);
+	CHECK_EQ_STR(lr.index, p("plib/" LIBROOT_INDEX_NAME));
+	CHECK_EQ_STR(lr.hidden, LIBROOT_INDEX_NAME);
+	CHECK(stat(p("plib/" LIBROOT_INDEX_NAME), &st) < 0 && errno == ENOENT);
+	REQUIRE(libroot_create(&lr) == 0);
+	CHECK(lr.created);
+	CHECK(stat(p("plib/" LIBROOT_INDEX_NAME), &st) == 0 && S_ISDIR(st.st_mode));
+	libroot_release(&lr);
+	REQUIRE(libroot_plan(&lr, p("plib"), NULL) == 0);
+	CHECK(libroot_create(&lr) == 0 && !lr.created);
+	libroot_release(&lr);
+
+	/* a missing index folder resolved through its parent, trailing '/' */
+	REQUIRE(libroot_plan(&lr, p("plib"), p("plib/../pidx/")) == 0);
+	CHECK_EQ_STR(lr.index, p("pidx"));
+	CHECK(lr.hidden == NULL);
+	CHECK(stat(p("pidx"), &st) < 0);
+	libroot_release(&lr);
+
+	/* refused placements leave nothing (place used to make "deeper") */
+	mkdir(p("plib/a"), 0755);
+	CHECK_EQ_INT(libroot_place(&lr, p("plib"), p("plib/a/deeper")), -EINVAL);
+	CHECK(stat(p("plib/a/deeper"), &st) < 0);
+	CHECK_EQ_INT(libroot_plan(&lr, p("plib"), p("nowhere/idx")), -ENOENT);
+	touch(p("plib/file"));
+	CHECK_EQ_INT(libroot_place(&lr, p("plib"), p("plib/file")), -ENOTDIR);
+}
+
 /* Accepts exactly the folder "lib". */
 static int probe_lib(void *arg, const char *dir)
 {
@@ -167,6 +203,7 @@ int main(void)
 	if (symlink("lib/a/book.txt", p("link.txt")) < 0)
 		return 1;
 	RUN(test_place);
+	RUN(test_plan);
 	RUN(test_find);
 	RUN(test_above);
 	return CHECK_DONE();
