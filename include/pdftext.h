@@ -34,7 +34,8 @@
  *    ("navy-" "crowded" stays "navy-crowded" when "navy-crowded" occurs);
  *    before any other letter the hyphen stays and no space is added
  *    ("Anglo-" "Saxon" -> "Anglo-Saxon").  A soft hyphen (U+00AD) at a line
- *    end is always removed.  "--" and dashes are never joined.
+ *    end is always removed.  A dash ("--", U+2013, U+2014) ending a line or
+ *    starting the next joins them without a space, as it was written.
  *  - Chunks: a new chunk starts at the first paragraph that starts on a new
  *    page once the current chunk holds chunk_bytes of text.
  */
@@ -85,9 +86,10 @@ int pdftext_add_page(struct pdftext *pt, const char *text, size_t len,
 		     const struct pdftext_box *boxes, size_t nboxes);
 
 /* Applies the rules above to the pages added and appends the text to out
- * (paragraphs separated by "\n\n"), and the byte offset in out of each
- * chunk's start to *chunk_off (owned by the caller, *nchunks entries; out
- * and the offsets are left as they were on error).  0 or -ENOMEM. */
+ * (paragraphs separated by "\n\n"), and sets *chunk_off to a new array
+ * (owned by the caller) of the byte offset in out of each chunk's start,
+ * *nchunks entries (none when there is no text).  On error out is left as
+ * it was.  Marks the dropped lines in pt.  0 or -ENOMEM. */
 int pdftext_finish(struct pdftext *pt, size_t chunk_bytes, struct sbuf *out,
 		   size_t **chunk_off, size_t *nchunks);
 

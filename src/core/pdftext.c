@@ -432,13 +432,16 @@ static enum join join_kind(const struct pdftext *pt, const struct compounds *cp,
 	*hylen = a->len - hs;
 	if (hy == 0xAD)
 		return JOIN_DEHYPHEN;
+	utf8proc_iterate((const utf8proc_uint8_t *)t, (utf8proc_ssize_t)b->len, &next);
+	/* a dash cut by the line end: "dawn-" "-streamed", "subtlety--" "their" */
+	if (next == '-' || next == 0x2014 || next == 0x2013 || hy == 0x2014 || hy == 0x2013)
+		return JOIN_TIGHT;
 	if (hy != '-' && hy != 0x2010)
 		return JOIN_SPACE;
 	prev = last_cp(s, hs, &ls);
-	if (!is_letter(prev))
-		return JOIN_SPACE;
-	utf8proc_iterate((const utf8proc_uint8_t *)t, (utf8proc_ssize_t)b->len, &next);
-	if (!is_letter(next))
+	if (prev == '-')
+		return JOIN_TIGHT;
+	if (!is_letter(prev) || !is_letter(next))
 		return JOIN_SPACE;
 	if (utf8proc_category(next) != UTF8PROC_CATEGORY_LL)
 		return JOIN_TIGHT;
