@@ -1,4 +1,4 @@
-/* extract.h - book files (plain text, EPUB 2/3, HTML) to UTF-8 text,
+/* extract.h - book files (plain text, EPUB 2/3, HTML, PDF) to UTF-8 text,
  * chunk boundaries and metadata, safely.
  *
  * The extractor only reads: it never writes, never follows a path out of an
@@ -21,8 +21,10 @@
  *                  compression ratio, entries, text length, nesting depth)
  *   -ETIMEDOUT     the time limit per file was exceeded
  *   -EBADMSG       corrupt: bad or truncated zip, CRC or size mismatch,
- *                  overlapping entries, no readable text in an EPUB
- *   -EACCES        DRM or zip encryption on the content documents
+ *                  overlapping entries, no readable text in an EPUB, a
+ *                  damaged PDF or one without a text layer (a scan)
+ *   -EACCES        DRM or zip encryption on the content documents, a
+ *                  password-protected PDF
  *   -ENOMEM, or the errno of open/read/stat (-ENOENT, -ELOOP, -EISDIR, ...)
  */
 #ifndef EXTRACT_H
@@ -62,7 +64,8 @@ struct extract_limits {
 	uint64_t max_entry_bytes;	/* one content document unpacked [16 MiB] */
 	uint64_t max_meta_bytes;	/* container.xml, OPF, encryption.xml,
 					 * each [4 MiB] */
-	uint32_t max_entries;		/* entries in the central directory [10000] */
+	uint32_t max_entries;		/* entries in the central directory, pages
+					 * of a PDF [10000] */
 	uint32_t max_ratio;		/* uncompressed/compressed size of an entry,
 					 * checked once it passes 1 MiB [100];
 					 * text deflates 3-10x, zeros 1000x */
@@ -84,13 +87,15 @@ struct extract_doc {
 	struct sbuf text;
 	/* Byte offsets in text of each chunk's start, ascending, owned: one per
 	 * EPUB spine item that yielded text (or per (X)HTML entry in fallback
-	 * order), one for an HTML file; none for plain text. */
+	 * order), one for an HTML file, one per run of PDF pages holding about
+	 * 8 KiB of text; none for plain text. */
 	size_t *chunk_off;
 	size_t nchunks;
 	/* Metadata, each owned, NULL/empty when unknown: EPUB from the OPF
 	 * (dc:title, dc:creator, dc:language, dc:identifier), HTML from <title>,
 	 * <meta name="author"> and <html lang>, plain text from the Project
-	 * Gutenberg header lines "Title:", "Author:", "Language:". */
+	 * Gutenberg header lines "Title:", "Author:", "Language:", PDF from the
+	 * Info dictionary's Title and Author. */
 	char *title;
 	struct extract_strv creators;
 	char *language;
@@ -133,7 +138,8 @@ int extract_buffer(const void *data, size_t len, const char *name,
  * and its name (NULL: content only), cheaply and without reading more:
  * EXTRACT_FMT_UNKNOWN means "not a book" (binary, or an extension that is
  * not a book's for text that is not markup).  A zip named .epub or holding
- * "mimetype" = application/epub+zip first is EXTRACT_FMT_EPUB. */
+ * "mimetype" = application/epub+zip first is EXTRACT_FMT_EPUB; "%PDF-" at
+ * the start (or in the first KiB of a file named .pdf) is EXTRACT_FMT_PDF. */
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name);
 
 /* The largest file of format fmt that lim lets through: max_plain_bytes

@@ -285,6 +285,11 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 	}
 	if (ext && !strcmp(ext, "epub"))
 		return EXTRACT_FMT_EPUB;	/* not a zip: refused as corrupt, with a reason */
+	/* readers accept the header anywhere in the first KiB; only a file
+	 * named .pdf gets that leeway, so a text quoting it stays text */
+	if ((len >= 5 && !memcmp(p, "%PDF-", 5)) ||
+	    (ext && !strcmp(ext, "pdf") && memmem(p, len < 1024 ? len : 1024, "%PDF-", 5)))
+		return EXTRACT_FMT_PDF;
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
 	if (looks_like_html(p, len))
@@ -347,6 +352,9 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_TXT:
 		ret = txt_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_PDF:
+		ret = pdf_extract(ctx, data, len);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:

@@ -3,7 +3,8 @@
 # time, from small generated seeds: any crash, leak, timeout (10 s per input)
 # or RSS over 1 GB fails.  Skips when clang or its libFuzzer runtime is
 # missing, and in the sanitizer pass (build-san), which would only repeat it.
-# SIMBOOK_FUZZ_SECONDS sets the time per target (default 15).
+# SIMBOOK_FUZZ_SECONDS sets the time per target (default 15; fuzz_pdf:
+# SIMBOOK_FUZZ_PDF_SECONDS, default 5).
 set -u
 top=${SIMBOOK_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top" || exit 2
@@ -38,13 +39,36 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("OPS/a b.html", "<p>second</p>")
 PY
 
+# PDF: a one-page PDF written here, and the first 64 KiB of the shared
+# PDFs when present (poppler rebuilds their cut cross-reference tables).
+mkdir -p "$work/seeds-pdf"
+c='BT /F1 11 Tf 72 700 Td (Hyphen some-) Tj 0 -14 Td (thing here.) Tj ET'
+o1='<</Type/Catalog/Pages 2 0 R>>'
+o2='<</Type/Pages/Kids[3 0 R]/Count 1>>'
+o3='<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 4 0 R>>>>/Contents 5 0 R>>'
+o4='<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding/WinAnsiEncoding>>'
+o5="<</Length ${#c}>>stream
+$c
+endstream"
+{
+	printf '%%PDF-1.4\n'; i=1
+	for o in "$o1" "$o2" "$o3" "$o4" "$o5"; do printf '%s 0 obj\n%s\nendobj\n' $i "$o"; i=$((i + 1)); done
+	printf 'trailer\n<</Size 6/Root 1 0 R>>\n%%%%EOF\n'
+} >"$work/seeds-pdf/pdf"
+for f in "${SIMBOOK_BOOKS:-$top/../shared/books}"/formats/*.pdf; do
+	[ -f "$f" ] && head -c 65536 "$f" >"$work/seeds-pdf/$(basename "$f")"
+done
+
 rc=0
-for t in txt html epub opf norm; do
+for t in txt html epub opf norm pdf; do
 	bin=build-fuzz/fuzz/fuzz_$t
 	seeds=$work/seeds-$t
 	[ $t = norm ] && seeds=$work/seeds-txt
 	mkdir -p "$work/corpus-$t"
-	if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -max_len=65536 \
+	# poppler takes milliseconds per input: a short run is enough here
+	tsecs=$secs
+	[ $t = pdf ] && tsecs=${SIMBOOK_FUZZ_PDF_SECONDS:-5}
+	if ! "$bin" -max_total_time="$tsecs" -timeout=10 -rss_limit_mb=1024 -max_len=65536 \
 		-print_final_stats=0 "$work/corpus-$t" "$seeds" >"$work/log-$t" 2>&1; then
 		echo "FAIL fuzz_$t:"; tail -n 40 "$work/log-$t"
 		rc=1
