@@ -36,6 +36,10 @@ int ex_check_time(struct ex_ctx *ctx);
 int ex_strv_add(struct extract_strv *v, const char *s, size_t n);
 /* The same into a single owned string *dst, replacing it. */
 int ex_str_set(char **dst, const char *s, size_t n);
+/* 1 and the digits (and a final X) in isbn when v is a checksum-valid
+ * ISBN-13 or ISBN-10 written with digits, hyphens and spaces; else 0.
+ * sz must be at least 14. */
+int ex_isbn(const char *v, char *isbn, size_t sz);
 
 /* Text decoding (txt.c).  Appends len bytes of text in an unknown encoding
  * to out as valid UTF-8 with "\n" line ends: a BOM decides first (UTF-8,

@@ -175,6 +175,40 @@ int ex_str_set(char **dst, const char *s, size_t n)
 	return 0;
 }
 
+int ex_isbn(const char *v, char *isbn, size_t sz)
+{
+	char d[14];
+	size_t n = 0, i;
+	int sum = 0;
+
+	for (; *v && n < 14; v++) {
+		if (*v >= '0' && *v <= '9')
+			d[n++] = *v;
+		else if ((*v == 'X' || *v == 'x') && n == 9)
+			d[n++] = 'X';
+		else if (*v != '-' && *v != ' ')
+			return 0;
+	}
+	if (*v || sz < 14)
+		return 0;
+	if (n == 13) {
+		for (i = 0; i < 13; i++)
+			sum += (d[i] - '0') * (i & 1 ? 3 : 1);
+		if (sum % 10)
+			return 0;
+	} else if (n == 10) {
+		for (i = 0; i < 10; i++)
+			sum += (d[i] == 'X' ? 10 : d[i] - '0') * (int)(10 - i);
+		if (sum % 11)
+			return 0;
+	} else {
+		return 0;
+	}
+	memcpy(isbn, d, n);
+	isbn[n] = '\0';
+	return 1;
+}
+
 int ex_warn(struct ex_ctx *ctx, const char *fmt, ...)
 {
 	struct sbuf sb = { 0 };
