@@ -75,4 +75,7 @@ int html_declared_charset(const char *p, size_t n, char *buf, size_t bufsz);
 /* EPUB (epub.c): data in memory, or the open file fd (data NULL). */
 int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 
+/* FictionBook 2 (fb2.c): the XML in memory, or a zip holding a .fb2 entry. */
+int fb2_extract(struct ex_ctx *ctx, const char *data, size_t len);
+
 #endif

@@ -43,6 +43,10 @@ void zipread_close(struct zipread *z);
 /* Index of the entry named name (exact, then ignoring case), or -1. */
 int64_t zipread_locate(struct zipread *z, const char *name);
 
+/* The name of entry idx (owned by the archive, valid until it is closed),
+ * or NULL. */
+const char *zipread_name(struct zipread *z, uint64_t idx);
+
 /* Reads entry idx whole into out (replacing its contents, NUL-terminated),
  * within the budget and the ratio and time limits.  cap: a tighter size
  * limit for this entry (0: none).  Returns 0, -EFBIG, -EBADMSG (corrupt,

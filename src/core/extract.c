@@ -305,22 +305,49 @@ static int looks_like_html(const char *p, size_t n)
 	return 0;
 }
 
+/* The name of the first local file header of a zip prefix ("" if cut). */
+static size_t zip_first_name(const char *p, size_t len, const char **name)
+{
+	size_t n;
+
+	*name = "";
+	if (len < 30)
+		return 0;
+	n = (size_t)(unsigned char)p[26] | (size_t)(unsigned char)p[27] << 8;
+	if (30 + n > len)
+		return 0;
+	*name = p + 30;
+	return n;
+}
+
+/* FictionBook XML: its root element within the first bytes. */
+static int looks_like_fb2(const char *p, size_t n)
+{
+	return memmem(p, n < 1024 ? n : 1024, "<FictionBook", 12) != NULL;
+}
+
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name)
 {
 	const char *p = prefix;
 	char ebuf[8];
-	const char *ext = name ? extension(name, ebuf, sizeof(ebuf)) : NULL;
+	const char *ext = name ? extension(name, ebuf, sizeof(ebuf)) : NULL, *first;
+	size_t nl;
 
 	if (len >= 4 && !memcmp(p, "PK\3\4", 4)) {
 		if (len >= 58 && !memcmp(p + 30, "mimetype", 8) &&
 		    memmem(p + 38, len - 38 < 64 ? len - 38 : 64, "application/epub+zip", 20))
 			return EXTRACT_FMT_EPUB;
+		nl = zip_first_name(p, len, &first);
+		if (nl > 4 && !strncasecmp(first + nl - 4, ".fb2", 4))
+			return EXTRACT_FMT_FB2;
 		return !ext || !strcmp(ext, "epub") ? EXTRACT_FMT_EPUB : EXTRACT_FMT_UNKNOWN;
 	}
 	if (ext && !strcmp(ext, "epub"))
 		return EXTRACT_FMT_EPUB;	/* not a zip: refused as corrupt, with a reason */
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
+	if (ext && (!strcmp(ext, "fb2") || (!*ext && looks_like_fb2(p, len))))
+		return EXTRACT_FMT_FB2;
 	if (looks_like_html(p, len))
 		return !ext || ext_is_html(ext) || ext_is_text(ext) ? EXTRACT_FMT_HTML
 								     : EXTRACT_FMT_UNKNOWN;
@@ -381,6 +408,9 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_TXT:
 		ret = txt_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_FB2:
+		ret = fb2_extract(ctx, data, len);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:

@@ -108,6 +108,11 @@ int64_t zipread_locate(struct zipread *z, const char *name)
 	return idx < 0 ? -1 : idx;
 }
 
+const char *zipread_name(struct zipread *z, uint64_t idx)
+{
+	return zip_get_name(z->za, idx, 0);
+}
+
 static int check_directory(struct zipread *z)
 {
 	struct ex_ctx *ctx = z->ctx;
