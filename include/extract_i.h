@@ -78,4 +78,9 @@ int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 /* FictionBook 2 (fb2.c): the XML in memory, or a zip holding a .fb2 entry. */
 int fb2_extract(struct ex_ctx *ctx, const char *data, size_t len);
 
+/* DOCX (docx.c) and ODT (odt.c): data in memory, or the open file fd (data
+ * NULL) of len bytes. */
+int docx_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+int odt_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+
 #endif

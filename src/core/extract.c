@@ -340,13 +340,22 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 		nl = zip_first_name(p, len, &first);
 		if (nl > 4 && !strncasecmp(first + nl - 4, ".fb2", 4))
 			return EXTRACT_FMT_FB2;
+		if ((nl == 8 && !memcmp(first, "mimetype", 8) &&
+		     memmem(first + 8, len - 38 < 128 ? len - 38 : 128, "opendocument.text", 17)) ||
+		    (ext && !strcmp(ext, "odt")))
+			return EXTRACT_FMT_ODT;
+		if ((memmem(p, len, "[Content_Types].xml", 19) && memmem(p, len, "word/", 5)) ||
+		    (ext && !strcmp(ext, "docx")))
+			return EXTRACT_FMT_DOCX;
 		return !ext || !strcmp(ext, "epub") ? EXTRACT_FMT_EPUB : EXTRACT_FMT_UNKNOWN;
 	}
 	if (ext && !strcmp(ext, "epub"))
 		return EXTRACT_FMT_EPUB;	/* not a zip: refused as corrupt, with a reason */
+	if (ext && !strcmp(ext, "docx") && len >= 8 && !memcmp(p, "\xD0\xCF\x11\xE0", 4))
+		return EXTRACT_FMT_DOCX;	/* encrypted: refused as protected */
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
-	if (ext && (!strcmp(ext, "fb2") || (!*ext && looks_like_fb2(p, len))))
+	if ((ext && !strcmp(ext, "fb2")) || ((!ext || !*ext) && looks_like_fb2(p, len)))
 		return EXTRACT_FMT_FB2;
 	if (looks_like_html(p, len))
 		return !ext || ext_is_html(ext) || ext_is_text(ext) ? EXTRACT_FMT_HTML
@@ -411,6 +420,12 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_FB2:
 		ret = fb2_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_DOCX:
+		ret = docx_extract(ctx, data, len, fd);
+		break;
+	case EXTRACT_FMT_ODT:
+		ret = odt_extract(ctx, data, len, fd);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:
@@ -538,7 +553,7 @@ int extract_file(const char *path, const struct extract_limits *lim,
 		goto out;
 	}
 	size = (size_t)fst.st_size;
-	if (fmt == EXTRACT_FMT_EPUB) {
+	if (fmt == EXTRACT_FMT_EPUB || fmt == EXTRACT_FMT_DOCX || fmt == EXTRACT_FMT_ODT) {
 		ret = run(&ctx, fmt, NULL, size, fd);
 		goto out;
 	}

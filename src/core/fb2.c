@@ -300,7 +300,7 @@ static int parse(struct ex_ctx *ctx, const char *xml, size_t len, const char *wh
 	if (!ret && !f.bodies)
 		ret = ex_fail(ctx, -EBADMSG, "no <body> in the FictionBook");
 	if (!ret && !ctx->doc->text.len)
-		ret = ex_fail(ctx, -EBADMSG, "no text in the FictionBook");
+		ret = ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (a FictionBook without text)");
 	sbuf_release(&f.val);
 	for (i = 0; i < 4; i++)
 		sbuf_release(&f.name[i]);
