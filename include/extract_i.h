@@ -36,6 +36,10 @@ int ex_check_time(struct ex_ctx *ctx);
 int ex_strv_add(struct extract_strv *v, const char *s, size_t n);
 /* The same into a single owned string *dst, replacing it. */
 int ex_str_set(char **dst, const char *s, size_t n);
+/* 1 and the digits (and a final X) in isbn when v is a checksum-valid
+ * ISBN-13 or ISBN-10 written with digits, hyphens and spaces; else 0.
+ * sz must be at least 14. */
+int ex_isbn(const char *v, char *isbn, size_t sz);
 
 /* Text decoding (txt.c).  Appends len bytes of text in an unknown encoding
  * to out as valid UTF-8 with "\n" line ends: a BOM decides first (UTF-8,
@@ -74,5 +78,13 @@ int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 /* PDF (pdf.c, with pdftext.c): the text layer of data[0..len), which must
  * stay valid during the call. */
 int pdf_extract(struct ex_ctx *ctx, const void *data, size_t len);
+
+/* FictionBook 2 (fb2.c): the XML in memory, or a zip holding a .fb2 entry. */
+int fb2_extract(struct ex_ctx *ctx, const char *data, size_t len);
+
+/* DOCX (docx.c) and ODT (odt.c): data in memory, or the open file fd (data
+ * NULL) of len bytes. */
+int docx_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+int odt_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 
 #endif

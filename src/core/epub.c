@@ -1,9 +1,7 @@
 /* epub.c - EPUB 2/3: container.xml -> OPF -> spine -> (X)HTML text.
  *
- * libzip reads the archive; every entry goes through epub_read(), which
- * enforces the archive-wide byte budget, the compression-ratio limit and the
- * time limit while inflating, whatever sizes the archive declares, so zip
- * bombs (one entry or many overlapping ones) stop at the budget.  Paths from
+ * zipread.c reads the archive within the byte budget, the compression-ratio
+ * and time limits (zip bombs stop at the budget).  Paths from
  * the OPF are resolved inside the archive only: ".." above the root and URLs
  * are refused, nothing is ever written.  container.xml, the OPF and
  * encryption.xml are parsed by libxml2 with XML_PARSE_NONET, without
@@ -13,20 +11,17 @@
 #include "hex.h"
 #include "extract_i.h"
 #include "grow.h"
+#include "zipread.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <zip.h>
-
-#define RATIO_FLOOR (1u << 20)	/* entries smaller than this skip the ratio test */
 
 struct item {
 	char *id;
@@ -36,102 +31,11 @@ struct item {
 
 struct epub {
 	struct ex_ctx *ctx;
-	zip_t *za;
-	uint64_t unzipped;
-	uint64_t archive_size;
-	zip_int64_t nentries;
+	struct zipread z;
 	struct item *items;
 	size_t nitems;
 	int package;		/* a container.xml or OPF was found */
 };
-
-static int zip_errno(int zep)
-{
-	return zep == ZIP_ER_MEMORY ? -ENOMEM : -EBADMSG;
-}
-
-/* Reads entry idx whole into out (replacing its contents), within the byte
- * budget and the ratio and time limits.  what names it in messages.
- * cap: a tighter size limit for this entry (0: none). */
-static int epub_read(struct epub *e, zip_uint64_t idx, uint64_t cap, struct sbuf *out)
-{
-	struct ex_ctx *ctx = e->ctx;
-	const struct extract_limits *lim = ctx->lim;
-	zip_stat_t st;
-	zip_file_t *zf = NULL;
-	uint64_t budget = lim->max_unzipped_bytes - e->unzipped, got = 0;
-	const char *name;
-	int ret = 0;
-
-	sbuf_setlen(out, 0);
-	if (cap && cap < budget)
-		budget = cap;
-	zip_stat_init(&st);
-	if (zip_stat_index(e->za, idx, 0, &st))
-		return ex_fail(ctx, -EBADMSG, "entry %llu: %s", (unsigned long long)idx,
-			       zip_strerror(e->za));
-	name = (st.valid & ZIP_STAT_NAME) ? st.name : "?";
-	if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-		return ex_fail(ctx, -EACCES, "entry %s is encrypted", name);
-	if ((st.valid & ZIP_STAT_COMP_METHOD) &&
-	    !zip_compression_method_supported(st.comp_method, 0))
-		return ex_fail(ctx, -EBADMSG, "entry %s uses unsupported compression method %u",
-			       name, (unsigned)st.comp_method);
-	if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
-		return ex_fail(ctx, -EBADMSG, "entry %s has no size", name);
-	if (st.size > budget)
-		return ex_fail(ctx, -EFBIG, "entry %s declares %llu bytes, over the unpacking "
-			       "limit of %llu", name, (unsigned long long)st.size,
-			       (unsigned long long)budget);
-	if (st.size > RATIO_FLOOR && st.size / (st.comp_size ? st.comp_size : 1) > lim->max_ratio)
-		return ex_fail(ctx, -EFBIG, "entry %s: compression ratio over %u (zip bomb?)",
-			       name, lim->max_ratio);
-	zf = zip_fopen_index(e->za, idx, 0);
-	if (!zf)
-		return ex_fail(ctx, zip_errno(zip_error_code_zip(zip_get_error(e->za))),
-			       "entry %s: %s", name, zip_strerror(e->za));
-	for (;;) {
-		zip_int64_t n;
-
-		ret = sbuf_grow(out, 65536);
-		if (ret) {
-			ex_fail(ctx, ret, "out of memory");
-			goto out;
-		}
-		n = zip_fread(zf, out->buf + out->len, 65536);
-		if (n < 0) {
-			ret = ex_fail(ctx, zip_errno(zip_error_code_zip(zip_file_get_error(zf))),
-				      "entry %s: %s", name, zip_file_strerror(zf));
-			goto out;
-		}
-		if (!n)
-			break;
-		got += (uint64_t)n;
-		out->len += (size_t)n;	/* sbuf_grow() made room for it and the NUL */
-		out->buf[out->len] = '\0';
-		if (got > budget || got > st.size) {
-			ret = ex_fail(ctx, got > st.size ? -EBADMSG : -EFBIG,
-				      got > st.size ? "entry %s: more data than its declared size" :
-				      "entry %s: over the unpacking limit", name);
-			goto out;
-		}
-		if (got > RATIO_FLOOR && got / (st.comp_size ? st.comp_size : 1) > lim->max_ratio) {
-			ret = ex_fail(ctx, -EFBIG, "entry %s: compression ratio over %u (zip bomb?)",
-				      name, lim->max_ratio);
-			goto out;
-		}
-		ret = ex_check_time(ctx);
-		if (ret)
-			goto out;
-	}
-	if (got != st.size)
-		ret = ex_fail(ctx, -EBADMSG, "entry %s: %llu bytes instead of the declared %llu",
-			      name, (unsigned long long)got, (unsigned long long)st.size);
-out:
-	e->unzipped += got;
-	zip_fclose(zf);
-	return ret;
-}
 
 static xmlNodePtr child_elem(xmlNodePtr n, const char *name)
 {
@@ -149,48 +53,6 @@ static char *prop(xmlNodePtr n, const char *name)
 		if (!strcasecmp((const char *)a->name, name))
 			return (char *)xmlNodeGetContent((xmlNodePtr)a);
 	return NULL;
-}
-
-/* Parses an XML file of the package (container, OPF, encryption.xml). */
-static int parse_xml(struct epub *e, const char *path, xmlDocPtr *doc)
-{
-	struct sbuf buf = { 0 };
-	zip_int64_t idx;
-	int ret;
-
-	*doc = NULL;
-	sbuf_init(&buf);
-	idx = zip_name_locate(e->za, path, 0);
-	if (idx < 0)
-		idx = zip_name_locate(e->za, path, ZIP_FL_NOCASE);
-	if (idx < 0)
-		return -ENOENT;
-	ret = epub_read(e, (zip_uint64_t)idx, e->ctx->lim->max_meta_bytes, &buf);
-	if (ret)
-		goto out;
-	if (memmem(buf.buf, buf.len, "<!ENTITY", 8)) {
-		ret = -EINVAL;
-		ex_warn(e->ctx, "%s declares entities: ignored", path);
-		goto out;
-	}
-	if (buf.len > INT_MAX) {
-		ret = -EFBIG;
-		goto out;
-	}
-	*doc = xmlReadMemory(buf.buf, (int)buf.len, NULL, NULL,
-			     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-			     XML_PARSE_RECOVER | XML_PARSE_NOCDATA);
-	if (!*doc || !xmlDocGetRootElement(*doc)) {
-		ret = -EINVAL;
-		ex_warn(e->ctx, "%s is not well-formed XML", path);
-	}
-out:
-	if (ret && *doc) {
-		xmlFreeDoc(*doc);
-		*doc = NULL;
-	}
-	sbuf_release(&buf);
-	return ret;
 }
 
 /* Resolves href against the directory base (ending in '/' or empty) into an
@@ -260,40 +122,6 @@ fail:
 	return NULL;
 }
 
-static int check_isbn(const char *v, char *isbn, size_t sz)
-{
-	char d[14];
-	size_t n = 0, i;
-	int sum = 0;
-
-	for (; *v && n < 14; v++) {
-		if (*v >= '0' && *v <= '9')
-			d[n++] = *v;
-		else if ((*v == 'X' || *v == 'x') && n == 9)
-			d[n++] = 'X';
-		else if (*v != '-' && *v != ' ')
-			return 0;
-	}
-	if (*v || sz < 14)
-		return 0;
-	if (n == 13) {
-		for (i = 0; i < 13; i++)
-			sum += (d[i] - '0') * (i & 1 ? 3 : 1);
-		if (sum % 10)
-			return 0;
-	} else if (n == 10) {
-		for (i = 0; i < 10; i++)
-			sum += (d[i] == 'X' ? 10 : d[i] - '0') * (int)(10 - i);
-		if (sum % 11)
-			return 0;
-	} else {
-		return 0;
-	}
-	memcpy(isbn, d, n);
-	isbn[n] = '\0';
-	return 1;
-}
-
 static int opf_identifier(struct extract_doc *doc, xmlNodePtr n, const char *v)
 {
 	char *scheme = prop(n, "scheme");
@@ -313,7 +141,7 @@ static int opf_identifier(struct extract_doc *doc, xmlNodePtr n, const char *v)
 		num += 5, explicit = 1;
 	while (*num == ' ')
 		num++;
-	if (check_isbn(num, isbn, sizeof(isbn)) &&
+	if (ex_isbn(num, isbn, sizeof(isbn)) &&
 	    (explicit || (strlen(isbn) == 13 && (!strncmp(isbn, "978", 3) || !strncmp(isbn, "979", 3)))))
 		return ex_str_set(&doc->isbn, isbn, strlen(isbn));
 	return 0;
@@ -440,7 +268,7 @@ static int add_document(struct epub *e, zip_uint64_t idx, struct sbuf *raw, stru
 	char decl[64];
 	int ret;
 
-	ret = epub_read(e, idx, e->ctx->lim->max_entry_bytes, raw);
+	ret = zipread_entry(&e->z, idx, e->ctx->lim->max_entry_bytes, raw);
 	if (ret)
 		return ret;
 	sbuf_setlen(utf8, 0);
@@ -506,12 +334,12 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 
 	sbuf_init(&raw);
 	sbuf_init(&utf8);
-	read = calloc(e->nentries > 0 ? (size_t)e->nentries : 1, 1);
+	read = calloc(e->z.nentries > 0 ? (size_t)e->z.nentries : 1, 1);
 	if (!read)
 		ret = ex_fail(e->ctx, -ENOMEM, "out of memory");
 	for (n = spine ? spine->children : NULL; n && !ret; n = n->next) {
 		struct item key, *it;
-		zip_int64_t idx;
+		int64_t idx;
 		char *idref;
 
 		if (n->type != XML_ELEMENT_NODE || strcasecmp((const char *)n->name, "itemref"))
@@ -530,14 +358,12 @@ static int read_spine(struct epub *e, xmlNodePtr spine)
 			if (!is_markup_name(it->path))
 				continue;
 		}
-		idx = zip_name_locate(e->za, it->path, 0);
-		if (idx < 0)
-			idx = zip_name_locate(e->za, it->path, ZIP_FL_NOCASE);
+		idx = zipread_locate(&e->z, it->path);
 		if (idx < 0) {
 			ret = ex_warn(e->ctx, "spine item %s is missing from the archive", it->path);
 			continue;
 		}
-		if (idx >= e->nentries || read[idx])
+		if (idx >= e->z.nentries || read[idx])
 			continue;
 		read[idx] = 1;
 		ret = add_document(e, (zip_uint64_t)idx, &raw, &utf8);
@@ -560,8 +386,8 @@ static int read_archive_order(struct epub *e, const char *why)
 	ret = ex_warn(e->ctx, "broken EPUB (%s): fell back to archive order", why);
 	sbuf_init(&raw);
 	sbuf_init(&utf8);
-	for (i = 0; i < e->nentries && !ret; i++) {
-		const char *name = zip_get_name(e->za, (zip_uint64_t)i, 0);
+	for (i = 0; i < e->z.nentries && !ret; i++) {
+		const char *name = zip_get_name(e->z.za, (zip_uint64_t)i, 0);
 
 		if (!name || !is_markup_name(name))
 			continue;
@@ -585,7 +411,7 @@ static int check_drm(struct epub *e)
 	xmlNodePtr n;
 	int ret, drm = 0;
 
-	ret = parse_xml(e, "META-INF/encryption.xml", &d);
+	ret = zipread_xml(&e->z, "META-INF/encryption.xml", &d);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret == -EINVAL)
@@ -625,7 +451,7 @@ static int find_opf(struct epub *e, char **path, const char **why)
 	int ret;
 
 	*path = NULL;
-	ret = parse_xml(e, "META-INF/container.xml", &d);
+	ret = zipread_xml(&e->z, "META-INF/container.xml", &d);
 	if (ret && ret != -ENOENT && ret != -EINVAL)
 		return ret;
 	if (!ret) {
@@ -651,8 +477,8 @@ static int find_opf(struct epub *e, char **path, const char **why)
 	} else {
 		*why = ret == -ENOENT ? "no META-INF/container.xml" : "invalid META-INF/container.xml";
 	}
-	for (i = 0; i < e->nentries; i++) {
-		const char *name = zip_get_name(e->za, (zip_uint64_t)i, 0);
+	for (i = 0; i < e->z.nentries; i++) {
+		const char *name = zip_get_name(e->z.za, (zip_uint64_t)i, 0);
 		size_t l = name ? strlen(name) : 0;
 
 		if (l > 4 && !strcasecmp(name + l - 4, ".opf") && is_safe_name(name)) {
@@ -679,7 +505,7 @@ static int read_package(struct epub *e)
 		return read_archive_order(e, why);
 	if (ret)
 		return ret;
-	ret = parse_xml(e, opf, &d);
+	ret = zipread_xml(&e->z, opf, &d);
 	if (ret == -ENOENT || ret == -EINVAL) {
 		ret = read_archive_order(e, ret == -ENOENT ? "package file missing" : "invalid package file");
 		goto out;
@@ -713,85 +539,6 @@ out:
 	return ret;
 }
 
-static int check_directory(struct epub *e)
-{
-	struct ex_ctx *ctx = e->ctx;
-	uint64_t comp = 0;
-	zip_int64_t i;
-	zip_stat_t st;
-
-	e->nentries = zip_get_num_entries(e->za, 0);
-	if (e->nentries < 0)
-		return ex_fail(ctx, -EBADMSG, "cannot list the archive");
-	if ((uint64_t)e->nentries > ctx->lim->max_entries)
-		return ex_fail(ctx, -EFBIG, "%lld entries, over the limit of %u",
-			       (long long)e->nentries, ctx->lim->max_entries);
-	/* Entries whose data overlap (the "overlapping files" zip bomb) claim
-	 * more compressed bytes than the archive holds. */
-	for (i = 0; i < e->nentries; i++) {
-		zip_stat_init(&st);
-		if (zip_stat_index(e->za, (zip_uint64_t)i, 0, &st))
-			return ex_fail(ctx, -EBADMSG, "entry %lld: %s", (long long)i, zip_strerror(e->za));
-		if (st.valid & ZIP_STAT_COMP_SIZE)
-			comp += st.comp_size;
-	}
-	if (comp > e->archive_size)
-		return ex_fail(ctx, -EBADMSG, "entries overlap: %llu compressed bytes in a %llu-byte "
-			       "archive (zip bomb?)", (unsigned long long)comp,
-			       (unsigned long long)e->archive_size);
-	return 0;
-}
-
-/* Opens with libzip's consistency checks (central directory against local
- * headers); an archive failing only those is opened again without them,
- * with a warning: the per-entry size and CRC checks still apply. */
-static int open_archive(struct epub *e, const void *data, size_t len, int fd)
-{
-	int pass, zep = 0;
-
-	for (pass = 0; pass < 2 && !e->za; pass++) {
-		int flags = pass ? 0 : ZIP_CHECKCONS;
-
-		if (data) {
-			zip_error_t ze;
-			zip_source_t *src;
-
-			zip_error_init(&ze);
-			src = zip_source_buffer_create(data, len, 0, &ze);
-			if (src) {
-				e->za = zip_open_from_source(src, ZIP_RDONLY | flags, &ze);
-				if (!e->za)
-					zip_source_free(src);
-			}
-			zep = zip_error_code_zip(&ze);
-			zip_error_fini(&ze);
-		} else {
-			int d = dup(fd);
-
-			if (d < 0)
-				return ex_fail(e->ctx, -errno, "dup: %s", strerror(errno));
-			e->za = zip_fdopen(d, flags, &zep);
-			if (!e->za)
-				close(d);
-		}
-		if (!e->za && zep != ZIP_ER_INCONS)
-			break;
-		if (e->za && pass)
-			ex_warn(e->ctx, "zip headers are inconsistent; read with per-entry checks");
-	}
-	if (!e->za) {
-		zip_error_t ze;
-		int ret;
-
-		zip_error_init_with_code(&ze, zep);
-		ret = ex_fail(e->ctx, zip_errno(zep), "not a valid zip archive: %s",
-			      zip_error_strerror(&ze));
-		zip_error_fini(&ze);
-		return ret;
-	}
-	return 0;
-}
-
 int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)
 {
 	struct epub e;
@@ -799,10 +546,7 @@ int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)
 
 	memset(&e, 0, sizeof(e));
 	e.ctx = ctx;
-	e.archive_size = len;
-	ret = open_archive(&e, data, len, fd);
-	if (!ret)
-		ret = check_directory(&e);
+	ret = zipread_open(&e.z, ctx, data, len, fd);
 	if (!ret)
 		ret = check_drm(&e);
 	if (!ret)
@@ -812,7 +556,6 @@ int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)
 		      ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (a zip archive without EPUB content)");
 	if (ret && !ctx->failed)
 		ex_fail(ctx, ret, "%s", strerror(-ret));
-	if (e.za)
-		zip_discard(e.za);
+	zipread_close(&e.z);
 	return ret;
 }

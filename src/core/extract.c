@@ -175,6 +175,40 @@ int ex_str_set(char **dst, const char *s, size_t n)
 	return 0;
 }
 
+int ex_isbn(const char *v, char *isbn, size_t sz)
+{
+	char d[14];
+	size_t n = 0, i;
+	int sum = 0;
+
+	for (; *v && n < 14; v++) {
+		if (*v >= '0' && *v <= '9')
+			d[n++] = *v;
+		else if ((*v == 'X' || *v == 'x') && n == 9)
+			d[n++] = 'X';
+		else if (*v != '-' && *v != ' ')
+			return 0;
+	}
+	if (*v || sz < 14)
+		return 0;
+	if (n == 13) {
+		for (i = 0; i < 13; i++)
+			sum += (d[i] - '0') * (i & 1 ? 3 : 1);
+		if (sum % 10)
+			return 0;
+	} else if (n == 10) {
+		for (i = 0; i < 10; i++)
+			sum += (d[i] == 'X' ? 10 : d[i] - '0') * (int)(10 - i);
+		if (sum % 11)
+			return 0;
+	} else {
+		return 0;
+	}
+	memcpy(isbn, d, n);
+	isbn[n] = '\0';
+	return 1;
+}
+
 int ex_warn(struct ex_ctx *ctx, const char *fmt, ...)
 {
 	struct sbuf sb = { 0 };
@@ -271,16 +305,48 @@ static int looks_like_html(const char *p, size_t n)
 	return 0;
 }
 
+/* The name of the first local file header of a zip prefix ("" if cut). */
+static size_t zip_first_name(const char *p, size_t len, const char **name)
+{
+	size_t n;
+
+	*name = "";
+	if (len < 30)
+		return 0;
+	n = (size_t)(unsigned char)p[26] | (size_t)(unsigned char)p[27] << 8;
+	if (30 + n > len)
+		return 0;
+	*name = p + 30;
+	return n;
+}
+
+/* FictionBook XML: its root element within the first bytes. */
+static int looks_like_fb2(const char *p, size_t n)
+{
+	return memmem(p, n < 1024 ? n : 1024, "<FictionBook", 12) != NULL;
+}
+
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name)
 {
 	const char *p = prefix;
 	char ebuf[8];
-	const char *ext = name ? extension(name, ebuf, sizeof(ebuf)) : NULL;
+	const char *ext = name ? extension(name, ebuf, sizeof(ebuf)) : NULL, *first;
+	size_t nl;
 
 	if (len >= 4 && !memcmp(p, "PK\3\4", 4)) {
 		if (len >= 58 && !memcmp(p + 30, "mimetype", 8) &&
 		    memmem(p + 38, len - 38 < 64 ? len - 38 : 64, "application/epub+zip", 20))
 			return EXTRACT_FMT_EPUB;
+		nl = zip_first_name(p, len, &first);
+		if (nl > 4 && !strncasecmp(first + nl - 4, ".fb2", 4))
+			return EXTRACT_FMT_FB2;
+		if ((nl == 8 && !memcmp(first, "mimetype", 8) &&
+		     memmem(first + 8, len - 38 < 128 ? len - 38 : 128, "opendocument.text", 17)) ||
+		    (ext && !strcmp(ext, "odt")))
+			return EXTRACT_FMT_ODT;
+		if ((memmem(p, len, "[Content_Types].xml", 19) && memmem(p, len, "word/", 5)) ||
+		    (ext && !strcmp(ext, "docx")))
+			return EXTRACT_FMT_DOCX;
 		return !ext || !strcmp(ext, "epub") ? EXTRACT_FMT_EPUB : EXTRACT_FMT_UNKNOWN;
 	}
 	if (ext && !strcmp(ext, "epub"))
@@ -290,8 +356,12 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 	if ((len >= 5 && !memcmp(p, "%PDF-", 5)) ||
 	    (ext && !strcmp(ext, "pdf") && memmem(p, len < 1024 ? len : 1024, "%PDF-", 5)))
 		return EXTRACT_FMT_PDF;
+	if (ext && !strcmp(ext, "docx") && len >= 8 && !memcmp(p, "\xD0\xCF\x11\xE0", 4))
+		return EXTRACT_FMT_DOCX;	/* encrypted: refused as protected */
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
+	if ((ext && !strcmp(ext, "fb2")) || ((!ext || !*ext) && looks_like_fb2(p, len)))
+		return EXTRACT_FMT_FB2;
 	if (looks_like_html(p, len))
 		return !ext || ext_is_html(ext) || ext_is_text(ext) ? EXTRACT_FMT_HTML
 								     : EXTRACT_FMT_UNKNOWN;
@@ -355,6 +425,15 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_PDF:
 		ret = pdf_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_FB2:
+		ret = fb2_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_DOCX:
+		ret = docx_extract(ctx, data, len, fd);
+		break;
+	case EXTRACT_FMT_ODT:
+		ret = odt_extract(ctx, data, len, fd);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:
@@ -482,7 +561,7 @@ int extract_file(const char *path, const struct extract_limits *lim,
 		goto out;
 	}
 	size = (size_t)fst.st_size;
-	if (fmt == EXTRACT_FMT_EPUB) {
+	if (fmt == EXTRACT_FMT_EPUB || fmt == EXTRACT_FMT_DOCX || fmt == EXTRACT_FMT_ODT) {
 		ret = run(&ctx, fmt, NULL, size, fd);
 		goto out;
 	}

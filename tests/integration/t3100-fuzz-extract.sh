@@ -59,8 +59,33 @@ for f in "${SIMBOOK_BOOKS:-$top/../shared/books}"/formats/*.pdf; do
 	[ -f "$f" ] && head -c 65536 "$f" >"$work/seeds-pdf/$(basename "$f")"
 done
 
+# FB2 (plain and zipped), DOCX and ODT seeds.
+mkdir -p "$work/seeds-fb2" "$work/seeds-docx" "$work/seeds-odt"
+fb2='<?xml version="1.0" encoding="windows-1251"?><FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0"><description><title-info><author><first-name>A</first-name><last-name>B</last-name></author><book-title>T</book-title><lang>ru</lang></title-info><publish-info><isbn>9780306406157</isbn></publish-info></description><body><title><p>T</p></title><section><p>One <emphasis>two</emphasis></p><poem><stanza><v>v</v></stanza></poem></section><section><p>Three</p></section></body><body name="notes"><section><p>n</p></section></body><binary id="i">AAAA</binary></FictionBook>'
+printf '%s' "$fb2" >"$work/seeds-fb2/fb2"
+command -v python3 >/dev/null && python3 - "$work" "$fb2" <<'PY'
+import sys, zipfile
+w, fb2 = sys.argv[1], sys.argv[2]
+def z(path, entries, stored=()):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as f:
+        for n, d in entries:
+            f.writestr(zipfile.ZipInfo(n, (2020, 1, 1, 0, 0, 0)), d,
+                       zipfile.ZIP_STORED if n in stored else zipfile.ZIP_DEFLATED)
+z(w + "/seeds-fb2/zip", [("b.fb2", fb2)])
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+z(w + "/seeds-docx/docx", [("[Content_Types].xml", "<Types/>"),
+    ("docProps/core.xml", '<cp:coreProperties xmlns:cp="c" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>T</dc:title><dc:creator>A</dc:creator></cp:coreProperties>'),
+    ("word/styles.xml", '<w:styles %s><w:style w:styleId="H"><w:name w:val="heading 1"/></w:style></w:styles>' % W),
+    ("word/document.xml", '<w:document %s><w:body><w:p><w:pPr><w:pStyle w:val="H"/></w:pPr><w:r><w:t>Head</w:t></w:r></w:p><w:p><w:r><w:t xml:space="preserve">a </w:t><w:tab/><w:br/><w:instrText>X</w:instrText></w:r><w:del><w:r><w:delText>d</w:delText></w:r></w:del></w:p></w:body></w:document>' % W)])
+O = 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
+z(w + "/seeds-odt/odt", [("mimetype", "application/vnd.oasis.opendocument.text"),
+    ("content.xml", '<office:document-content %s><office:body><office:text><text:h text:outline-level="1">H</text:h><text:p>a<text:s text:c="2"/>b<text:tab/><text:line-break/><text:span>c</text:span><office:annotation><text:p>x</text:p></office:annotation></text:p></office:text></office:body></office:document-content>' % O),
+    ("meta.xml", '<office:document-meta %s xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>T</dc:title></office:meta></office:document-meta>' % O)],
+  stored=("mimetype",))
+PY
+
 rc=0
-for t in txt html epub opf norm pdf; do
+for t in txt html epub opf norm pdf fb2 docx odt; do
 	bin=build-fuzz/fuzz/fuzz_$t
 	seeds=$work/seeds-$t
 	[ $t = norm ] && seeds=$work/seeds-txt

@@ -433,7 +433,7 @@ static void test_broken_epub(void)
 		"OPS/x.html", "<p>x</p>",
 	};
 	const char *not_epub[] = {
-		"word/document.xml", "<w:document/>",
+		"xl/workbook.xml", "<workbook/>",
 		"[Content_Types].xml", "<Types/>",
 	};
 	struct sbuf zip, err;
@@ -461,8 +461,8 @@ static void test_broken_epub(void)
 	CHECK_EQ_INT(extract_buffer(zip.buf, zip.len, NULL, NULL, &d, &err), EXTRACT_NOTBOOK);
 	CHECK(strstr(err.buf, "not a book") != NULL);
 	sbuf_setlen(&err, 0);
-	CHECK_EQ_INT(extract_buffer(zip.buf, zip.len, "report.docx", NULL, &d, &err), EXTRACT_NOTBOOK);
-	CHECK(!strncmp(err.buf, "report.docx: not a book", 23));
+	CHECK_EQ_INT(extract_buffer(zip.buf, zip.len, "report.xlsx", NULL, &d, &err), EXTRACT_NOTBOOK);
+	CHECK(!strncmp(err.buf, "report.xlsx: not a book", 23));
 	CHECK(d.text.len == 0 && d.nchunks == 0 && !d.title);
 	sbuf_release(&zip);
 	sbuf_release(&err);

@@ -1,0 +1,228 @@
+/* odt.c - OpenDocument Text (.odt): the text of content.xml's <office:text>
+ * in order, metadata from meta.xml.
+ *
+ * zipread.c reads the archive within the zip limits, libxml2's SAX2 parser
+ * the XML (xmltext.c).  Paragraphs and headings (<text:p>, <text:h>, also
+ * in lists, tables and frames) give paragraphs; <text:s>, <text:tab> and
+ * <text:line-break> their white space.  Annotations, tracked changes (the
+ * text of deletions is kept there), footnotes and endnotes (<text:note>,
+ * notes rather than running text, as in docx.c) and SVG titles and
+ * descriptions of drawings are skipped.  A level-1 heading starts a chunk.
+ * Entries encrypted by ODF itself (META-INF/manifest.xml lists
+ * encryption-data) are refused as protected.
+ */
+#include "extract_i.h"
+#include "xmltext.h"
+#include "zipread.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#define ODT_MIME "application/vnd.oasis.opendocument.text"
+
+struct odt {
+	struct xt_text t;
+	unsigned text_depth;	/* inside <office:text> */
+	unsigned para_depth;	/* inside the outermost <text:p>/<text:h> */
+	unsigned skip_depth;	/* inside an element whose text is skipped */
+};
+
+static int is_skipped(const char *n, const char *uri)
+{
+	if (uri && strstr(uri, "svg"))
+		return !strcmp(n, "title") || !strcmp(n, "desc");
+	return !strcmp(n, "annotation") || !strcmp(n, "tracked-changes") || !strcmp(n, "note") ||
+	       !strcmp(n, "annotation-end");
+}
+
+static void on_start(void *ud, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
+		     int nns, const xmlChar **ns, int natts, int ndef, const xmlChar **atts)
+{
+	struct odt *o = ud;
+	const char *n = (const char *)local;
+	char v[16];
+
+	(void)prefix, (void)nns, (void)ns, (void)ndef;
+	if (xt_enter(&o->t) || o->skip_depth)
+		return;
+	if (!o->text_depth) {
+		if (!strcmp(n, "text"))
+			o->text_depth = o->t.depth;
+		return;
+	}
+	if (is_skipped(n, (const char *)uri)) {
+		o->skip_depth = o->t.depth;
+	} else if (!strcmp(n, "p") || !strcmp(n, "h")) {
+		if (n[0] == 'h' && (!xt_attr(atts, natts, "outline-level", v, sizeof(v)) ||
+				    !strcmp(v, "1")))
+			xt_chunk(&o->t);
+		xt_break(&o->t, XT_PARA);
+		if (!o->para_depth)
+			o->para_depth = o->t.depth;
+	} else if (!strcmp(n, "s") || !strcmp(n, "tab")) {
+		xt_break(&o->t, XT_SPACE);
+	} else if (!strcmp(n, "line-break")) {
+		xt_break(&o->t, XT_LINE);
+	}
+}
+
+static void on_end(void *ud, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri)
+{
+	struct odt *o = ud;
+	unsigned d = o->t.depth;
+
+	(void)prefix, (void)uri;
+	if (o->t.error)
+		return;
+	if (d == o->skip_depth) {
+		o->skip_depth = 0;
+	} else if (d == o->text_depth) {
+		o->text_depth = 0;
+	} else if (!o->skip_depth && (!strcmp((const char *)local, "p") ||
+				      !strcmp((const char *)local, "h"))) {
+		xt_break(&o->t, XT_PARA);
+		if (d == o->para_depth)
+			o->para_depth = 0;
+	}
+	xt_leave(&o->t);
+}
+
+static void on_text(void *ud, const xmlChar *ch, int len)
+{
+	struct odt *o = ud;
+
+	if (o->para_depth && !o->skip_depth && !o->t.error)
+		xt_add(&o->t, (const char *)ch, (size_t)len);
+}
+
+/* dc:title, meta:initial-creator (else dc:creator), dc:language from meta.xml. */
+static int read_meta(struct ex_ctx *ctx, struct zipread *z)
+{
+	struct extract_doc *doc = ctx->doc;
+	xmlDocPtr x = NULL;
+	xmlNodePtr m, n;
+	char *creator = NULL;
+	int ret;
+
+	ret = zipread_xml(z, "meta.xml", &x);
+	if (ret == -ENOENT || ret == -EINVAL)
+		return 0;
+	if (ret)
+		return ret;
+	for (m = xmlDocGetRootElement(x)->children; m; m = m->next)
+		if (m->type == XML_ELEMENT_NODE && !strcmp((const char *)m->name, "meta"))
+			break;
+	for (n = m ? m->children : NULL; n && !ret; n = n->next) {
+		const char *name = (const char *)n->name;
+		char *v;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (strcmp(name, "title") && strcmp(name, "creator") && strcmp(name, "language") &&
+		    strcmp(name, "initial-creator"))
+			continue;
+		v = (char *)xmlNodeGetContent(n);
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!strcmp(name, "title") && !doc->title)
+			ret = ex_str_set(&doc->title, v, strlen(v));
+		else if (!strcmp(name, "language") && !doc->language)
+			ret = ex_str_set(&doc->language, v, strlen(v));
+		else if (!strcmp(name, "initial-creator") && !doc->creators.n)
+			ret = ex_strv_add(&doc->creators, v, strlen(v));
+		else if (!strcmp(name, "creator") && !creator)
+			creator = strdup(v);
+		xmlFree(v);
+	}
+	if (!ret && !doc->creators.n && creator)
+		ret = ex_strv_add(&doc->creators, creator, strlen(creator));
+	free(creator);
+	xmlFreeDoc(x);
+	return ret;
+}
+
+/* The mimetype entry must say text; an encrypted package is refused. */
+static int check_package(struct ex_ctx *ctx, struct zipread *z)
+{
+	struct sbuf b;
+	int64_t idx;
+	int ret = 0;
+
+	sbuf_init(&b);
+	idx = zipread_locate(z, "mimetype");
+	if (idx < 0) {
+		ret = ex_fail(ctx, -EBADMSG, "no mimetype entry in the OpenDocument file");
+		goto out;
+	}
+	ret = zipread_entry(z, (uint64_t)idx, 256, &b);
+	if (ret)
+		goto out;
+	if (b.len < strlen(ODT_MIME) || memcmp(b.buf, ODT_MIME, strlen(ODT_MIME))) {
+		ret = ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (an OpenDocument file that is not text)");
+		goto out;
+	}
+	idx = zipread_locate(z, "META-INF/manifest.xml");
+	if (idx >= 0) {
+		ret = zipread_entry(z, (uint64_t)idx, ctx->lim->max_meta_bytes, &b);
+		if (!ret && memmem(b.buf, b.len, "encryption-data", 15))
+			ret = ex_fail(ctx, -EACCES, "DRM-protected (an encrypted OpenDocument file)");
+	}
+out:
+	sbuf_release(&b);
+	return ret;
+}
+
+static int read_content(struct odt *o, struct zipread *z)
+{
+	struct ex_ctx *ctx = o->t.ctx;
+	xmlSAXHandler sax;
+	struct sbuf xml;
+	int64_t idx;
+	int ret;
+
+	idx = zipread_locate(z, "content.xml");
+	if (idx < 0)
+		return ex_fail(ctx, -EBADMSG, "no content.xml in the OpenDocument file");
+	sbuf_init(&xml);
+	ret = zipread_entry(z, (uint64_t)idx, ctx->lim->max_entry_bytes, &xml);
+	if (!ret) {
+		memset(&sax, 0, sizeof(sax));
+		sax.startElementNs = on_start;
+		sax.endElementNs = on_end;
+		sax.characters = on_text;
+		sax.cdataBlock = on_text;
+		xt_chunk(&o->t);
+		ret = xt_parse(&o->t, xml.buf, xml.len, &sax, o, "content.xml");
+	}
+	sbuf_release(&xml);
+	return ret;
+}
+
+int odt_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)
+{
+	struct zipread z;
+	struct odt o;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	xt_init(&o.t, ctx);
+	ret = zipread_open(&z, ctx, data, len, fd);
+	if (!ret)
+		ret = check_package(ctx, &z);
+	if (!ret)
+		ret = read_meta(ctx, &z);
+	if (!ret)
+		ret = read_content(&o, &z);
+	if (!ret && !ctx->doc->text.len)
+		ret = ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (a document without text)");
+	if (ret && !ctx->failed)
+		ex_fail(ctx, ret, "%s", strerror(-ret));
+	zipread_close(&z);
+	return ret;
+}
