@@ -70,5 +70,11 @@ int html_declared_charset(const char *p, size_t n, char *buf, size_t bufsz);
 
 /* EPUB (epub.c): data in memory, or the open file fd (data NULL). */
 int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+/* 1 if v is a checksum-valid ISBN-13 or ISBN-10 (hyphens and spaces
+ * allowed); its digits, NUL-terminated, into isbn (sz >= 14).  0 if not. */
+int ex_isbn(const char *v, char *isbn, size_t sz);
+
+/* MOBI, AZW3/KF8 and PalmDOC (mobi.c): the whole file in memory. */
+int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len);
 
 #endif

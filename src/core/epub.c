@@ -260,7 +260,7 @@ fail:
 	return NULL;
 }
 
-static int check_isbn(const char *v, char *isbn, size_t sz)
+int ex_isbn(const char *v, char *isbn, size_t sz)
 {
 	char d[14];
 	size_t n = 0, i;
@@ -313,7 +313,7 @@ static int opf_identifier(struct extract_doc *doc, xmlNodePtr n, const char *v)
 		num += 5, explicit = 1;
 	while (*num == ' ')
 		num++;
-	if (check_isbn(num, isbn, sizeof(isbn)) &&
+	if (ex_isbn(num, isbn, sizeof(isbn)) &&
 	    (explicit || (strlen(isbn) == 13 && (!strncmp(isbn, "978", 3) || !strncmp(isbn, "979", 3)))))
 		return ex_str_set(&doc->isbn, isbn, strlen(isbn));
 	return 0;
