@@ -26,7 +26,6 @@
 #define PDB_HEADER 78		/* Palm database header, then 8 bytes per record */
 #define PDB_ENTRY 8
 #define REC0_MIN 16		/* the PalmDOC header at the start of record 0 */
-#define TEXT_RECORD_MAX 8192	/* libmobi's largest text record (old files) */
 
 static uint32_t be16(const unsigned char *p)
 {
@@ -73,7 +72,8 @@ static int mb_check_pdb(struct ex_ctx *ctx, const unsigned char *p, size_t len)
 	for (i = 0; i < n; i++) {
 		off = be32(p + PDB_HEADER + i * PDB_ENTRY);
 		if (off < PDB_HEADER + n * PDB_ENTRY || off < prev || off >= len)
-			return ex_fail(ctx, -EBADMSG, off >= len ? "truncated: record %u starts past the end of the file" :
+			return ex_fail(ctx, -EBADMSG, off >= len ?
+				       "truncated: record %u starts past the end of the file" :
 				       "corrupt: record %u overlaps the header or a previous record", i);
 		prev = off;
 	}
@@ -159,15 +159,14 @@ static int mb_check_part(struct ex_ctx *ctx, const MOBIData *m)
 	max = mobi_get_text_maxsize(m);
 	if (max == MOBI_NOTSET)
 		return ex_fail(ctx, -EBADMSG, "corrupt: impossible text length");
-	if (max > ctx->lim->max_unzipped_bytes ||
-	    (uint64_t)m->rh->text_record_count * TEXT_RECORD_MAX > 4 * ctx->lim->max_unzipped_bytes)
+	if (max > ctx->lim->max_unzipped_bytes)
 		return ex_fail(ctx, -EFBIG, "text of up to %zu bytes, over the unpacking limit of "
 			       "%llu", max, (unsigned long long)ctx->lim->max_unzipped_bytes);
 	return 0;
 }
 
 /* s (from libmobi, any bytes) as valid UTF-8 into *dst or onto v. */
-static int mb_meta_str(struct ex_ctx *ctx, const char *s, char **dst, struct extract_strv *v)
+static int mb_meta_str(const char *s, char **dst, struct extract_strv *v)
 {
 	struct sbuf u = { 0 };
 	const char *cs;
@@ -185,7 +184,6 @@ static int mb_meta_str(struct ex_ctx *ctx, const char *s, char **dst, struct ext
 	ret = dst ? ex_str_set(dst, s, n) : ex_strv_add(v, s, n);
 out:
 	sbuf_release(&u);
-	(void)ctx;
 	return ret;
 }
 
@@ -208,7 +206,7 @@ static int mb_meta_tag(struct ex_ctx *ctx, const MOBIData *m, uint32_t tag,
 		s = mobi_decode_exthstring(m, e->data, e->size);
 		if (!s)
 			return -ENOMEM;
-		ret = mb_meta_str(ctx, s, NULL, v);
+		ret = mb_meta_str(s, NULL, v);
 		if (!ret && isbn && !ctx->doc->isbn && ex_isbn(s, digits, sizeof(digits)))
 			ret = ex_str_set(&ctx->doc->isbn, digits, strlen(digits));
 		free(s);
@@ -224,11 +222,11 @@ static int mb_meta(struct ex_ctx *ctx, const MOBIData *m)
 
 	s = mobi_meta_get_title(m);
 	if (s)
-		ret = mb_meta_str(ctx, s, &doc->title, NULL);
+		ret = mb_meta_str(s, &doc->title, NULL);
 	free(s);
 	s = ret ? NULL : mobi_meta_get_language(m);
 	if (s)
-		ret = mb_meta_str(ctx, s, &doc->language, NULL);
+		ret = mb_meta_str(s, &doc->language, NULL);
 	free(s);
 	if (!ret)
 		ret = mb_meta_tag(ctx, m, EXTH_AUTHOR, &doc->creators, 0);
@@ -331,8 +329,9 @@ static int mb_plain(struct ex_ctx *ctx, const MOBIData *m)
 	ret = txt_decode(raw, got, NULL, ctx->lim->max_text_bytes, &ctx->doc->text,
 			 &ctx->doc->charset);
 	if (ret)
-		ret = ex_fail(ctx, ret, ret == -EFBIG ? "text longer than the limit" :
-			      "decoding the text: %s", strerror(-ret));
+		ret = ret == -EFBIG ? ex_fail(ctx, ret, "text longer than %llu bytes",
+					      (unsigned long long)ctx->lim->max_text_bytes)
+		      : ex_fail(ctx, ret, "decoding the text: %s", strerror(-ret));
 out:
 	free(raw);
 	return ret;

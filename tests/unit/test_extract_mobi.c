@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mobi.h>
+
 #include "book.h"
 #include "check.h"
 #include "extract.h"
@@ -253,6 +255,45 @@ static void test_relations(void)
 		SKIP("shared books absent");
 }
 
+/* Metadata from EXTH records added with libmobi's own writer: a second
+ * author, an ISBN, a title update. */
+static void test_exth(void)
+{
+	char path[4096], *out = NULL;
+	size_t len, olen = 0;
+	unsigned char *buf = load("formats/wotw.mobi", &len, path, sizeof(path));
+	struct extract_doc d;
+	MOBIData *m;
+	FILE *f;
+
+	if (!buf)
+		SKIP("shared books absent");
+	m = mobi_init();
+	REQUIRE(m != NULL);
+	f = fmemopen(buf, len, "rb");
+	REQUIRE(f && mobi_load_file(m, f) == MOBI_SUCCESS);
+	fclose(f);
+	REQUIRE(mobi_meta_add_author(m, "Second Author") == MOBI_SUCCESS);
+	REQUIRE(mobi_meta_add_isbn(m, "978-0-306-40615-7") == MOBI_SUCCESS);
+	REQUIRE(mobi_meta_set_title(m, "Worlds at War") == MOBI_SUCCESS);
+	f = open_memstream(&out, &olen);
+	REQUIRE(f && mobi_write_file(f, m) == MOBI_SUCCESS);
+	fclose(f);
+	mobi_free(m);
+	extract_doc_init(&d);
+	CHECK_EQ_INT(extract_buffer(out, olen, "w.mobi", NULL, &d, NULL), 0);
+	CHECK_EQ_STR(d.title, "Worlds at War");
+	REQUIRE(d.creators.n == 2);
+	CHECK_EQ_STR(d.creators.v[0], "H. G. Wells");
+	CHECK_EQ_STR(d.creators.v[1], "Second Author");
+	CHECK_EQ_STR(d.isbn, "9780306406157");
+	CHECK(d.identifiers.n == 2 && !strcmp(d.identifiers.v[0], "978-0-306-40615-7"));
+	CHECK(strstr(d.text.buf, "No one would have believed") != NULL);
+	extract_doc_release(&d);
+	free(out);
+	free(buf);
+}
+
 /* extract_buffer on a damaged copy: the code, and the reason holds want. */
 static void expect(const unsigned char *buf, size_t len, const char *name,
 		   const struct extract_limits *lim, int code, const char *want)
@@ -336,6 +377,7 @@ int main(void)
 	RUN(test_sniff);
 	RUN(test_real_books);
 	RUN(test_relations);
+	RUN(test_exth);
 	RUN(test_damaged);
 	return CHECK_DONE();
 }
