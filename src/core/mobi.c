@@ -2,15 +2,17 @@
  * (.pdb/.prc "TEXtREAd") to text, chunks and metadata.
  *
  * libmobi (Debian's libmobi0) parses the Palm database, decompresses the
- * text records (PalmDOC LZ77 or HUFF/CDIC) and rebuilds the KF8 parts from
- * the skeleton and fragment indexes.  It has no limits of its own beyond a
- * 256 MiB text cap and allocates what the headers declare, so the Palm
- * record list and record 0 are checked here first: offsets ascending and
- * inside the file (libmobi sizes a record as the distance to the next
- * offset, which wraps on a descending list), text records inside the list,
- * known compression, no encryption, a declared text length within
- * max_unzipped_bytes.  The markup then goes through html_to_text() like an
- * EPUB's content documents: KF8 parts and MOBI 6 page breaks are chunks.
+ * text records (PalmDOC LZ77 or HUFF/CDIC) and splits the KF8 flows.  It
+ * has no limits of its own beyond a 256 MiB text cap and allocates what the
+ * headers declare, so the Palm record list, record 0 and the FDST record
+ * are checked here first: offsets ascending and inside the file (libmobi
+ * sizes a record as the distance to the next offset, which wraps on a
+ * descending list), text records inside the list, known compression, no
+ * encryption, a declared text length within max_unzipped_bytes, flow
+ * sections that do not overlap.  Its KF8 index parsing is not used at all
+ * (see mb_markup).  The markup then goes through html_to_text() like an
+ * EPUB's content documents: KF8 documents and MOBI 6 page breaks are the
+ * chunks.
  */
 #include "extract_i.h"
 
@@ -311,6 +313,62 @@ static int mb_add_paged(struct ex_ctx *ctx, const char *p, size_t len, struct sb
 	return ret;
 }
 
+/* The start of the next document in a KF8 text flow at or after p: its
+ * XML declaration, or its <html> tag when it has none. */
+static const char *mb_next_doc(const char *p, const char *end)
+{
+	for (; p < end && (p = memchr(p, '<', (size_t)(end - p))); p++)
+		if (end - p >= 5 && (!strncasecmp(p, "<?xml", 5) || !strncasecmp(p, "<html", 5)))
+			return p;
+	return end;
+}
+
+/* A KF8 text flow holds each source document as its skeleton (the markup
+ * without the text) followed by its fragments in reading order; one chunk
+ * per document. */
+static int mb_add_docs(struct ex_ctx *ctx, const char *p, size_t len, struct sbuf *utf8)
+{
+	const char *end = p + len, *q;
+	int ret = 0;
+
+	while (p < end && !ret) {
+		q = mb_next_doc(p + 1, end);
+		if (!strncasecmp(p, "<?xml", 5) && q < end && !strncasecmp(q, "<html", 5))
+			q = mb_next_doc(q + 1, end);
+		ret = mb_add_html(ctx, p, (size_t)(q - p), utf8);
+		p = q;
+	}
+	return ret;
+}
+
+/* The FDST record's sections (text, CSS, SVG flows), which libmobi copies
+ * each out of the text: they must follow each other inside it, as a
+ * writer lays them out, or overlapping ones would multiply the text. */
+static int mb_check_fdst(struct ex_ctx *ctx, const MOBIData *m, size_t text_max)
+{
+	const MOBIPdbRecord *rec;
+	size_t nrec = mobi_get_fdst_record_number(m), n, i;
+	uint32_t prev = 0;
+
+	if (!mobi_exists_fdst(m) || !m->mh->fdst_section_count || *m->mh->fdst_section_count <= 1)
+		return 0;
+	rec = nrec == MOBI_NOTSET ? NULL : mobi_get_record_by_seqnumber(m, nrec);
+	if (!rec || !rec->data || rec->size < 12 || memcmp(rec->data, "FDST", 4))
+		return ex_fail(ctx, -EBADMSG, "corrupt: no FDST record");
+	n = be32(rec->data + 8);
+	if (n > (rec->size - 12) / 8)
+		return ex_fail(ctx, -EBADMSG, "corrupt: FDST record shorter than its %zu sections", n);
+	for (i = 0; i < n; i++) {
+		uint32_t start = be32(rec->data + 12 + 8 * i), end = be32(rec->data + 16 + 8 * i);
+
+		if (start < prev || end < start || end > text_max)
+			return ex_fail(ctx, -EBADMSG, "corrupt: FDST section %zu overlaps another or "
+				       "leaves the text", i);
+		prev = end;
+	}
+	return 0;
+}
+
 /* PalmDOC: plain text in an unknown encoding, no chunks. */
 static int mb_plain(struct ex_ctx *ctx, const MOBIData *m)
 {
@@ -337,14 +395,28 @@ out:
 	return ret;
 }
 
-static int mb_markup(struct ex_ctx *ctx, const MOBIData *m)
+static int mb_markup(struct ex_ctx *ctx, MOBIData *m)
 {
-	MOBIRawml *rawml = mobi_init_rawml(m);
+	MOBIRawml *rawml;
 	const MOBIPart *part;
 	struct sbuf utf8 = { 0 };
 	MOBI_RET r;
 	int ret = 0, kf8;
 
+	ret = mb_check_fdst(ctx, m, mobi_get_text_maxsize(m));
+	if (ret)
+		return ret;
+	/* KF8 documents are not rebuilt from the skeleton and fragment
+	 * indexes: libmobi sizes its entry array by a count in the index
+	 * header (up to 393M entries) and copies each skeleton from any
+	 * position of the text, so overlapping entries multiply the text
+	 * without bound.  Without them it returns the text flow as written,
+	 * which holds the same text in the same order (mb_add_docs). */
+	if (m->mh->skeleton_index)
+		*m->mh->skeleton_index = MOBI_NOTSET;
+	if (m->mh->fragment_index)
+		*m->mh->fragment_index = MOBI_NOTSET;
+	rawml = mobi_init_rawml(m);
 	if (!rawml)
 		return ex_fail(ctx, -ENOMEM, "out of memory");
 	sbuf_init(&utf8);
@@ -358,7 +430,7 @@ static int mb_markup(struct ex_ctx *ctx, const MOBIData *m)
 	for (part = rawml->markup; part && !ret; part = part->next) {
 		if (part->type != T_HTML || !part->data)
 			continue;
-		ret = kf8 ? mb_add_html(ctx, (const char *)part->data, part->size, &utf8)
+		ret = kf8 ? mb_add_docs(ctx, (const char *)part->data, part->size, &utf8)
 			  : mb_add_paged(ctx, (const char *)part->data, part->size, &utf8);
 	}
 out:
@@ -402,6 +474,8 @@ int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len)
 		goto out;
 	if (!mobi_exists_mobiheader(m) && !memcmp((const char *)data + 60, "TEXtREAd", 8))
 		ret = mb_plain(ctx, m);
+	else if (!m->mh)
+		ret = ex_fail(ctx, -EBADMSG, "corrupt: no MOBI header");
 	else
 		ret = mb_markup(ctx, m);
 	if (!ret && !ctx->doc->text.len)

@@ -322,7 +322,7 @@ static void test_damaged(void)
 	for (f = 0; f < 2; f++) {
 		char path[4096];
 		unsigned char *buf = load(files[f], &len, path, sizeof(path)), *c;
-		uint32_t r0, n;
+		uint32_t r0, n, k;
 
 		if (!buf)
 			SKIP("shared books absent");
@@ -350,6 +350,18 @@ static void test_damaged(void)
 		memcpy(c, buf, len);
 		put32(c + r0 + 4, 0xFFFFFFF0u);
 		expect(c, len, "c.mobi", NULL, -EFBIG, "unpacking limit");
+		/* KF8 flow sections overlapping (each would be copied whole) */
+		for (k = 0; f == 1 && k < n; k++) {
+			uint32_t o = get32(buf + 78 + 8 * k);
+
+			if (o + 28 <= len && !memcmp(buf + o, "FDST", 4) && get32(buf + o + 8) >= 2) {
+				memcpy(c, buf, len);
+				put32(c + o + 12 + 8, 0);	/* section 1 starts at 0 */
+				expect(c, len, "c.azw3", NULL, -EBADMSG, "FDST section 1 overlaps");
+				break;
+			}
+		}
+		CHECK(f == 0 || k < n);
 		memcpy(c, buf, len);
 		memset(c + 60, 'x', 8);
 		expect(c, len, "c.azw3", NULL, -EBADMSG, "not a MOBI");
