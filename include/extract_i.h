@@ -75,6 +75,9 @@ int html_declared_charset(const char *p, size_t n, char *buf, size_t bufsz);
 /* EPUB (epub.c): data in memory, or the open file fd (data NULL). */
 int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 
+/* MOBI, AZW3/KF8 and PalmDOC (mobi.c): the whole file in memory. */
+int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len);
+
 /* PDF (pdf.c, with pdftext.c): the text layer of data[0..len), which must
  * stay valid during the call. */
 int pdf_extract(struct ex_ctx *ctx, const void *data, size_t len);

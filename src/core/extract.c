@@ -349,6 +349,12 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 			return EXTRACT_FMT_DOCX;
 		return !ext || !strcmp(ext, "epub") ? EXTRACT_FMT_EPUB : EXTRACT_FMT_UNKNOWN;
 	}
+	if (len >= 68 && (!memcmp(p + 60, "BOOKMOBI", 8) || !memcmp(p + 60, "TEXtREAd", 8)))
+		return EXTRACT_FMT_MOBI;
+	/* Kindle names without the signature: refused as corrupt, with a
+	 * reason (.prc and .pdb name other Palm databases too) */
+	if (ext && (!strcmp(ext, "mobi") || !strcmp(ext, "azw") || !strcmp(ext, "azw3")))
+		return EXTRACT_FMT_MOBI;
 	if (ext && !strcmp(ext, "epub"))
 		return EXTRACT_FMT_EPUB;	/* not a zip: refused as corrupt, with a reason */
 	/* readers accept the header anywhere in the first KiB; only a file
@@ -434,6 +440,9 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_ODT:
 		ret = odt_extract(ctx, data, len, fd);
+		break;
+	case EXTRACT_FMT_MOBI:
+		ret = mobi_extract(ctx, data, len);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:

@@ -20,7 +20,7 @@ make -s -j2 fuzz >/dev/null || { echo "FAIL: make fuzz"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Seeds: a small valid EPUB, its OPF, an HTML page, two texts.
+# Seeds: a small valid EPUB, its OPF, an HTML page, two texts (MOBI below).
 mkdir -p "$work/seeds-epub" "$work/seeds-opf" "$work/seeds-html" "$work/seeds-txt"
 opf='<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>T</dc:title><dc:creator>A</dc:creator><dc:identifier>urn:isbn:9780306406157</dc:identifier></metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/><item id="c2" href="a%20b.html" media-type="text/html"/></manifest><spine><itemref idref="c1"/><itemref idref="c2"/></spine></package>'
 printf '%s' "$opf" >"$work/seeds-opf/opf"
@@ -84,8 +84,24 @@ z(w + "/seeds-odt/odt", [("mimetype", "application/vnd.oasis.opendocument.text")
   stored=("mimetype",))
 PY
 
+# MOBI: a PalmDOC database built here, and the shared calibre-made books.
+mkdir -p "$work/seeds-mobi"
+command -v python3 >/dev/null && python3 - "$work/seeds-mobi/pdb" <<'PY'
+import struct, sys
+t = "".join("Line %d of the caf\xe9 story.\r\n" % i for i in range(200)).encode("latin-1")
+recs = [struct.pack(">HHIHHHH", 1, 0, len(t), 2, 4096, 0, 0), t[:4096], t[4096:]]
+hdr = bytearray(78); hdr[0:4] = b"test"; hdr[60:68] = b"TEXtREAd"; struct.pack_into(">H", hdr, 76, 3)
+off, lst = 78 + 8 * 3 + 2, b""
+for i, r in enumerate(recs):
+    lst += struct.pack(">IBBH", off, 0, 0, 2 * i); off += len(r)
+open(sys.argv[1], "wb").write(bytes(hdr) + lst + b"\0\0" + b"".join(recs))
+PY
+for f in "${SIMBOOK_BOOKS:-/nonexistent}"/formats/*.mobi "${SIMBOOK_BOOKS:-/nonexistent}"/formats/*.azw3; do
+	[ -f "$f" ] && cp "$f" "$work/seeds-mobi/"
+done
+
 rc=0
-for t in txt html epub opf norm pdf fb2 docx odt; do
+for t in txt html epub opf norm pdf fb2 docx odt mobi; do
 	bin=build-fuzz/fuzz/fuzz_$t
 	seeds=$work/seeds-$t
 	[ $t = norm ] && seeds=$work/seeds-txt
