@@ -271,6 +271,18 @@ static int looks_like_html(const char *p, size_t n)
 	return 0;
 }
 
+/* "{\rtf" after an optional UTF-8 BOM and white space. */
+static int looks_like_rtf(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		i = 3;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return n - i >= 5 && !memcmp(p + i, "{\\rtf", 5);
+}
+
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name)
 {
 	const char *p = prefix;
@@ -285,6 +297,8 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 	}
 	if (ext && !strcmp(ext, "epub"))
 		return EXTRACT_FMT_EPUB;	/* not a zip: refused as corrupt, with a reason */
+	if (looks_like_rtf(p, len) || (ext && !strcmp(ext, "rtf")))
+		return EXTRACT_FMT_RTF;	/* a .rtf that is not RTF: refused with a reason */
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
 	if (looks_like_html(p, len))
@@ -347,6 +361,9 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_TXT:
 		ret = txt_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_RTF:
+		ret = rtf_extract(ctx, data, len);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:
