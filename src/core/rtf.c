@@ -547,7 +547,9 @@ static void read_word(struct rtf *r, char *name, int *has_param, long *param)
 /* \bin N: N raw bytes follow that are never text. */
 static int skip_bin(struct rtf *r, long n)
 {
-	if (n < 0 || (uint64_t)n > (uint64_t)(r->end - r->p))
+	if (n < 0)
+		return ex_fail(r->ctx, -EBADMSG, "\\bin with a negative length (%ld)", n);
+	if ((uint64_t)n > (uint64_t)(r->end - r->p))
 		return ex_fail(r->ctx, -EBADMSG, "\\bin of %ld bytes runs past the end of the file", n);
 	r->p += n;
 	return 0;
@@ -821,7 +823,7 @@ static int parse(struct rtf *r)
 		}
 		if (r->p >= r->end)
 			return ex_fail(r->ctx, -EBADMSG,
-				       "truncated: %zu groups still open at the end of the file",
+				       "truncated: %zu group(s) still open at the end of the file",
 				       r->depth);
 		if (!(++r->tokens % RTF_TIME_EVERY) && (ret = ex_check_time(r->ctx)))
 			return ret;
