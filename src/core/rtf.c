@@ -149,11 +149,10 @@ static const struct rtf_word *word_find(const char *name)
 	return bsearch(name, words, sizeof(words) / sizeof(words[0]), sizeof(words[0]), word_cmp);
 }
 
-/* Bytes that end a run of plain text: 2 for markup, line ends and bytes
- * that need decoding, 1 for white space. */
-static const unsigned char byte_class[256] = {
-	[0 ... 0x08] = 2, ['\t'] = 1, [0x0A ... 0x1F] = 2, [' '] = 1,
-	['\\'] = 2, ['{'] = 2, ['}'] = 2, [0x7F ... 0xFF] = 2,
+/* Bytes that end a run of plain text (printable ASCII and spaces): markup,
+ * control bytes (tab included), line ends and bytes that need decoding. */
+static const unsigned char run_stop[256] = {
+	[0 ... 0x1F] = 1, ['\\'] = 1, ['{'] = 1, ['}'] = 1, [0x7F ... 0xFF] = 1,
 };
 
 /* Bytes the skipping scanner stops at. */
@@ -288,57 +287,54 @@ static int put_cp(struct rtf *r, uint32_t c)
 	return ret ? out_err(r, o, ret) : 0;
 }
 
-/* Plain ASCII text s[0..n) (printable bytes, spaces and tabs) to the
- * current output, written in place. */
+/* Plain ASCII text s[0..n) (printable bytes and spaces) to the current
+ * output: copied whole unless it holds a run of spaces to collapse. */
 static int put_ascii(struct rtf *r, const unsigned char *s, size_t n)
 {
 	struct rtf_out *o = cur_out(r);
 	struct sbuf *sb;
 	size_t i, len;
+	int ret, trail = 0;
 	char *d;
-	int ret;
 
 	if (r->hi_sur && (ret = sur_drop(r)))
 		return ret;
 	if (!o)
 		return 0;
 	sb = o->sb;
-	for (i = 0; i < n; i++) {
-		if (s[i] != ' ' && s[i] != '\t')
-			break;
+	for (i = 0; i < n && s[i] == ' '; i++)
 		if (!o->pending)
 			o->pending = BRK_SPACE;
-	}
 	if (i == n)
 		return 0;
+	while (s[n - 1] == ' ') {
+		n--;
+		trail = 1;
+	}
 	if (o->pending || o->chunk) {
 		ret = out_prefix(r, o);
 		if (ret)
 			return out_err(r, o, ret);
 	}
-	/* each output byte is an input byte but the last pending space */
-	if (sb->len + (n - i) + 1 > o->max)
+	if (sb->len + (n - i) > o->max)
 		return out_err(r, o, -EFBIG);
-	ret = sbuf_grow(sb, n - i + 1);
+	ret = sbuf_grow(sb, n - i);
 	if (ret)
 		return out_err(r, o, ret);
 	len = sb->len;
 	d = sb->buf;
-	for (; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == ' ' || c == '\t') {
-			o->pending = BRK_SPACE;
-			continue;
-		}
-		if (o->pending) {
-			d[len++] = ' ';
-			o->pending = BRK_NONE;
-		}
-		d[len++] = (char)c;
+	if (!memmem(s + i, n - i, "  ", 2)) {
+		memcpy(d + len, s + i, n - i);
+		len += n - i;
+	} else {
+		for (; i < n; i++)
+			if (s[i] != ' ' || s[i - 1] != ' ')
+				d[len++] = (char)s[i];
 	}
 	d[len] = '\0';
 	sb->len = len;
+	if (trail)
+		o->pending = BRK_SPACE;
 	return 0;
 }
 
@@ -786,7 +782,7 @@ static int text(struct rtf *r)
 
 	if (r->nmb && *p < 0x80 && (ret = mb_drop(r)))
 		return ret;
-	if (byte_class[*p] == 2) {
+	if (run_stop[*p]) {
 		unsigned char c = *p;
 
 		r->p++;
@@ -798,7 +794,7 @@ static int text(struct rtf *r)
 		}
 		return c >= 0x80 ? cp_byte(r, c) : put_cp(r, c);
 	}
-	while (p < e && byte_class[*p] != 2)
+	while (p < e && !run_stop[*p])
 		p++;
 	if (r->skip) {
 		size_t k = (size_t)(p - s) < r->skip ? (size_t)(p - s) : r->skip;
