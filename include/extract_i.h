@@ -50,6 +50,13 @@ int ex_isbn(const char *v, char *isbn, size_t sz);
  * max_out bytes, -ENOMEM. */
 int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
 	       struct sbuf *out, const char **charset);
+/* The upper half (bytes 0x80..0xFF) of a single-byte charset as code points,
+ * for formats that decode one byte at a time (RTF's \'hh): Windows-1252
+ * (and Latin-1, ASCII) from txt.c's table, others through iconv; undefined
+ * bytes are U+FFFD.  Returns 0, 1 when charset has multi-byte characters
+ * (tab is then incomplete: decode through iconv), -EINVAL when iconv does
+ * not know it. */
+int txt_sbcs_table(const char *charset, uint32_t tab[128]);
 /* 1 if p[0..n) is well-formed UTF-8 without a byte-order mark. */
 int txt_is_utf8(const char *p, size_t n);
 /* 1 if the prefix looks binary (NUL bytes outside UTF-16, control bytes). */
@@ -89,5 +96,8 @@ int fb2_extract(struct ex_ctx *ctx, const char *data, size_t len);
  * NULL) of len bytes. */
 int docx_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
 int odt_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+
+/* RTF (rtf.c): the document's text, \info title/author, \deflang. */
+int rtf_extract(struct ex_ctx *ctx, const char *data, size_t len);
 
 #endif

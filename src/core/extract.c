@@ -326,6 +326,18 @@ static int looks_like_fb2(const char *p, size_t n)
 	return memmem(p, n < 1024 ? n : 1024, "<FictionBook", 12) != NULL;
 }
 
+/* "{\rtf" after an optional UTF-8 BOM and white space. */
+static int looks_like_rtf(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		i = 3;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return n - i >= 5 && !memcmp(p + i, "{\\rtf", 5);
+}
+
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name)
 {
 	const char *p = prefix;
@@ -364,6 +376,8 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 		return EXTRACT_FMT_PDF;
 	if (ext && !strcmp(ext, "docx") && len >= 8 && !memcmp(p, "\xD0\xCF\x11\xE0", 4))
 		return EXTRACT_FMT_DOCX;	/* encrypted: refused as protected */
+	if (looks_like_rtf(p, len) || (ext && !strcmp(ext, "rtf")))
+		return EXTRACT_FMT_RTF;	/* a .rtf that is not RTF: refused with a reason */
 	if (txt_looks_binary(prefix, len))
 		return EXTRACT_FMT_UNKNOWN;
 	if ((ext && !strcmp(ext, "fb2")) || ((!ext || !*ext) && looks_like_fb2(p, len)))
@@ -443,6 +457,9 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 		break;
 	case EXTRACT_FMT_MOBI:
 		ret = mobi_extract(ctx, data, len);
+		break;
+	case EXTRACT_FMT_RTF:
+		ret = rtf_extract(ctx, data, len);
 		break;
 	case EXTRACT_FMT_UNKNOWN:
 	default:

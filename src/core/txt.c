@@ -373,6 +373,39 @@ int txt_decode(const char *in, size_t len, const char *hint, size_t max_out,
 	return decode_cp1252(u, len, &o);
 }
 
+int txt_sbcs_table(const char *charset, uint32_t tab[128])
+{
+	iconv_t cd;
+	unsigned b;
+	int ret = 0;
+
+	if (is_cp1252_name(charset)) {
+		for (b = 0x80; b < 0x100; b++)
+			tab[b - 0x80] = b < 0xA0 ? cp1252_hi[b - 0x80] : b;
+		return 0;
+	}
+	cd = iconv_open("UTF-32LE", charset);
+	if (cd == (iconv_t)-1)
+		return -EINVAL;
+	for (b = 0x80; b < 0x100 && !ret; b++) {
+		char in = (char)b, *ip = &in, *op;
+		unsigned char o[8];
+		size_t il = 1, ol = sizeof(o);
+
+		op = (char *)o;
+		iconv(cd, NULL, NULL, NULL, NULL);
+		if (iconv(cd, &ip, &il, &op, &ol) == (size_t)-1 && errno == EINVAL)
+			ret = 1;	/* a lead byte: not a single-byte charset */
+		else if (op - (char *)o == 4)
+			tab[b - 0x80] = (uint32_t)o[0] | (uint32_t)o[1] << 8 |
+					(uint32_t)o[2] << 16 | (uint32_t)o[3] << 24;
+		else
+			tab[b - 0x80] = 0xFFFD;
+	}
+	iconv_close(cd);
+	return ret;
+}
+
 int txt_is_utf8(const char *p, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)p;

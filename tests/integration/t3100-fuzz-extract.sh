@@ -100,8 +100,15 @@ for f in "${SIMBOOK_BOOKS:-/nonexistent}"/formats/*.mobi "${SIMBOOK_BOOKS:-/none
 	[ -f "$f" ] && cp "$f" "$work/seeds-mobi/"
 done
 
+# RTF: every kind of token, and the real calibre file when the books are here.
+mkdir -p "$work/seeds-rtf"
+printf '%s' '{\rtf1\ansi\ansicpg1252\deff0\deflang1033{\fonttbl{\f0\froman Times;}}{\info{\title T}{\author A}}{\*\generator g;}{\pict\pngblip 89504e47}{\b Caf\'"'"'e9 \u8212?\uc2\u-10179\'"'"'3f\'"'"'3f\u-8704??}\par{\field{\*\fldinst HYPERLINK "x"}{\fldrslt link}}\~\-\_\{\}\\{\footnote note}\page{\pict\bin3 {}x}{\upr{a}{\*\ud{u}}}\line end}' >"$work/seeds-rtf/rtf"
+printf '%s' '{\rtf1\ansi\ansicpg932 \'"'"'82\'"'"'a0{\ansicpg1251\'"'"'cf}\mac\'"'"'8e\sect x}' >"$work/seeds-rtf/cp"
+books=${SIMBOOK_BOOKS:-$top/../shared/books}
+[ -f "$books/formats/wotw.rtf" ] && head -c 65536 "$books/formats/wotw.rtf" >"$work/seeds-rtf/wotw"
+
 rc=0
-for t in txt html epub opf norm pdf fb2 docx odt mobi; do
+for t in txt html epub opf norm pdf fb2 docx odt mobi rtf; do
 	bin=build-fuzz/fuzz/fuzz_$t
 	seeds=$work/seeds-$t
 	[ $t = norm ] && seeds=$work/seeds-txt
