@@ -1,5 +1,5 @@
-/* extract.h - book files (plain text, EPUB 2/3, HTML, PDF) to UTF-8 text,
- * chunk boundaries and metadata, safely.
+/* extract.h - book files (plain text, HTML, EPUB 2/3, MOBI/AZW3, PDF, FB2,
+ * DOCX, ODT, RTF) to UTF-8 text, chunk boundaries and metadata, safely.
  *
  * The extractor only reads: it never writes, never follows a path out of an
  * archive, loads nothing from the network or from other files (libxml2 is
@@ -86,16 +86,18 @@ struct extract_doc {
 	 * "\n\n"; chunks separated by "\n\n".  Owned. */
 	struct sbuf text;
 	/* Byte offsets in text of each chunk's start, ascending, owned: one per
-	 * EPUB spine item that yielded text (or per (X)HTML entry in fallback
-	 * order), one for an HTML file, one per run of PDF pages holding about
-	 * 8 KiB of text; none for plain text. */
+	 * EPUB content document that yielded text (or per (X)HTML entry in
+	 * fallback order), one for an HTML file, one per MOBI/KF8 part, per run
+	 * of PDF pages holding about 8 KiB of text, per FB2 top-level section,
+	 * per DOCX/ODT level-1 heading, per RTF \page or \sect; none for plain
+	 * text. */
 	size_t *chunk_off;
 	size_t nchunks;
-	/* Metadata, each owned, NULL/empty when unknown: EPUB from the OPF
-	 * (dc:title, dc:creator, dc:language, dc:identifier), HTML from <title>,
-	 * <meta name="author"> and <html lang>, plain text from the Project
-	 * Gutenberg header lines "Title:", "Author:", "Language:", PDF from the
-	 * Info dictionary's Title and Author. */
+	/* Metadata, each owned, NULL/empty when unknown, from what each format
+	 * has (docs/EXTRACT.md lists them): EPUB's OPF, HTML's <title>, <meta
+	 * name="author"> and <html lang>, plain text's Project Gutenberg header
+	 * lines, MOBI's EXTH records, PDF's Info dictionary, FB2's
+	 * <title-info>, DOCX's core and ODT's meta properties, RTF's \info. */
 	char *title;
 	struct extract_strv creators;
 	char *language;

@@ -1,5 +1,6 @@
 /* extract.c - format detection, file handling and limits for extraction
- * (see extract.h); the formats themselves are in txt.c, html.c, epub.c.
+ * (see extract.h); the formats themselves are in txt.c, html.c, epub.c,
+ * mobi.c, pdf.c, fb2.c, docx.c, odt.c and rtf.c.
  */
 #include "extract_i.h"
 #include "monoclock.h"

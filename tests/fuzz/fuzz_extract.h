@@ -1,5 +1,6 @@
 /* fuzz_extract.h - the body of the extraction fuzz targets (fuzz_txt,
- * fuzz_html, fuzz_epub, fuzz_fb2, fuzz_docx, fuzz_odt): the input as a
+ * fuzz_html, fuzz_epub, fuzz_mobi, fuzz_pdf, fuzz_fb2, fuzz_docx, fuzz_odt,
+ * fuzz_rtf): the input as a
  * whole file named name, whose extension picks the extractor, through
  * extraction and normalisation. */
 #ifndef SIMBOOK_FUZZ_EXTRACT_H
