@@ -77,8 +77,8 @@ struct init_arg {
 	int damaged;		/* ... because it is damaged: nothing in it is trusted */
 };
 
-/* What the stored schema number says: a number no version wrote (none of
- * 4 bytes, 0, or past SCHEMA_FUTURE_MAX) is damage, not another version. */
+/* What the stored schema number says: a number no version wrote (not 4
+ * bytes, 0, or past SCHEMA_FUTURE_MAX) is damage, not another version. */
 enum schema_kind { SCHEMA_CURRENT, SCHEMA_UPGRADE, SCHEMA_OLD, SCHEMA_NEWER, SCHEMA_BROKEN };
 
 static enum schema_kind schema_judge(const MDB_val *v)
@@ -92,7 +92,7 @@ static enum schema_kind schema_judge(const MDB_val *v)
 		return SCHEMA_CURRENT;
 	if (n == 3 || n == 4)
 		return SCHEMA_UPGRADE;
-	if (n >= 1 && n < 3)
+	if (n == 1 || n == 2)
 		return SCHEMA_OLD;
 	if (n > IDX_SCHEMA_VERSION && n <= SCHEMA_FUTURE_MAX)
 		return SCHEMA_NEWER;
