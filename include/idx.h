@@ -211,13 +211,14 @@ struct idx_counts {
  * rebuilt (idx_rebuilt() says how; the next scan refills it).  A rebuild
  * keeps what a person made: every file's entry with its id and stored stat
  * (state IDX_QUEUED, no fingerprint), the "not a duplicate" pairs between
- * them and the next id, when the old file is readable.  The old data file
+ * them and the next id, when the old file is sound.  The old data file
  * waits in dir as data.mdb.prev until the copy is on disk; an open that
  * finds it (a rebuild that was stopped) does the rebuild again.  LMDB
  * checks no page, so the data file is mapped here only after a child
  * process walked it whole (idxcheck.h); a damaged one is rebuilt, and the
- * old file is read only in a child too: one that is damaged or not an
- * index is kept as IDX_DAMAGED_NAME (marks lost) instead of deleted.
+ * old file is read only in a child too: one that is damaged (in any page,
+ * or with a schema number no version wrote) or not an index is kept as
+ * IDX_DAMAGED_NAME (marks lost) instead of deleted.
  * An index from a newer schema is refused and left as it is.
  * Returns 0 and *out, or -errno (-EINVAL for bad options;
  * -EPROTONOSUPPORT for a newer schema, see idx_strerror(); an error

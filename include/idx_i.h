@@ -246,7 +246,9 @@ int idx_env_remove(const char *dir);
 /* dir + "/" + name into p: 0 or -ENAMETOOLONG. */
 int idx_dir_file(const char *dir, const char *name, char *p, size_t size);
 int idx_env_set_aside(const char *dir);
-int idx_carry_over(struct idx *ix, const char *dir, const char *prev);
+/* Carries the marks of the set-aside file prev over (damaged: the open
+ * found it damaged, so nothing is read from it and it is kept aside). */
+int idx_carry_over(struct idx *ix, const char *dir, const char *prev, int damaged);
 int idx_rebuild_shband(struct wtx *w);
 int idx_rebuild_uqkey(struct wtx *w);
 int idx_upgrade_copies(struct wtx *w);

@@ -78,8 +78,9 @@ struct idxcheck_rows {
 /* Reads every row of the named tables (at most 255; a table the file does
  * not have gives no rows) of the data file at file, opened read-only
  * without the lock file (no other process may be using it), in a child,
- * after the same checks as idxcheck_walk() on the rows read.  Returns 0
- * and *rows (owned by the caller), IDXCHECK_DAMAGED (nothing in *rows), or
+ * after walking the whole file as idxcheck_walk() does: a file damaged
+ * anywhere, not only in the named tables, gives no rows.  Returns 0 and
+ * *rows (owned by the caller), IDXCHECK_DAMAGED (nothing in *rows), or
  * -errno as idxcheck_walk(). */
 int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
 		  struct idxcheck_rows *rows);

@@ -73,26 +73,63 @@ int idx_env_remove(const char *dir)
 
 struct init_arg {
 	uint32_t max_d;
-	int incompatible;
+	int incompatible;	/* set the file aside and rebuild */
+	int damaged;		/* ... because it is damaged: nothing in it is trusted */
 };
+
+/* What the stored schema number says: a number no version wrote (not 4
+ * bytes, 0, or past SCHEMA_FUTURE_MAX) is damage, not another version. */
+enum schema_kind { SCHEMA_CURRENT, SCHEMA_UPGRADE, SCHEMA_OLD, SCHEMA_NEWER, SCHEMA_BROKEN };
+
+static enum schema_kind schema_judge(const MDB_val *v)
+{
+	uint64_t n;
+
+	if (v->mv_size != 4)
+		return SCHEMA_BROKEN;
+	n = be_get(v->mv_data, 4);
+	if (n == IDX_SCHEMA_VERSION)
+		return SCHEMA_CURRENT;
+	if (n == 3 || n == 4)
+		return SCHEMA_UPGRADE;
+	if (n == 1 || n == 2)
+		return SCHEMA_OLD;
+	if (n > IDX_SCHEMA_VERSION && n <= SCHEMA_FUTURE_MAX)
+		return SCHEMA_NEWER;
+	return SCHEMA_BROKEN;
+}
+
+/* An LMDB error of the first reads that means the file is damaged (the
+ * walk was skipped: the file was stamped or in use). */
+static int lmdb_damage(int rc)
+{
+	return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID;
+}
 
 static int init_fn(struct wtx *w, void *arg)
 {
 	struct init_arg *ia = arg;
 	struct idx *ix = w->ix;
 	MDB_stat st;
-	MDB_val v;
+	MDB_val key, v;
 	uint8_t b[4];
 	int rc, ret, i, fresh = 0, upgrade = 0;
 
 	rc = mdb_dbi_open(w->txn, idx_db_names[DB_META], MDB_CREATE, &ix->db[DB_META]);
-	if (rc == MDB_INCOMPATIBLE) {
+	if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
 		ia->incompatible = 1;
+		ia->damaged = rc != MDB_INCOMPATIBLE;
 		return -EIO;
 	}
 	if (rc)
 		return idx_err(rc);
-	ret = idx_w_get(w, DB_META, "schema", 6, &v);
+	key = idx_mval("schema", 6);
+	rc = mdb_get(w->txn, ix->db[DB_META], &key, &v);
+	ret = idx_err(rc);
+	if (lmdb_damage(rc)) {
+		ia->incompatible = ia->damaged = 1;
+		return -EIO;
+	}
 	if (ret == -ENOENT) {
 		MDB_dbi main_db;
 
@@ -109,21 +146,30 @@ static int init_fn(struct wtx *w, void *arg)
 		fresh = 1;
 	} else if (ret) {
 		return ret;
-	} else if (v.mv_size == 4 && (be_get(v.mv_data, 4) == 3 || be_get(v.mv_data, 4) == 4)) {
-		upgrade = (int)be_get(v.mv_data, 4);
-	} else if (v.mv_size == 4 && be_get(v.mv_data, 4) > IDX_SCHEMA_VERSION &&
-		   be_get(v.mv_data, 4) <= SCHEMA_FUTURE_MAX) {
-		/* a newer version's index: rebuilding would destroy it */
-		return -EPROTONOSUPPORT;
-	} else if (v.mv_size != 4 || be_get(v.mv_data, 4) != IDX_SCHEMA_VERSION) {
-		ia->incompatible = 1;
-		return -EIO;
+	} else {
+		switch (schema_judge(&v)) {
+		case SCHEMA_CURRENT:
+			break;
+		case SCHEMA_UPGRADE:
+			upgrade = (int)be_get(v.mv_data, 4);
+			break;
+		case SCHEMA_NEWER:
+			/* a newer version's index: rebuilding would destroy it */
+			return -EPROTONOSUPPORT;
+		case SCHEMA_OLD:
+			ia->incompatible = 1;
+			return -EIO;
+		case SCHEMA_BROKEN:
+			ia->incompatible = ia->damaged = 1;
+			return -EIO;
+		}
 	}
 	for (i = DB_META + 1; i < NDB; i++) {
 		rc = mdb_dbi_open(w->txn, idx_db_names[i], i == DB_UQKEY ?
 				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->db[i]);
-		if (rc == MDB_INCOMPATIBLE) {
+		if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
 			ia->incompatible = 1;
+			ia->damaged = rc != MDB_INCOMPATIBLE;
 			return -EIO;
 		}
 		if (rc)
@@ -175,11 +221,11 @@ static int init_fn(struct wtx *w, void *arg)
 
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 {
-	struct init_arg ia = { 7, 0 };
+	struct init_arg ia = { 7, 0, 0 };
 	uint64_t map_size = MAP_DEFAULT;
 	struct idx *ix = NULL;
 	char prev[4096];
-	int ret, rc, attempt, locks = 0;
+	int ret, rc, attempt, locks = 0, damaged = 0;
 
 	*out = NULL;
 	ix = calloc(1, sizeof(*ix));
@@ -239,10 +285,12 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			goto out;
 	} else {
 		/* LMDB checks no page: the data file is mapped here only after a
-		 * child process walked it whole; a damaged one is set aside and
-		 * rebuilt like one from another schema. */
+		 * child process walked it whole; a damaged one is rebuilt and
+		 * kept aside as IDX_DAMAGED_NAME, whichever page the damage hit
+		 * (the schema number is read only from a file that passed). */
 		ret = idxcheck_walk(dir);
 		if (ret == IDXCHECK_DAMAGED) {
+			damaged = 1;
 			ret = idx_open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
 			if (ret == 0)
 				ret = idx_env_set_aside(dir);
@@ -254,23 +302,26 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		rc = env_open(ix, dir, map_size);
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == MDB_CORRUPTED) {
 			ia.incompatible = 1;
+			damaged |= rc != MDB_VERSION_MISMATCH;
 		} else if (rc) {
 			ret = idx_err(rc);
 			goto out;
 		} else {
-			ia.incompatible = 0;
+			ia.incompatible = ia.damaged = 0;
 			ret = idx_write(ix, init_fn, &ia);
 			if (ret >= 0)
 				break;
 			if (!ia.incompatible)
 				goto out;
+			damaged |= ia.damaged;
 			mdb_env_close(ix->env);
 			ix->env = NULL;
 		}
 		if (attempt == 1)
 			break;
 		/* Unreadable or another schema: start over (a scan refills
-		 * it), keeping what the old file holds of the marks. */
+		 * it), keeping what the old file holds of the marks unless it
+		 * is damaged. */
 		ret = idx_open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
 		if (ret == 0)
 			ret = idx_env_set_aside(dir);
@@ -282,7 +333,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		goto out;
 	}
 	if (access(prev, F_OK) == 0) {
-		ret = idx_carry_over(ix, dir, prev);
+		ret = idx_carry_over(ix, dir, prev, damaged);
 		if (ret)
 			goto out;
 	}

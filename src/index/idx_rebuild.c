@@ -176,7 +176,9 @@ static void carry_meta(struct carry_arg *a)
 		a->total += t == OLD_FILES || t == OLD_EXEMPT;
 		if (t != OLD_META)
 			continue;
-		if (kl == 6 && memcmp(k, "schema", 6) == 0 && vl == 4)
+		/* a number no version wrote is damage, not an index */
+		if (kl == 6 && memcmp(k, "schema", 6) == 0 && vl == 4 && be_get(v, 4) >= 1 &&
+		    be_get(v, 4) <= SCHEMA_FUTURE_MAX)
 			a->ours = 1;
 		if (kl == 6 && memcmp(k, "nextid", 6) == 0 && vl == 8)
 			a->old_nextid = be_get(v, 8);
@@ -185,13 +187,15 @@ static void carry_meta(struct carry_arg *a)
 
 /* Copies the set-aside data file's files (path -> id rows), exemptions and
  * nextid into the new, empty index in one transaction, syncs, then removes
- * the old file.  The old file is read in a child process (idxcheck_dump()),
- * so a damaged one that would crash or hang LMDB costs that child only.  An
- * old file that is damaged, or is not an index, is renamed to
- * IDX_DAMAGED_NAME for the user instead, and ix->rebuilt says the marks are
- * lost; an error that is not the file's (memory, descriptors, the new
- * index) keeps it for the next open. */
-int idx_carry_over(struct idx *ix, const char *dir, const char *prev)
+ * the old file.  The old file is read in a child process (idxcheck_dump(),
+ * which walks the whole file first), so a damaged one that would crash or
+ * hang LMDB costs that child only.  An old file that is damaged (damaged:
+ * the open already found it so; else the dump does), or is not an index,
+ * is renamed to IDX_DAMAGED_NAME for the user instead, and ix->rebuilt
+ * says the marks are lost: rows read from a file with a broken page
+ * elsewhere are not trusted either.  An error that is not the file's
+ * (memory, descriptors, the new index) keeps it for the next open. */
+int idx_carry_over(struct idx *ix, const char *dir, const char *prev, int damaged)
 {
 	static const char *const tables[OLD_NTABLES] = { "meta", "files", "exempt" };
 	struct idxcheck_rows rows = { NULL, 0 };
@@ -200,11 +204,11 @@ int idx_carry_over(struct idx *ix, const char *dir, const char *prev)
 	int ret, kept = 0;
 
 	ret = idx_dir_file(dir, IDX_DAMAGED_NAME, aside, sizeof(aside));
-	if (ret == 0)
+	if (ret == 0 && !damaged)
 		ret = idxcheck_dump(prev, tables, OLD_NTABLES, &rows);
 	if (ret < 0)
 		return ret;
-	if (ret == 0) {
+	if (ret == 0 && !damaged) {
 		a.rows = &rows;
 		carry_meta(&a);
 	}

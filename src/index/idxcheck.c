@@ -191,8 +191,40 @@ static int walk_dbi(struct walker *w, MDB_txn *txn, MDB_dbi dbi, int freelist, i
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-/* The child's work: opens path and walks it (every table when tables is
- * NULL, else the named ones, written to w->out).  An exit code. */
+/* The main database's entries, then every table named in it. */
+static int walk_named(struct walker *w, MDB_txn *txn, MDB_dbi main_dbi)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	char name[512];
+	int rc;
+
+	rc = walk_dbi(w, txn, main_dbi, 0, -1);
+	if (rc == 0)
+		rc = mdb_cursor_open(txn, main_dbi, &cur);
+	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		MDB_dbi d;
+		int r2;
+
+		if (k.mv_size >= sizeof(name) || memchr(k.mv_data, 0, k.mv_size))
+			continue;	/* a plain key, not a table's name */
+		memcpy(name, k.mv_data, k.mv_size);
+		name[k.mv_size] = '\0';
+		r2 = mdb_dbi_open(txn, name, 0, &d);
+		if (r2 == MDB_INCOMPATIBLE || r2 == MDB_NOTFOUND || r2 == MDB_DBS_FULL)
+			continue;
+		rc = r2 ? r2 : walk_dbi(w, txn, d, 0, -1);
+		if (rc)
+			break;
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* The child's work: opens path and walks it whole, then, when tables is
+ * not NULL, writes the named tables' rows to w->out.  An exit code. */
 static int child_walk(const char *path, unsigned flags, const char *const *tables, size_t nt,
 		      struct walker *w)
 {
@@ -249,39 +281,15 @@ static int child_walk(const char *path, unsigned flags, const char *const *table
 	if (w->psize < 512 || (w->last + 1) * (uint64_t)w->psize > (uint64_t)fst.st_size)
 		return DAMAGED;
 	w->cap = (uint64_t)fst.st_size / 8 + 16;
-	if (rc == 0 && !tables)
+	/* the whole file, also before a dump: rows read from a file with a
+	 * broken page anywhere are not trusted */
+	if (rc == 0)
 		rc = walk_dbi(w, txn, 0, 1, -1);
 	if (rc == 0)
 		rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
-	if (rc == 0 && !tables) {
-		MDB_cursor *cur = NULL;
-		MDB_val k, v;
-		char name[512];
-
-		rc = walk_dbi(w, txn, main_dbi, 0, -1);
-		if (rc == 0)
-			rc = mdb_cursor_open(txn, main_dbi, &cur);
-		for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			MDB_dbi d;
-			int r2;
-
-			if (k.mv_size >= sizeof(name) || memchr(k.mv_data, 0, k.mv_size))
-				continue;	/* a plain key, not a table's name */
-			memcpy(name, k.mv_data, k.mv_size);
-			name[k.mv_size] = '\0';
-			r2 = mdb_dbi_open(txn, name, 0, &d);
-			if (r2 == MDB_INCOMPATIBLE || r2 == MDB_NOTFOUND || r2 == MDB_DBS_FULL)
-				continue;
-			rc = r2 ? r2 : walk_dbi(w, txn, d, 0, -1);
-			if (rc)
-				break;
-		}
-		if (cur)
-			mdb_cursor_close(cur);
-		if (rc == MDB_NOTFOUND)
-			rc = 0;
-	}
+	if (rc == 0)
+		rc = walk_named(w, txn, main_dbi);
+	w->entries = 0;		/* the dump reads the tables again */
 	for (i = 0; rc == 0 && tables && i < nt; i++) {
 		MDB_dbi d;
 		int r2 = mdb_dbi_open(txn, tables[i], 0, &d);

@@ -2,11 +2,13 @@
 # t6140-index-damage: a damaged index file never crashes or hangs `simbook
 # index` or the daemon, at this run or the next.  A small library is indexed,
 # then its data file is damaged in several deterministic ways (truncated,
-# page headers zeroed, bytes flipped with a fixed seed, garbage, empty) and
-# put back as data.mdb or as the data.mdb.prev a rebuild leaves; `simbook
-# index` must exit 0 without a signal within the time limit, say so when it
-# rebuilt, keep a damaged file as data.mdb.damaged, leave SRC as it was, and
-# the next run must not rebuild again.  The daemon mounts over one damaged
+# page headers zeroed, LMDB's meta pages zeroed, the page holding the
+# schema record zeroed, the schema value zeroed, bytes flipped with a fixed
+# seed, garbage, empty) and put back as data.mdb or as the data.mdb.prev a
+# rebuild leaves; `simbook index` must exit 0 without a signal within the
+# time limit, report every damaged file (all kinds but the flips, which may
+# miss every structure) as unreadable, keep it as data.mdb.damaged, leave
+# SRC as it was, and the next run must not rebuild again.  The daemon mounts over one damaged
 # index and serves the views.  An index from a newer schema is refused by
 # both with a clear message and left untouched (the daemon still serves the
 # files, its views empty, .simbookfs/status "failed" with the message).
@@ -26,26 +28,59 @@ before=$(sums)
 "$SB" index "$SRC" >/dev/null 2>"$T/err" || fail "first index: $(cat "$T/err")"
 cp "$IDX/data.mdb" "$T/good.mdb"
 
-# damage KIND OUT: writes a damaged copy of the good index to OUT.
+# damage KIND OUT: writes a damaged copy of the good index to OUT.  The
+# good file's page layout differs from run to run (the indexing threads'
+# order), so each kind finds its target in the file itself and always hits
+# it: every page header past the meta pages; LMDB's two meta pages; the
+# page (every copy of it) holding the index's schema record, or that
+# record's value; flips with a fixed seed that leave the schema value alone
+# (a flip there reads as a newer version, refused, not rebuilt).
 damage() {
 	python3 - "$T/good.mdb" "$2" "$1" <<'EOF'
 import random, sys
 src, out, kind = sys.argv[1], sys.argv[2], sys.argv[3]
 b = bytearray(open(src, 'rb').read())
 r = random.Random(6140)
+PG = 4096
+# the meta table's leaf node: data size 4, flags 0, key size 6, "schema"
+node = bytes([4, 0, 0, 0, 0, 0, 6, 0]) + b'schema'
+recs = []
+at = b.find(node)
+while at >= 0:
+    recs.append(at + len(node))
+    at = b.find(node, at + 1)
+if kind in ('schema', 'schemaval', 'flips') and not recs:
+    sys.exit('no schema record in the good index')
 if kind == 'half':
     b = b[:len(b) // 2]
 elif kind == 'headers':
-    for pg in range(2, len(b) // 4096):
-        if pg % 2 == 0:
-            b[pg * 4096:pg * 4096 + 16] = bytes(16)
+    for pg in range(2, len(b) // PG):
+        b[pg * PG:pg * PG + 16] = bytes(16)
+elif kind == 'meta':
+    b[0:16] = bytes(16)
+    b[PG:PG + 16] = bytes(16)
+elif kind == 'schema':
+    for v in recs:
+        pg = v // PG
+        b[pg * PG:pg * PG + 16] = bytes(16)
+elif kind == 'schemaval':
+    for v in recs:
+        b[v:v + 4] = bytes(4)
 elif kind == 'flips':
-    for _ in range(64):
-        b[r.randrange(len(b))] ^= 1 << r.randrange(8)
+    n = 0
+    while n < 64:
+        at = r.randrange(len(b))
+        bit = 1 << r.randrange(8)
+        if any(v <= at < v + 4 for v in recs):
+            continue
+        b[at] ^= bit
+        n += 1
 elif kind == 'garbage':
     b = bytearray(r.getrandbits(8) for _ in range(65536))
 elif kind == 'empty':
     b = bytearray()
+else:
+    sys.exit('unknown damage ' + kind)
 open(out, 'wb').write(b)
 EOF
 }
@@ -58,7 +93,7 @@ run_index() {
 	INDEX_RC=$rc
 }
 
-for kind in half headers flips garbage empty; do
+for kind in half headers meta schema schemaval flips garbage empty; do
 	for as in data.mdb data.mdb.prev; do
 		say "$kind, as $as"
 		rm -f "$IDX"/data.mdb* "$IDX/lock.mdb"

@@ -17,7 +17,6 @@
 
 #define NFILES 1500
 
-static char tmpl[] = "/tmp/test_dirahead.XXXXXX";
 static int dfd = -1;
 static _Atomic uint64_t gen;
 
@@ -199,12 +198,13 @@ static void test_free_busy(void)
 
 int main(void)
 {
+	const char *dir = check_tmpdir();	/* the listed folder */
 	char name[32];
 	int i, fd;
 
-	if (!mkdtemp(tmpl))
+	if (!dir)
 		return 1;
-	dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
 		return 1;
 	for (i = 0; i < NFILES; i++) {
@@ -217,11 +217,6 @@ int main(void)
 	RUN(test_pieces);
 	RUN(test_generation);
 	RUN(test_free_busy);
-	for (i = 0; i < NFILES; i++) {
-		snprintf(name, sizeof(name), "f%d", i);
-		unlinkat(dfd, name, 0);
-	}
-	close(dfd);
-	rmdir(tmpl);
+	close(dfd);	/* the folder goes at exit, with the files */
 	return CHECK_DONE();
 }

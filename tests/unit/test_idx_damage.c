@@ -4,7 +4,8 @@
  * can make its calls read outside the map or loop.  Each case below damages
  * a copy of a small real index deterministically (truncations, zeroed page
  * headers, flipped bytes from a fixed seed, garbage, an empty file, another
- * program's tables, a schema from the future), puts it in a fresh index
+ * program's tables, the meta pages and the schema record, a schema from the
+ * future), puts it in a fresh index
  * folder as data.mdb or as the set-aside data.mdb.prev of a rebuild, and
  * opens it in a child process under a time limit, then reads every table
  * through the API and writes, as a mount's scan and views would.  Asserted:
@@ -276,11 +277,25 @@ static int open_in_child(const char *dir, const char *what, int *how)
 	return status == REFUSED || status == FAILED ? status : -1;
 }
 
+/* 1 when a whole walk finds the file damaged (written as data.mdb in a
+ * scratch folder of base, numbered n). */
+static int walk_damaged(const char *base, int n, const uint8_t *p, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s/w%d", base, n);
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if (mkdir(dir, 0700) || write_file(path, p, len))
+		return -1;
+	return idxcheck_walk(dir) == IDXCHECK_DAMAGED;
+}
+
 /* One damaged file as data.mdb (prev = 0) or data.mdb.prev (prev = 1):
  * the first open works (rebuilding or not), a damaged file is never
- * simply deleted, and the second open works without a rebuild. */
+ * simply deleted, and the second open works without a rebuild.  expect:
+ * what idx_rebuilt() must say after the first open (-1: anything). */
 static void one_case(const char *base, int n, const char *what, const uint8_t *p, size_t len,
-		     int prev)
+		     int prev, int expect)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], label[200];
 	int how = -1, how2 = -1, r;
@@ -302,6 +317,10 @@ static void one_case(const char *base, int n, const char *what, const uint8_t *p
 		return;
 	/* nothing found at all, kept, or lost with the file kept aside */
 	CHECK(!exists(dir, "data.mdb.prev"));
+	if (expect >= 0 && how != expect) {
+		fprintf(stderr, "  %s: rebuilt %d, not %d\n", label, how, expect);
+		CHECK(0);
+	}
 	if (how == IDX_REBUILT_LOST && !exists(dir, IDX_DAMAGED_NAME)) {
 		fprintf(stderr, "  %s: lost, and not kept as " IDX_DAMAGED_NAME "\n", label);
 		CHECK(0);
@@ -314,23 +333,36 @@ static void one_case(const char *base, int n, const char *what, const uint8_t *p
 	}
 }
 
+/* What the open must say of a damaged copy: a file a walk finds damaged,
+ * wherever the damage landed, is rebuilt as unreadable and kept aside
+ * (never taken for another version); one it finds sound may open as it
+ * is, or be rebuilt when the damage hit a stored value. */
+static int damage_expect(const char *base, int n, const uint8_t *p, size_t len)
+{
+	int r = walk_damaged(base, n, p, len);
+
+	CHECK(r >= 0);
+	return r == 1 ? IDX_REBUILT_LOST : -1;
+}
+
 static void run_cases(int prev)
 {
 	const char *base = check_tmpdir();
 	size_t psz = 4096, npages, i, cut;
 	uint8_t *b;
-	int n = 0, k;
+	int n = 0, k, e;
 
 	REQUIRE(base && pristine);
 	b = malloc(pristine_len + 65536);
 	REQUIRE(b);
 	npages = pristine_len / psz;
 	/* the untouched file: opens as it is */
-	one_case(base, n++, "pristine", pristine, pristine_len, prev);
-	one_case(base, n++, "empty file", pristine, 0, prev);
+	one_case(base, n++, "pristine", pristine, pristine_len, prev,
+		 prev ? IDX_REBUILT_KEPT : IDX_REBUILT_NOT);
+	one_case(base, n++, "empty file", pristine, 0, prev, IDX_REBUILT_LOST);
 	for (i = 0; i < 65536; i++)
 		b[i] = (uint8_t)rnd();
-	one_case(base, n++, "64 KiB of garbage", b, 65536, prev);
+	one_case(base, n++, "64 KiB of garbage", b, 65536, prev, IDX_REBUILT_LOST);
 	/* truncated: inside the meta pages, at page bounds, mid-page, by one */
 	{
 		size_t cuts[] = { 100, psz, 2 * psz, 3 * psz, pristine_len / 2,
@@ -341,7 +373,8 @@ static void run_cases(int prev)
 
 			cut = cuts[i];
 			snprintf(w, sizeof(w), "truncated to %zu bytes", cut);
-			one_case(base, n++, w, pristine, cut, prev);
+			e = damage_expect(base, n, pristine, cut);
+			one_case(base, n++, w, pristine, cut, prev, e);
 		}
 	}
 	/* every page (the meta pages too), one of three kinds of damage each:
@@ -363,7 +396,8 @@ static void run_cases(int prev)
 				b[i * psz + k] = (uint8_t)rnd();
 			snprintf(w, sizeof(w), "page %zu node pointers overwritten", i);
 		}
-		one_case(base, n++, w, b, pristine_len, prev);
+		e = damage_expect(base, n, b, pristine_len);
+		one_case(base, n++, w, b, pristine_len, prev, e);
 	}
 	/* bytes flipped at random offsets, fixed seed */
 	for (i = 0; i < 24; i++) {
@@ -373,7 +407,8 @@ static void run_cases(int prev)
 		for (k = 0; k < 1 + (int)(i % 8); k++)
 			b[rnd() % pristine_len] ^= (uint8_t)(1u << (rnd() % 8));
 		snprintf(w, sizeof(w), "random flips, round %zu", i);
-		one_case(base, n++, w, b, pristine_len, prev);
+		e = damage_expect(base, n, b, pristine_len);
+		one_case(base, n++, w, b, pristine_len, prev, e);
 	}
 	printf("# %d damaged files as %s\n", n, prev ? "data.mdb.prev" : "data.mdb");
 	free(b);
@@ -387,6 +422,82 @@ static void test_damaged_data(void)
 static void test_damaged_prev(void)
 {
 	run_cases(1);
+}
+
+/* The pages and the record the schema check reads, damaged: LMDB's meta
+ * pages (either or both zeroed), every page holding the schema record
+ * (its header zeroed), the record's value zeroed or past any version's
+ * number.  Each is damage, as data.mdb or data.mdb.prev: rebuilt as
+ * unreadable and kept aside, never read as another version. */
+static void test_schema_damage(void)
+{
+	/* the meta table's leaf node: data size 4, flags 0, key size 6 */
+	static const uint8_t node[] = { 4, 0, 0, 0, 0, 0, 6, 0, 's', 'c', 'h', 'e', 'm', 'a' };
+	const char *base = check_tmpdir();
+	size_t psz = 4096, recs[16], nrec = 0, i, j;
+	uint8_t *b;
+	int n = 0, prev;
+
+	REQUIRE(base && pristine);
+	for (i = 0; i + sizeof(node) + 4 <= pristine_len && nrec < 16; i++)
+		if (memcmp(pristine + i, node, sizeof(node)) == 0)
+			recs[nrec++] = i + sizeof(node);
+	REQUIRE(nrec > 0);
+	b = malloc(pristine_len);
+	REQUIRE(b);
+	for (prev = 0; prev < 2; prev++) {
+		for (i = 0; i < 3; i++) {
+			static const char *const what[] = { "meta page 0 zeroed",
+				"meta page 1 zeroed", "both meta pages zeroed" };
+
+			memcpy(b, pristine, pristine_len);
+			if (i != 1)
+				memset(b, 0, 16);
+			if (i != 0)
+				memset(b + psz, 0, 16);
+			one_case(base, n++, what[i], b, pristine_len, prev, IDX_REBUILT_LOST);
+		}
+		memcpy(b, pristine, pristine_len);
+		for (j = 0; j < nrec; j++)
+			memset(b + recs[j] / psz * psz, 0, 16);
+		one_case(base, n++, "the schema record's page zeroed", b, pristine_len, prev,
+			 IDX_REBUILT_LOST);
+		for (i = 0; i < 2; i++) {
+			memcpy(b, pristine, pristine_len);
+			for (j = 0; j < nrec; j++)
+				memset(b + recs[j], i ? 0xff : 0, 4);
+			one_case(base, n++, i ? "schema number past any version's" :
+				 "schema number zeroed", b, pristine_len, prev, IDX_REBUILT_LOST);
+		}
+	}
+	printf("# %zu schema records in the file\n", nrec);
+	free(b);
+}
+
+/* An index from an older schema, sound: rebuilt as another version, its
+ * files' ids and marks kept, nothing kept aside. */
+static void test_old_schema(void)
+{
+	const char *dir = check_tmpdir();
+	uint8_t s[4] = { 0, 0, 0, 2 };
+	char p[PATH_MAX + 16];
+	struct idx *ix = NULL;
+	uint64_t files = 0, pairs = 0;
+
+	REQUIRE(dir && pristine);
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	REQUIRE(write_file(p, pristine, pristine_len) == 0);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, s, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_KEPT);
+	idx_rebuild_kept(ix, &files, &pairs);
+	CHECK_EQ_INT(files, NBOOKS);
+	CHECK_EQ_INT(pairs, 40);
+	idx_close(ix);
+	CHECK(!exists(dir, IDX_DAMAGED_NAME));
+	CHECK(!exists(dir, "data.mdb.prev"));
 }
 
 /* A schema from the future: refused with a clear error, the file as it
@@ -564,6 +675,8 @@ int main(void)
 	}
 	RUN(test_damaged_data);
 	RUN(test_damaged_prev);
+	RUN(test_schema_damage);
+	RUN(test_old_schema);
 	RUN(test_future_schema);
 	RUN(test_stamp);
 	RUN(test_live_writer);

@@ -109,7 +109,7 @@ static int probe_lib(void *arg, const char *dir)
 static void test_find(void)
 {
 	struct libroot lr;
-	char *rel = NULL;
+	char *rel = NULL, *stray = NULL;
 
 	/* walk up from a file and from a folder */
 	REQUIRE(libroot_find(&lr, p("lib/a/book.txt"), NULL, NULL, NULL, NULL) == 0);
@@ -135,8 +135,18 @@ static void test_find(void)
 	CHECK_EQ_STR(lr.root, p("lib"));
 	libroot_release(&lr);
 
-	/* no index above */
-	CHECK_EQ_INT(libroot_find(&lr, p("outside.txt"), NULL, NULL, NULL, NULL), -ENOENT);
+	/* no index above, unless a folder above the test's own holds one (a
+	 * stray /tmp/.simbookfs-index left by a crashed daemon): the walk up
+	 * is right to find that one */
+	if (libroot_above(top, LIBROOT_INDEX_NAME "/", &stray) == 0) {
+		fprintf(stderr, "  note: an index above the test's folder, in %s\n", stray);
+		REQUIRE(libroot_find(&lr, p("outside.txt"), NULL, NULL, NULL, NULL) == 0);
+		CHECK_EQ_STR(lr.root, stray);
+		libroot_release(&lr);
+		free(stray);
+	} else {
+		CHECK_EQ_INT(libroot_find(&lr, p("outside.txt"), NULL, NULL, NULL, NULL), -ENOENT);
+	}
 	CHECK_EQ_INT(libroot_find(&lr, p("lib/missing.txt"), NULL, NULL, NULL, NULL), -ENOENT);
 	/* index given, no root: the nearest folder the probe accepts */
 	REQUIRE(libroot_find(&lr, p("lib/a/book.txt"), p("lib/.other"), NULL, probe_lib, NULL) == 0);
