@@ -8,7 +8,10 @@
  *   memcpy of the same bytes (the baseline, measured in the same run),
  *   txt: extract_buffer (decode) alone, norm_book alone, and both;
  *   epub: inflating every entry with libzip alone (baseline), and
- *         extract_buffer + norm_book, in MB/s of extracted text.
+ *         extract_buffer + norm_book, in MB/s of extracted text;
+ *   per format, every file of BOOKS_DIR/formats and BOOKS_DIR/epub by the
+ *         format it is read as: extract_buffer + norm_book, in MB/s of the
+ *         files and of their extracted text.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -49,7 +52,8 @@ static size_t load_dir(const char *dir, const char *suffix, struct file *f, size
 		FILE *fp;
 		long sz;
 
-		if (l < strlen(suffix) || strcmp(de->d_name + l - strlen(suffix), suffix))
+		if (de->d_name[0] == '.' || l < strlen(suffix) ||
+		    strcmp(de->d_name + l - strlen(suffix), suffix))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		fp = fopen(path, "rb");
@@ -234,6 +238,43 @@ static double run(enum mode m, struct file *f, size_t n, struct extract_doc *pre
 	return (double)per * (double)passes / t / 1e6;
 }
 
+/* extract_buffer + norm_book of the files of format fmt, over >= 1 s:
+ * MB/s of the files (*in) and of their text (*out); 0 files: returns 0. */
+static size_t format_rate(enum extract_format fmt, const struct file *f, size_t n, double *in,
+			  double *out)
+{
+	double t0 = now(), t;
+	size_t passes = 0, i, nf = 0, fin = 0, fout = 0;
+
+	do {
+		nf = fin = fout = 0;
+		for (i = 0; i < n; i++) {
+			struct extract_doc d;
+			struct norm_doc nd;
+
+			if (extract_sniff(f[i].data, f[i].len < 4096 ? f[i].len : 4096, f[i].name) != fmt)
+				continue;
+			extract_doc_init(&d);
+			norm_doc_init(&nd);
+			if (!extract_buffer(f[i].data, f[i].len, f[i].name, NULL, &d, NULL)) {
+				extract_normalize(&d, &nd);
+				nf++;
+				fin += f[i].len;
+				fout += d.text.len;
+			}
+			norm_doc_release(&nd);
+			extract_doc_release(&d);
+		}
+		if (!nf)
+			return 0;
+		passes++;
+		t = now() - t0;
+	} while (t < 1.0);
+	*in = (double)fin * (double)passes / t / 1e6;
+	*out = (double)fout * (double)passes / t / 1e6;
+	return nf;
+}
+
 int main(int argc, char **argv)
 {
 	const char *books = argc > 1 ? argv[1] : getenv("SIMBOOK_BOOKS");
@@ -273,6 +314,30 @@ int main(int argc, char **argv)
 	ep = run(M_BOTH, epub, ne, NULL, &bytes);
 	printf("  extract + normalise        %8.0f MB/s of extracted text (%.1f MB)  target >= 60\n",
 	       ep, bytes / 1e6);
+	if (books) {
+		static struct file fm[64 + 64];
+		static const enum extract_format fmts[] = {
+			EXTRACT_FMT_EPUB, EXTRACT_FMT_MOBI, EXTRACT_FMT_PDF, EXTRACT_FMT_FB2,
+			EXTRACT_FMT_DOCX, EXTRACT_FMT_ODT, EXTRACT_FMT_RTF,
+		};
+		size_t nf, nown, k;
+
+		snprintf(dir, sizeof(dir), "%s/formats", books);
+		nf = nown = load_dir(dir, "", fm, 64);
+		for (i = 0; i < ne && nf < sizeof(fm) / sizeof(fm[0]); i++)
+			fm[nf++] = epub[i];
+		printf("per format (%s/formats and epub): extract + normalise\n", books);
+		for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+			double in, out;
+			size_t c = format_rate(fmts[k], fm, nf, &in, &out);
+
+			if (c)
+				printf("  %-5s %2zu files  %8.1f MB/s of files  %8.1f MB/s of text\n",
+				       extract_format_name(fmts[k]), c, in, out);
+		}
+		for (i = 0; i < nown; i++)	/* the rest are epub[]'s */
+			free(fm[i].data);
+	}
 	for (i = 0; i < nt; i++) {
 		extract_doc_release(&pre[i]);
 		free(txt[i].data);
