@@ -61,4 +61,8 @@ int fspath_fuse_hidden(const char *path);
  * result is malloc'd and the caller frees it; NULL on -ENOMEM. */
 char *fspath_join(const char *dir, const char *name);
 
+/* Decodes /proc/self/mountinfo's octal escapes (\040 for a space) in s, in
+ * place. */
+void fspath_unescape_mountinfo(char *s);
+
 #endif

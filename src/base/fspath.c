@@ -159,3 +159,19 @@ char *fspath_join(const char *dir, const char *name)
 	memcpy(p + dl, name, nl + 1);
 	return p;
 }
+
+void fspath_unescape_mountinfo(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = '\0';
+}

@@ -24,6 +24,7 @@
 #include "monoclock.h"
 #include "progress.h"
 #include "sbuf.h"
+#include "fspath.h"
 
 static const char index_usage[] =
 	"usage: simbook index DIR [--index IDXDIR] [--threads N] [--quiet] [--interval SECS]\n"
@@ -160,23 +161,6 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 	return -1;
 }
 
-/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape_mount(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = '\0';
-}
-
 /* 1 when folder dir lies in a simbookfs mount (its mount point into mnt):
  * the index folder is hidden there and the lock out of reach, and the
  * daemon keeps the index up to date anyway. */
@@ -196,7 +180,7 @@ static int index_in_mount(const char *dir, char *mnt, size_t size)
 		if (!type || strncmp(type + 3, "fuse.simbookfs ", 15) ||
 		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
 			continue;
-		unescape_mount(point);
+		fspath_unescape_mountinfo(point);
 		n = strlen(point);
 		if (n > best && !strncmp(real, point, n) &&
 		    (real[n] == '\0' || real[n] == '/' || n == 1)) {

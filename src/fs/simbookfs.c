@@ -7,6 +7,7 @@
 #include "opener.h"
 #include "slog.h"
 #include "views.h"
+#include "fspath.h"
 
 #include <errno.h>
 #include <fuse_log.h>
@@ -309,23 +310,6 @@ struct sbfs_ra {
  * umount right after mounting would fail.  Best effort: failure only
  * costs speed. */
 
-/* Unescapes mountinfo's octal escapes (\040 for a space) in place. */
-static void sbfs_unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = '\0';
-}
-
 /* The "major:minor" of the last mount at mnt into dev; 0 or -ENOENT. */
 static int sbfs_mount_dev(const char *mnt, char *dev, size_t size)
 {
@@ -339,7 +323,7 @@ static int sbfs_mount_dev(const char *mnt, char *dev, size_t size)
 	while (fgets(line, sizeof(line), fp)) {
 		if (sscanf(line, "%*s %*s %31s %*s %4095s", id, point) != 2)
 			continue;
-		sbfs_unescape(point);
+		fspath_unescape_mountinfo(point);
 		if (strcmp(point, mnt) == 0) {
 			snprintf(dev, size, "%s", id);
 			ret = 0;

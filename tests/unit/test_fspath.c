@@ -180,6 +180,18 @@ static void test_fuse_hidden(void)
 	CHECK(!fspath_fuse_hidden(""));
 }
 
+static void test_unescape_mountinfo(void)
+{
+	char a[] = "/mnt/my\\040books\\011x\\134y", b[] = "\\04 short\\9", c[] = "";
+
+	fspath_unescape_mountinfo(a);
+	CHECK_EQ_STR(a, "/mnt/my books\tx\\y");
+	fspath_unescape_mountinfo(b);	/* not escapes: kept */
+	CHECK_EQ_STR(b, "\\04 short\\9");
+	fspath_unescape_mountinfo(c);
+	CHECK_EQ_STR(c, "");
+}
+
 int main(void)
 {
 	const char *top = check_tmpdir();
@@ -196,5 +208,6 @@ int main(void)
 	RUN(test_under);
 	RUN(test_fuse_hidden);
 	close(rootfd);
+	RUN(test_unescape_mountinfo);
 	return CHECK_DONE();
 }
