@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "extract_i.h"
+#include "zipread.h"
 
 struct _xmlSAXHandler;
 
@@ -64,6 +65,18 @@ void xt_done(struct xt_text *t);
  * called xt_done(). */
 int xt_parse(struct xt_text *t, const char *data, size_t len, struct _xmlSAXHandler *sax,
 	     void *ud, const char *what);
+
+/* The body document of a zipped format (DOCX's word/document.xml, ODT's
+ * content.xml): entry name of z read (within max_entry_bytes), a chunk
+ * started, then xt_parse() with the element and text callbacks (user data
+ * ud).  A missing entry is -EBADMSG "no NAME in the KIND". */
+int xt_parse_entry(struct xt_text *t, struct zipread *z, const char *name, const char *kind,
+		   void (*start)(void *, const unsigned char *, const unsigned char *,
+				 const unsigned char *, int, const unsigned char **, int, int,
+				 const unsigned char **),
+		   void (*end)(void *, const unsigned char *, const unsigned char *,
+			       const unsigned char *),
+		   void (*text)(void *, const unsigned char *, int), void *ud);
 
 /* Local-name helpers for the SAX2 attribute array (localname, prefix, URI,
  * value, end): a copy of the value of attribute name (any namespace) into

@@ -262,28 +262,7 @@ static int read_core(struct ex_ctx *ctx, struct zipread *z)
 
 static int read_document(struct docx *d, struct zipread *z)
 {
-	struct ex_ctx *ctx = d->t.ctx;
-	xmlSAXHandler sax;
-	struct sbuf xml;
-	int64_t idx;
-	int ret;
-
-	idx = zipread_locate(z, "word/document.xml");
-	if (idx < 0)
-		return ex_fail(ctx, -EBADMSG, "no word/document.xml in the DOCX");
-	sbuf_init(&xml);
-	ret = zipread_entry(z, (uint64_t)idx, ctx->lim->max_entry_bytes, &xml);
-	if (!ret) {
-		memset(&sax, 0, sizeof(sax));
-		sax.startElementNs = on_start;
-		sax.endElementNs = on_end;
-		sax.characters = on_text;
-		sax.cdataBlock = on_text;
-		xt_chunk(&d->t);
-		ret = xt_parse(&d->t, xml.buf, xml.len, &sax, d, "word/document.xml");
-	}
-	sbuf_release(&xml);
-	return ret;
+	return xt_parse_entry(&d->t, z, "word/document.xml", "DOCX", on_start, on_end, on_text, d);
 }
 
 /* A password-protected Office document is an OLE compound file holding

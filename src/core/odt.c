@@ -180,28 +180,7 @@ out:
 
 static int read_content(struct odt *o, struct zipread *z)
 {
-	struct ex_ctx *ctx = o->t.ctx;
-	xmlSAXHandler sax;
-	struct sbuf xml;
-	int64_t idx;
-	int ret;
-
-	idx = zipread_locate(z, "content.xml");
-	if (idx < 0)
-		return ex_fail(ctx, -EBADMSG, "no content.xml in the OpenDocument file");
-	sbuf_init(&xml);
-	ret = zipread_entry(z, (uint64_t)idx, ctx->lim->max_entry_bytes, &xml);
-	if (!ret) {
-		memset(&sax, 0, sizeof(sax));
-		sax.startElementNs = on_start;
-		sax.endElementNs = on_end;
-		sax.characters = on_text;
-		sax.cdataBlock = on_text;
-		xt_chunk(&o->t);
-		ret = xt_parse(&o->t, xml.buf, xml.len, &sax, o, "content.xml");
-	}
-	sbuf_release(&xml);
-	return ret;
+	return xt_parse_entry(&o->t, z, "content.xml", "OpenDocument file", on_start, on_end, on_text, o);
 }
 
 int odt_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)

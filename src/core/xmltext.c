@@ -235,3 +235,34 @@ int xt_parse(struct xt_text *t, const char *data, size_t len, struct _xmlSAXHand
 	t->pctx = NULL;
 	return ret;
 }
+
+int xt_parse_entry(struct xt_text *t, struct zipread *z, const char *name, const char *kind,
+		   void (*start)(void *, const unsigned char *, const unsigned char *,
+				 const unsigned char *, int, const unsigned char **, int, int,
+				 const unsigned char **),
+		   void (*end)(void *, const unsigned char *, const unsigned char *,
+			       const unsigned char *),
+		   void (*text)(void *, const unsigned char *, int), void *ud)
+{
+	xmlSAXHandler sax;
+	struct sbuf xml;
+	int64_t idx;
+	int ret;
+
+	idx = zipread_locate(z, name);
+	if (idx < 0)
+		return ex_fail(t->ctx, -EBADMSG, "no %s in the %s", name, kind);
+	sbuf_init(&xml);
+	ret = zipread_entry(z, (uint64_t)idx, t->ctx->lim->max_entry_bytes, &xml);
+	if (!ret) {
+		memset(&sax, 0, sizeof(sax));
+		sax.startElementNs = start;
+		sax.endElementNs = end;
+		sax.characters = text;
+		sax.cdataBlock = text;
+		xt_chunk(t);
+		ret = xt_parse(t, xml.buf, xml.len, &sax, ud, name);
+	}
+	sbuf_release(&xml);
+	return ret;
+}
