@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "extract.h"
+#include "extract_i.h"
 #include "norm.h"
 #include "sbuf.h"
 #include "zipgen.h"
@@ -431,6 +432,34 @@ static void test_broken_epub(void)
 
 /* Well-formed XHTML goes through the XML parser (CDATA is text, HTML named
  * references still decode); anything else falls back to the HTML parser. */
+/* The CPU time budget grows with the file (big PDFs are slow to read) up to
+ * 12 times the base; a timed-out extraction names the budget it had. */
+static void test_time_budget(void)
+{
+	struct extract_limits lim;
+	struct extract_doc doc;
+	struct sbuf err;
+	static char text[3 << 20];
+
+	extract_limits_default(&lim);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 0), 5000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, (1 << 20) - 1), 5000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 30u << 20), 20000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 1ull << 30), 60000);
+	lim.millis_per_mib = 0;
+	CHECK_EQ_INT(ex_budget_ms(&lim, 30u << 20), 5000);
+	/* no base time: no time at all, whatever the size (12 x 0) */
+	lim.max_millis = 0;
+	lim.millis_per_mib = 1000;
+	memset(text, 'a', sizeof(text));
+	extract_doc_init(&doc);
+	sbuf_init(&err);
+	CHECK_EQ_INT(extract_buffer(text, sizeof(text), "big.txt", &lim, &doc, &err), -ETIMEDOUT);
+	CHECK(strstr(err.buf, "limit of 0 ms of CPU time") != NULL);
+	extract_doc_release(&doc);
+	sbuf_release(&err);
+}
+
 static void test_xhtml_modes(void)
 {
 	const char *kv[] = {
@@ -631,6 +660,7 @@ int main(void)
 	RUN(test_epub_fragments);
 	RUN(test_broken_epub);
 	RUN(test_xhtml_modes);
+	RUN(test_time_budget);
 	RUN(test_real_cross_format);
 	RUN(test_real_all);
 	return CHECK_DONE();
