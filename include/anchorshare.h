@@ -25,6 +25,11 @@
  * estimated (-1): a book of under ~1000 words. */
 #define ANCHORSHARE_MIN 8
 
+/* Every anchor of a side found shows its text whole (share 1) only with
+ * at least this many: then a missing 1% would leave a found anchor missing
+ * with probability 1 - 0.99^400 = 98%.  Fewer: the share stays under 1. */
+#define ANCHORSHARE_WHOLE 400
+
 /* Shares of a's anchors found in b (*share_a) and of b's found in a
  * (*share_b), 0..1, or -1 where a side has fewer than ANCHORSHARE_MIN
  * comparable anchors.  a and b: na and nb anchors in any order, as fp_book
