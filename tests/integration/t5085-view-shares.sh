@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t5080-view-shares: the percentage in similar/ entry names is the share of
+# t5085-view-shares: the percentage in similar/ entry names is the share of
 # text found in the other book, one meaning for every relation, and a
 # name-sorted listing is sorted by it.  Real editions, abridgements and
 # volumes from $SIMBOOK_BOOKS are copied in through the mount; each listed
