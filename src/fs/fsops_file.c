@@ -338,6 +338,9 @@ static int fs_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	dst.buf[0].pos = off;
 	n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
 	fs_changed(fs_cur());
+	/* at once: close() does not wait for the release */
+	if (n > 0)
+		fs_links_touched(fs_cur(), path, (int)fi->fh);
 	return (int)n;
 }
 
@@ -404,6 +407,8 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len,
 		return -EOPNOTSUPP;
 	ret = fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
 	fs_changed(fs_cur());
+	if (!ret)
+		fs_links_touched(fs_cur(), path, (int)fi->fh);
 	return ret;
 }
 
@@ -422,6 +427,7 @@ static ssize_t fs_copy_file_range(const char *path_in, struct fuse_file_info *fi
 	fs_changed(fs);
 	if (n < 0)
 		return -errno;
+	fs_links_touched(fs, path_out, (int)fi_out->fh);
 	fs_notify(fs, FS_CHANGE_WRITE, path_out, NULL);
 	return n;
 }
