@@ -173,6 +173,14 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, &vf->st) : 0;
 		if (!ret)
 			ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
+		/* Once open, a generated file's attributes are those of the
+		 * content it serves (the views keep it, views.h). */
+		if (!ret && v->ops->getattr) {
+			struct stat st;
+
+			if (v->ops->getattr(v->arg, rel, &st) == 0)
+				vf->st = st;
+		}
 		vf->fh = fi->fh;
 		if (!ret && v->ops->getattr && (vf->path = strdup(fpath))) {
 			pthread_mutex_lock(&fs->open_lock);

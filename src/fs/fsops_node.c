@@ -57,8 +57,8 @@ int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 	int ret;
 
 	if ((v = fs_view_of(fs, path, &rel))) {
-		/* An open real-file entry stays what it was, even once gone. */
-		if (fi && fs_vfile_of(fi)->fd >= 0)
+		/* An open entry stays what it was, even once gone. */
+		if (fi && (fs_vfile_of(fi)->fd >= 0 || fs_vfile_of(fi)->path))
 			return fs_vfile_stat(fs_vfile_of(fi), st);
 		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
 		if (ret == -ENOENT)
