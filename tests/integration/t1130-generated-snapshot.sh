@@ -4,10 +4,11 @@
 # and deleted through the mount every 0.2 s while stat+open+fstat+read
 # loops compare sizes (snapread.py) and rsync -aL copies the listings
 # without "read errors mapping" (the file changing under it).
+# SIMBOOK_VIEWMODE=files runs it with -o viewmode=files (t1131).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
-FS_ARGS=()
+FS_ARGS=(-o "viewmode=${SIMBOOK_VIEWMODE:-links}")
 
 LIB=$T/lib
 python3 "$(dirname "$0")/genlib.py" "$LIB" --variants 4
