@@ -31,6 +31,8 @@ struct vsnap {
 	int opens;
 	bool stale;		/* the kernel was told to forget its size */
 	bool told;		/* its size was given out after it went stale */
+	bool fresh;		/* made since the kernel last forgot: it may still
+				 * hold the size of the one before */
 };
 
 static void snap_caller(uid_t *uid, gid_t *gid)
@@ -114,6 +116,7 @@ void snap_offer(struct views *v, enum view_kind k, const char *rel, struct sbuf 
 	s->rel = strdup(rel);
 	s->st = *st;
 	s->refs = 1;
+	s->fresh = true;
 	if (!s->rel || !(s->data = sbuf_detach(content, &s->len))) {
 		free(s->rel);
 		free(s);
@@ -126,10 +129,19 @@ out:
 	pthread_mutex_unlock(&v->snap_lock);
 }
 
+/* The kernel forgets the attributes it holds for kind k's file rel. */
+static void snap_tell(struct views *v, enum view_kind k, const char *rel)
+{
+	char path[PATH_MAX];
+
+	if (v->fuse && snprintf(path, sizeof(path), "/%s/%s", v->names[k], rel) < (int)sizeof(path))
+		fuse_invalidate_path(v->fuse, path);
+}
+
 struct vsnap *snap_open(struct views *v, enum view_kind k, const char *rel)
 {
 	struct vsnap **pp, *s = NULL, id;
-	bool match;
+	bool match, fresh = false;
 
 	pthread_mutex_lock(&v->snap_lock);
 	pp = snap_slot(v, k, rel, &id, &match);
@@ -137,8 +149,15 @@ struct vsnap *snap_open(struct views *v, enum view_kind k, const char *rel)
 		s = *pp;
 		s->refs++;
 		s->opens++;
+		fresh = s->fresh;
+		s->fresh = false;
 	}
 	pthread_mutex_unlock(&v->snap_lock);
+	/* The reader's fstat() must see this content's size, not one the
+	 * kernel kept from before (the invalidation thread may not have
+	 * reached this file yet). */
+	if (fresh)
+		snap_tell(v, k, rel);
 	return s;
 }
 
@@ -165,20 +184,20 @@ const char *snap_data(const struct vsnap *s, size_t *len)
 
 void snap_close(struct views *v, struct vsnap *s)
 {
-	char path[PATH_MAX];
-	bool tell = false;
+	enum view_kind k = s->kind;
+	char *rel = NULL;
 
 	pthread_mutex_lock(&v->snap_lock);
 	s->opens--;
 	if (!s->opens && s->told && s->rel) {
 		s->told = false;
-		tell = snprintf(path, sizeof(path), "/%s/%s", v->names[s->kind], s->rel) <
-		       (int)sizeof(path);
+		rel = strdup(s->rel);
 	}
 	snap_unref(s);
 	pthread_mutex_unlock(&v->snap_lock);
-	if (tell && v->fuse)
-		fuse_invalidate_path(v->fuse, path);
+	if (rel)
+		snap_tell(v, k, rel);
+	free(rel);
 }
 
 void snap_stale(struct views *v, bool status_only)
