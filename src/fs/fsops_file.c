@@ -173,8 +173,8 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, &vf->st) : 0;
 		if (!ret)
 			ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
-		/* Once open, a generated file's attributes are those of the
-		 * content it serves (the views keep it, views.h). */
+		/* Once open, the attributes of the content it serves
+		 * (fs_view_ops.open). */
 		if (!ret && v->ops->getattr) {
 			struct stat st;
 
