@@ -3,9 +3,9 @@
 # rename over a name, chmod, chown, utime, write or truncate through one
 # name of a file shows at once through its other names (link count, ctime,
 # mode, owner, times, size), for regular files, FIFOs, sockets and (as
-# root) device nodes; and, as a control, the same checks fail with the
-# tracking of names out of the way only if the daemon has it: the mount is
-# the default one (cache_timeout=3600).
+# root) device nodes.  The mount has the default options (cache_timeout
+# 3600): without the daemon's tracking of names the other names keep their
+# old attributes for an hour, and the checks fail (as they did before it).
 . "$(dirname "$0")/lib.sh"
 
 mount_fs
