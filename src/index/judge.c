@@ -148,6 +148,11 @@ unsigned judge_score(const struct relate_signals *sig, const struct relate_resul
 		return pct(max2(sig->chunk_cover_a, sig->span_cover_a), 1, 100);
 	case RELATE_OVERLAP:
 		return pct(max2(max2(sig->chunk_cover_a, sig->chunk_cover_b), sig->jaccard), 1, 99);
+	case RELATE_OTHER_TRANSLATION:
+		/* no text is shared: the share of the common distinctive words
+		 * (names, numbers) that align in order */
+		return sig->dupniq_common ?
+		       pct((double)sig->dupniq_lcs / sig->dupniq_common, 1, 99) : 1;
 	default:
 		return 0;
 	}

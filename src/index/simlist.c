@@ -22,13 +22,14 @@ static const char *const labels[RELATE_NCLASSES] = {
 	[RELATE_A_CONTAINS_B] = "part of this",
 	[RELATE_B_CONTAINS_A] = "contains this",
 	[RELATE_OVERLAP] = "overlap",
+	[RELATE_OTHER_TRANSLATION] = "other translation",
 };
 
 /* Sort order of the classes, best first. */
 static const int class_rank[RELATE_NCLASSES] = {
 	[RELATE_IDENTICAL_FILE] = 0, [RELATE_SAME_TEXT] = 1, [RELATE_NEAR_DUPLICATE] = 2,
 	[RELATE_A_CONTAINS_B] = 3, [RELATE_B_CONTAINS_A] = 3, [RELATE_OVERLAP] = 4,
-	[RELATE_UNRELATED] = 5,
+	[RELATE_OTHER_TRANSLATION] = 5, [RELATE_UNRELATED] = 6,
 };
 
 const char *simlist_label(enum relate_class cls)
