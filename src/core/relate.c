@@ -8,7 +8,7 @@
  *     it, rewording changes it).  Without it the books share no text
  *     whatever their distinctive words do: names and numbers aligned in
  *     order through both books (names_in_order()) -> other translation,
- *     else unrelated.
+ *     else unrelated.  Not for books under RELATE_SHORT_WORDS words.
  *  3. Evidence of shared text: DUPNIQ its or cs at the published
  *     thresholds, a min-hash Jaccard above its threshold, matched text
  *     windows covering some of either book, or unique-word blocks covering
@@ -144,13 +144,13 @@ static double difference(const struct relate_signals *s)
 
 /* 1 when the matched text windows of one book (win) show its aligned
  * part (block) is shared text: windows_wording of the book, or at least
- * cover_min and WINDOWS_OF_BLOCKS of its aligned part (a partly replaced
+ * cover_min and WINDOWS_OF_BLOCKS of an aligned part (a partly replaced
  * book matches its windows where its blocks are; a reworded one aligns
  * its distinctive words throughout and matches few windows). */
 static int worded(double win, double block, const struct relate_params *p)
 {
 	return win >= p->windows_wording ||
-	       (win >= p->cover_min && win >= WINDOWS_OF_BLOCKS * block);
+	       (block > 0.0 && win >= p->cover_min && win >= WINDOWS_OF_BLOCKS * block);
 }
 
 /* 1 when the two books share wording, not only names (rule step 2). */
@@ -178,7 +178,10 @@ static int names_in_order(const struct relate_signals *s)
 static int other_wording(const struct relate_signals *s, const struct relate_params *p,
 			 struct relate_result *out)
 {
-	if (shares_wording(s, p))
+	/* short texts have too few distinctive words and windows to tell
+	 * (rule step 7 decides them) */
+	if (shares_wording(s, p) || s->words_a < RELATE_SHORT_WORDS ||
+	    s->words_b < RELATE_SHORT_WORDS)
 		return 0;
 	if (names_in_order(s))
 		set(out, RELATE_OTHER_TRANSLATION, -1.0, "names in order, no wording shared");
