@@ -70,9 +70,11 @@ static void set(struct simlist_entry *e, uint64_t id, const char *path, enum rel
 
 static void test_rank_order(void)
 {
-	struct simlist *l = mk(5);
+	struct simlist *l = mk(6);
 	size_t i;
 
+	/* another translation after every duplicate, whatever its score */
+	set(&l->v[5], 6, "f/traduction.txt", RELATE_OTHER_TRANSLATION, 95);
 	set(&l->v[0], 1, "d/overlap.txt", RELATE_OVERLAP, 90);
 	set(&l->v[1], 2, "a/near-80.txt", RELATE_NEAR_DUPLICATE, 80);
 	set(&l->v[2], 3, "b/same.epub", RELATE_SAME_TEXT, 100);
@@ -84,6 +86,7 @@ static void test_rank_order(void)
 	CHECK_EQ_STR(l->v[2].name, "03 80% near duplicate - near-80.txt");
 	CHECK_EQ_STR(l->v[3].name, "04 99% part of this - vol1.txt");
 	CHECK_EQ_STR(l->v[4].name, "05 90% overlap - overlap.txt");
+	CHECK_EQ_STR(l->v[5].name, "06 95% other translation - traduction.txt");
 	/* a name-sorted listing is the rank order */
 	for (i = 1; i < l->n; i++)
 		CHECK(strcmp(l->v[i - 1].name, l->v[i].name) < 0);
@@ -131,6 +134,10 @@ static void test_score(void)
 	rel.cls = RELATE_B_CONTAINS_A;
 	sig.chunk_cover_a = 0.88;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 88);
+	rel.cls = RELATE_OTHER_TRANSLATION;	/* names in order of those common */
+	sig.dupniq_common = 40;
+	sig.dupniq_lcs = 34;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 85);
 	rel.cls = RELATE_UNRELATED;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 0);
 	CHECK_EQ_STR(simlist_label(RELATE_A_CONTAINS_B), "part of this");
