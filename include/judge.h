@@ -106,7 +106,9 @@ int judge_relation(struct idx *ix, struct judge_cache *c, uint64_t a, uint64_t b
 /* The score of a relation: 100 for identical file and same text; a near
  * duplicate's 100 * (1 - estimated difference), at most 99; for
  * containment the part of the contained book found in the other; for
- * overlap the larger covered fraction (or the Jaccard estimate). */
+ * overlap the larger covered fraction (or the Jaccard estimate); for
+ * another translation the share of the common distinctive words aligned
+ * in order, 1..99. */
 unsigned judge_score(const struct relate_signals *sig, const struct relate_result *rel);
 
 /* Clusters (clusters/ and `simbook clusters`, groups.h): a cluster is a

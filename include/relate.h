@@ -4,7 +4,8 @@
  * e-books: identical file; same text in another format or markup; near
  * duplicate (with an estimate of how much differs); one book contains the
  * other (a volume inside the complete work, a story inside an anthology);
- * overlapping text; unrelated.
+ * overlapping text; the same work in other wording (another translation:
+ * names and numbers in order, no text shared); unrelated.
  *
  * relate_decide() is a pure function of the signals below, which the
  * fingerprint comparison produces (book.h fills them from two records).

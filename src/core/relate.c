@@ -7,7 +7,7 @@
  *     with the same common-word profile (close simhash: OCR damage keeps
  *     it, rewording changes it).  Without it the books share no text
  *     whatever their distinctive words do: names and numbers aligned in
- *     order through both books (names_in_order()) -> other translation,
+ *     order through the shorter book (names_in_order()) -> other translation,
  *     else unrelated.  Not for books under RELATE_SHORT_WORDS words.
  *  3. Evidence of shared text: DUPNIQ its or cs at the published
  *     thresholds, a min-hash Jaccard above its threshold, matched text
