@@ -82,10 +82,12 @@
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
  * carry the book's key counts; 5: groups of copies (only a group's
  * representative has band entries, postings, links and relations) and the
- * rel table (every verified relation and the books judged).  A schema 3 or
- * 4 index is upgraded in place on open, its books unjudged; any other is
- * rebuilt. */
-#define IDX_SCHEMA_VERSION 5
+ * rel table (every verified relation and the books judged); 6: the
+ * relation rule of other-translation and dense coverage (relations and
+ * cluster links judged by the rule before it are dropped).  A schema 3, 4
+ * or 5 index is upgraded in place on open, its books unjudged; any other
+ * is rebuilt. */
+#define IDX_SCHEMA_VERSION 6
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
 

@@ -108,8 +108,9 @@ int judge_relation(struct idx *ix, struct judge_cache *c, uint64_t a, uint64_t b
  * (cover_this), except for a part of the listed book (cls_this
  * RELATE_A_CONTAINS_B: "part of this"), where it is the share of that
  * part found in the listed book (cover_other).  Identical file and same
- * text: 100; otherwise 1..99, and 100 only when all of it was found;
- * 0 for unrelated.  The covers are judge_shares()'s. */
+ * text: 100; otherwise 1..99, and 100 only when all of it was found
+ * (another translation: near 1, its wording is not shared); 0 for
+ * unrelated.  The covers are judge_shares()'s. */
 unsigned judge_share(enum relate_class cls_this, double cover_this, double cover_other);
 /* The fractions of a found in b (*a) and of b found in a (*b) that the
  * lists show: the anchor shares (relate_signals share_a/b: the word

@@ -191,6 +191,8 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	sig->bsim = (double)sc->minhash_bsim / MINHASH_K;
 	sig->dupniq_cs = sc->dupniq.cs;
 	sig->dupniq_its = sc->dupniq.its;
+	sig->dupniq_common = sc->dupniq.common;
+	sig->dupniq_lcs = sc->dupniq.lcs;
 	sig->span_cover_a = sc->dupniq.lcs ? sc->dupniq.a_cover : 0.0;
 	sig->span_cover_b = sc->dupniq.lcs ? sc->dupniq.b_cover : 0.0;
 	sig->stretch_cover_a = sc->dupniq.lcs ? sc->dupniq.a_covered : 0.0;

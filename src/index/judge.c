@@ -159,6 +159,7 @@ unsigned judge_share(enum relate_class cls_this, double cover_this, double cover
 	case RELATE_NEAR_DUPLICATE:
 	case RELATE_B_CONTAINS_A:
 	case RELATE_OVERLAP:
+	case RELATE_OTHER_TRANSLATION:	/* near 0: its wording is not shared */
 		f = cover_this;
 		break;
 	default:

@@ -22,13 +22,14 @@ static const char *const labels[RELATE_NCLASSES] = {
 	[RELATE_A_CONTAINS_B] = "part of this",
 	[RELATE_B_CONTAINS_A] = "contains this",
 	[RELATE_OVERLAP] = "overlap",
+	[RELATE_OTHER_TRANSLATION] = "other translation",
 };
 
 /* Sort order of the classes among equal shares, best first. */
 static const int class_rank[RELATE_NCLASSES] = {
 	[RELATE_IDENTICAL_FILE] = 0, [RELATE_SAME_TEXT] = 1, [RELATE_NEAR_DUPLICATE] = 2,
 	[RELATE_A_CONTAINS_B] = 3, [RELATE_B_CONTAINS_A] = 3, [RELATE_OVERLAP] = 4,
-	[RELATE_UNRELATED] = 5,
+	[RELATE_OTHER_TRANSLATION] = 5, [RELATE_UNRELATED] = 6,
 };
 
 const char *simlist_label(enum relate_class cls)
@@ -69,8 +70,11 @@ static int entry_cmp(const void *pa, const void *pb)
 	const struct simlist_entry *a = pa, *b = pb;
 	int ra = class_rank[a->cls], rb = class_rank[b->cls];
 
-	/* by the share (one meaning for every class, judge_share()), so a
-	 * name-sorted listing is sorted by the percentage in the names */
+	/* other translations after every duplicate (they share no text);
+	 * then by the share (one meaning for every class, judge_share()), so
+	 * a name-sorted listing is sorted by the percentage in the names */
+	if ((a->cls == RELATE_OTHER_TRANSLATION) != (b->cls == RELATE_OTHER_TRANSLATION))
+		return a->cls == RELATE_OTHER_TRANSLATION ? 1 : -1;
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
 	if (ra != rb)

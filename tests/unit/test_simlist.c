@@ -70,9 +70,11 @@ static void set(struct simlist_entry *e, uint64_t id, const char *path, enum rel
 
 static void test_rank_order(void)
 {
-	struct simlist *l = mk(5);
+	struct simlist *l = mk(6);
 	size_t i;
 
+	/* another translation after every duplicate, whatever its score */
+	set(&l->v[5], 6, "f/traduction.txt", RELATE_OTHER_TRANSLATION, 95);
 	set(&l->v[0], 1, "d/overlap.txt", RELATE_OVERLAP, 90);
 	set(&l->v[1], 2, "a/near-80.txt", RELATE_NEAR_DUPLICATE, 80);
 	set(&l->v[2], 3, "b/same.epub", RELATE_SAME_TEXT, 100);
@@ -85,6 +87,8 @@ static void test_rank_order(void)
 	CHECK_EQ_STR(l->v[2].name, "03 95% near duplicate - near-95.txt");
 	CHECK_EQ_STR(l->v[3].name, "04 90% overlap - overlap.txt");
 	CHECK_EQ_STR(l->v[4].name, "05 80% near duplicate - near-80.txt");
+	/* after every duplicate, whatever its share */
+	CHECK_EQ_STR(l->v[5].name, "06 95% other translation - traduction.txt");
 	/* a name-sorted listing is the rank order */
 	for (i = 1; i < l->n; i++)
 		CHECK(strcmp(l->v[i - 1].name, l->v[i].name) < 0);
@@ -152,6 +156,11 @@ static void test_score(void)
 	sig.block_cover_a = sig.block_cover_b = 0;
 	sig.chunk_cover_a = 0.3;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 30);
+	/* another translation: its share too, near nothing */
+	rel.cls = RELATE_OTHER_TRANSLATION;
+	sig.block_cover_a = 0.02;
+	sig.block_cover_b = 0.03;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 2);
 	rel.cls = RELATE_UNRELATED;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 0);
 	CHECK_EQ_STR(simlist_label(RELATE_A_CONTAINS_B), "part of this");
