@@ -1,8 +1,11 @@
 /* groups.h - the groups of books of the clusters/ and duplicates/ views
  * and of `simbook clusters|duplicates`.
  *
- * Clusters are the connected groups of the stored cluster links (judge.h:
- * identical file, same text, near duplicate) minus exemptions; text groups
+ * Clusters are the stored cluster links (judge.h: identical file, same
+ * text, near duplicate) minus exemptions, clustered by average linkage
+ * over texts (avglink.h): a book joins only when it is a near duplicate of
+ * more than half of a cluster, and ties go by content, so the clusters do
+ * not depend on the order books arrived in; text groups
  * the books with the same exact-text hash, split where "not a duplicate"
  * exemptions cut them.  Order, everywhere: groups by size (descending, the
  * size of the stored group), then by their smallest id; members by id
@@ -17,8 +20,11 @@
 
 #include "idx.h"
 
-/* The groups of clusters/: idx_link_groups() (the stored links minus
- * exemptions, one pass; same order rules as idx_clusters()).  Free with
+/* The groups of clusters/: idx_link_graph() (the stored links between
+ * texts, minus exemptions, one pass), its components that are complete
+ * kept whole, the others split by avglink_cluster() with the texts ranked
+ * by simhash and text hash (read for those components only).  A group of
+ * copies is never split.  Order rules as above.  Free with
  * idx_groups_release(). */
 int groups_clusters(struct idx *ix, struct idx_groups *g);
 

@@ -475,6 +475,27 @@ int idx_catchup_set(struct idx *ix, uint64_t from, int done);
  * idx_groups_release(). */
 int idx_link_groups(struct idx *ix, struct idx_groups *g);
 
+/* The stored links as a graph of texts, for clusters that do not chain
+ * (groups.h): a unit is one text, the books of a group of copies (or a
+ * book in none), except that a group holding an exempted pair gives each
+ * of its books a unit of its own (alike with the others but the exempted
+ * ones).  A link joins every unit of its one book's group to every unit of
+ * the other's; exemptions remove the edge of two units when they cover
+ * every pair of their books (exempted pairs are unique).  One pass over
+ * the clusters, copies and exemptions tables. */
+struct idx_link_graph {
+	size_t nunits, nids;
+	size_t *start;		/* nunits + 1: unit u is ids[start[u]..start[u + 1]) */
+	uint64_t *ids;		/* every book of a unit, ascending within it */
+	size_t nedges;
+	uint32_t (*edges)[2];	/* unit pairs a < b, ascending, unique */
+};
+
+/* Fills *g (release with idx_link_graph_release(), also after an error).
+ * 0, -ENOMEM, -EOVERFLOW, -errno of the index. */
+int idx_link_graph(struct idx *ix, struct idx_link_graph *g);
+void idx_link_graph_release(struct idx_link_graph *g);
+
 /* Groups (size >= 2) of books with the same exact-text hash, same order
  * rules as idx_link_groups(). */
 int idx_text_groups(struct idx *ix, struct idx_groups *g);

@@ -120,12 +120,12 @@ void judge_shares(const struct relate_signals *sig, double *a, double *b);
 /* judge_share() of the relation from a's side (the pair's score). */
 unsigned judge_score(const struct relate_signals *sig, const struct relate_result *rel);
 
-/* Clusters (clusters/ and `simbook clusters`, groups.h): a cluster is a
- * connected group of books whose verified relation is identical file, same
- * text or near duplicate; containment and overlap do not join a cluster (a
+/* Clusters (clusters/ and `simbook clusters`, groups.h): the pairs whose
+ * verified relation is identical file, same text or near duplicate are
+ * stored as links, and groups.h clusters them (average linkage, so a weak
+ * link does not chain two works); containment and overlap do not link (a
  * volume belongs to its complete edition's similar/ list, not to its group
- * of copies).  The pairs come from every candidate source, so every near
- * duplicate shown in similar/ links its two books in clusters/. */
+ * of copies).  The pairs come from every candidate source. */
 
 /* Judges book id against each of its candidates (those of
  * judge_gather(), exemptions included: they hide relations at read

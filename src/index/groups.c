@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avglink.h"
 #include "bookrec.h"
 #include "rsort.h"
 #include "ufind.h"
@@ -49,9 +50,162 @@ static void groups_fill(struct gmem *m, size_t nm, struct idx_groups *g)
 	g->ngroups = ng;
 }
 
+/* A unit to cluster by content: its order does not depend on book ids
+ * (ids follow the order books arrived in). */
+struct ukey {
+	uint32_t unit;
+	uint64_t id;	/* its first book: the last resort */
+	uint8_t sh[IDX_SH_BYTES], th[IDX_SH_BYTES];
+};
+
+static int ukey_cmp(const void *pa, const void *pb)
+{
+	const struct ukey *a = pa, *b = pb;
+	int c = memcmp(a->sh, b->sh, IDX_SH_BYTES);
+
+	if (!c)
+		c = memcmp(a->th, b->th, IDX_SH_BYTES);
+	if (c)
+		return c;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Average linkage (avglink.h) over the units of the components that are
+ * not complete (in a complete one every linkage is 1: it stays whole),
+ * ranked by content; root[u] becomes the unit naming u's cluster. */
+static int clusters_split(struct idx *ix, const struct idx_link_graph *lg, struct ufind *uf,
+			  size_t *root)
+{
+	size_t n = lg->nunits, i, nk = 0, ne = 0, *nu = NULL, *nedge = NULL;
+	uint32_t *local = NULL, *rank = NULL, *label = NULL, (*e)[2] = NULL;
+	struct idx_file *files = NULL;
+	struct ukey *k = NULL;
+	uint64_t *ids = NULL;
+	int ret = -ENOMEM;
+
+	nu = calloc(n + 1, sizeof(*nu));
+	nedge = calloc(n + 1, sizeof(*nedge));
+	local = malloc((n + 1) * sizeof(*local));
+	if (!nu || !nedge || !local)
+		goto out;
+	for (i = 0; i < n; i++)
+		nu[ufind_find(uf, i)]++;
+	for (i = 0; i < lg->nedges; i++)
+		nedge[ufind_find(uf, lg->edges[i][0])]++;
+	for (i = 0; i < n; i++) {
+		size_t r = ufind_find(uf, i);
+
+		root[i] = r;
+		local[i] = UINT32_MAX;
+		if (nu[r] > 2 && nedge[r] < nu[r] * (nu[r] - 1) / 2)
+			local[i] = (uint32_t)nk++;
+	}
+	ret = 0;
+	if (!nk)
+		goto out;
+	ret = -ENOMEM;
+	k = malloc(nk * sizeof(*k));
+	ids = malloc(nk * sizeof(*ids));
+	files = calloc(nk, sizeof(*files));
+	rank = malloc(nk * sizeof(*rank));
+	label = malloc(nk * sizeof(*label));
+	e = malloc((lg->nedges + 1) * sizeof(*e));
+	if (!k || !ids || !files || !rank || !label || !e)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (local[i] != UINT32_MAX)
+			ids[local[i]] = lg->ids[lg->start[i]];
+	ret = idx_get_ids(ix, ids, nk, files);
+	if (ret)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint32_t l = local[i];
+
+		if (l == UINT32_MAX)
+			continue;
+		k[l].unit = (uint32_t)i;
+		k[l].id = ids[l];
+		memcpy(k[l].sh, files[l].simhash, IDX_SH_BYTES);
+		memcpy(k[l].th, files[l].text_hash, IDX_SH_BYTES);
+	}
+	qsort(k, nk, sizeof(*k), ukey_cmp);
+	for (i = 0; i < nk; i++)
+		rank[local[k[i].unit]] = (uint32_t)i;
+	for (i = 0; i < lg->nedges; i++)
+		if (local[lg->edges[i][0]] != UINT32_MAX) {
+			e[ne][0] = local[lg->edges[i][0]];
+			e[ne++][1] = local[lg->edges[i][1]];
+		}
+	ret = avglink_cluster(nk, rank, (const uint32_t (*)[2])e, ne, label);
+	/* a label is a local index: k[rank[l]] holds its unit */
+	for (i = 0; !ret && i < n; i++)
+		if (local[i] != UINT32_MAX)
+			root[i] = k[rank[label[local[i]]]].unit;
+out:
+	for (i = 0; files && i < nk; i++)
+		idx_file_release(&files[i]);
+	free(files);
+	free(nu);
+	free(nedge);
+	free(local);
+	free(rank);
+	free(label);
+	free(e);
+	free(k);
+	free(ids);
+	return ret;
+}
+
 int groups_clusters(struct idx *ix, struct idx_groups *g)
 {
-	return idx_link_groups(ix, g);
+	struct idx_link_graph lg;
+	struct ufind uf = { NULL, 0 };
+	struct gmem *m = NULL;
+	size_t *root = NULL, *size = NULL, i, j, nm = 0;
+	uint64_t *gid = NULL;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = idx_link_graph(ix, &lg);
+	if (ret)
+		return ret;
+	ret = ufind_init(&uf, lg.nunits);
+	root = malloc((lg.nunits + 1) * sizeof(*root));
+	size = calloc(lg.nunits + 1, sizeof(*size));
+	gid = malloc((lg.nunits + 1) * sizeof(*gid));
+	m = malloc((lg.nids + 1) * sizeof(*m));
+	g->ids = malloc((lg.nids + 1) * sizeof(*g->ids));
+	g->start = malloc((lg.nids + 2) * sizeof(*g->start));
+	if (ret || !root || !size || !gid || !m || !g->ids || !g->start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < lg.nedges; i++)
+		ufind_union(&uf, lg.edges[i][0], lg.edges[i][1]);
+	ret = clusters_split(ix, &lg, &uf, root);
+	if (ret)
+		goto out;
+	/* a cluster's size in books and its smallest id (ids ascend in a unit) */
+	for (i = 0; i < lg.nunits; i++) {
+		j = root[i];
+		if (!size[j] || lg.ids[lg.start[i]] < gid[j])
+			gid[j] = lg.ids[lg.start[i]];
+		size[j] += lg.start[i + 1] - lg.start[i];
+	}
+	for (i = 0; i < lg.nunits; i++)
+		for (j = lg.start[i]; j < lg.start[i + 1]; j++)
+			m[nm++] = (struct gmem){ size[root[i]], gid[root[i]], lg.ids[j] };
+	groups_fill(m, nm, g);
+out:
+	idx_link_graph_release(&lg);
+	ufind_release(&uf);
+	free(root);
+	free(size);
+	free(gid);
+	free(m);
+	if (ret)
+		idx_groups_release(g);
+	return ret;
 }
 
 int groups_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path, char **title)

@@ -612,3 +612,247 @@ out:
 	free(ids);
 	return ret;
 }
+
+/* ---- the links as a graph of texts (idx_link_graph) ---- */
+
+/* A book and the unit it is in. */
+struct idunit {
+	uint64_t id;
+	uint32_t unit;
+};
+
+static int idunit_cmp(const void *pa, const void *pb)
+{
+	const struct idunit *a = pa, *b = pb;
+
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static const struct idunit *unit_find(const struct idunit *v, size_t n, uint64_t id)
+{
+	struct idunit key = { id, 0 };
+
+	return n ? bsearch(&key, v, n, sizeof(*v), idunit_cmp) : NULL;
+}
+
+/* The units of a book's group: the one unit, or every book's of a split
+ * group (*span of them from *first; units of one group are consecutive). */
+struct ugraph {
+	struct idx_link_graph *g;
+	struct idunit *map;	/* every book met, by id */
+	size_t nmap;
+	uint32_t *first, *span;	/* per copy group: its units */
+	uint32_t *grp;		/* per unit: its copy group, or UINT32_MAX */
+	uint64_t *e;		/* edges as a << 32 | b, a < b */
+	size_t ne, cape;
+};
+
+static int ug_edge(struct ugraph *u, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 0;
+	if (ARRAY_GROW(u->e, u->cape, u->ne + 1))
+		return -ENOMEM;
+	u->e[u->ne++] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+	return 0;
+}
+
+/* The units of book id: [*lo, *hi). */
+static int ug_units(const struct ugraph *u, uint64_t id, uint32_t *lo, uint32_t *hi)
+{
+	const struct idunit *m = unit_find(u->map, u->nmap, id);
+	uint32_t gi;
+
+	if (!m)
+		return 0;
+	gi = u->grp[m->unit];
+	*lo = gi == UINT32_MAX ? m->unit : u->first[gi];
+	*hi = gi == UINT32_MAX ? m->unit + 1 : u->first[gi] + u->span[gi];
+	return 1;
+}
+
+/* Units: every group of copies whole (one text), except a group holding an
+ * exempted pair, whose books become a unit each; every other linked book
+ * alone.  Fills u->g's units, u->map, u->first, u->span, u->grp. */
+static int ug_units_make(struct ugraph *u, const struct idx_groups *cg, const uint64_t *ids,
+			 size_t nids, const struct idx_pair *ex, size_t nex)
+{
+	struct idx_link_graph *g = u->g;
+	uint8_t *split = calloc(cg->ngroups + 1, 1);
+	size_t ncg = cg->ngroups ? cg->start[cg->ngroups] : 0, i, j, k, nu = 0;
+	int ret = -ENOMEM;
+
+	u->map = malloc((ncg + nids + 1) * sizeof(*u->map));
+	u->first = malloc((cg->ngroups + 1) * sizeof(*u->first));
+	u->span = malloc((cg->ngroups + 1) * sizeof(*u->span));
+	u->grp = malloc((ncg + nids + 1) * sizeof(*u->grp));
+	g->start = malloc((ncg + nids + 2) * sizeof(*g->start));
+	g->ids = malloc((ncg + nids + 1) * sizeof(*g->ids));
+	if (!split || !u->map || !u->first || !u->span || !u->grp || !g->start || !g->ids)
+		goto out;
+	/* first by copy group, to find the groups an exemption splits */
+	for (i = 0; i < cg->ngroups; i++)
+		for (k = cg->start[i]; k < cg->start[i + 1]; k++)
+			u->map[u->nmap++] = (struct idunit){ cg->ids[k], (uint32_t)i };
+	if (u->nmap)
+		qsort(u->map, u->nmap, sizeof(*u->map), idunit_cmp);
+	for (i = 0; i < nex; i++) {
+		const struct idunit *a = unit_find(u->map, u->nmap, ex[i].a);
+		const struct idunit *b = unit_find(u->map, u->nmap, ex[i].b);
+
+		if (a && b && a->unit == b->unit)
+			split[a->unit] = 1;
+	}
+	u->nmap = 0;
+	for (i = 0; i < cg->ngroups; i++) {
+		u->first[i] = (uint32_t)nu;
+		u->span[i] = split[i] ? (uint32_t)(cg->start[i + 1] - cg->start[i]) : 1;
+		for (k = cg->start[i]; k < cg->start[i + 1]; k++) {
+			if (split[i] || k == cg->start[i]) {
+				g->start[nu] = g->nids;
+				u->grp[nu++] = (uint32_t)i;
+			}
+			g->ids[g->nids++] = cg->ids[k];
+			u->map[u->nmap++] = (struct idunit){ cg->ids[k], (uint32_t)(nu - 1) };
+		}
+	}
+	if (u->nmap)
+		qsort(u->map, u->nmap, sizeof(*u->map), idunit_cmp);
+	/* linked books in no group of copies: alone (ids ascend) */
+	for (i = 0, j = u->nmap; i < nids; i++) {
+		if (unit_find(u->map, j, ids[i]))
+			continue;
+		g->start[nu] = g->nids;
+		u->grp[nu] = UINT32_MAX;
+		g->ids[g->nids++] = ids[i];
+		u->map[u->nmap++] = (struct idunit){ ids[i], (uint32_t)nu++ };
+	}
+	if (u->nmap > j)
+		qsort(u->map, u->nmap, sizeof(*u->map), idunit_cmp);
+	g->start[nu] = g->nids;
+	g->nunits = nu;
+	ret = nu > UINT32_MAX - 1 ? -EOVERFLOW : 0;
+out:
+	free(split);
+	return ret;
+}
+
+/* Edges: a link stands for every pair of its two books' texts, a split
+ * group's books are alike with each other; exempted pairs remove the edge
+ * of two units when they are every pair of their books. */
+static int ug_edges(struct ugraph *u, const struct idx_groups *cg, const uint64_t *ids,
+		    const struct band_pair *bp, size_t np, const struct idx_pair *ex, size_t nex)
+{
+	uint64_t *cut = NULL;
+	uint32_t alo, ahi, blo, bhi, x, y;
+	size_t i, j, ncut = 0;
+	int ret = 0;
+
+	for (i = 0; i < np && !ret; i++) {
+		if (!ug_units(u, ids[bp[i].a], &alo, &ahi) || !ug_units(u, ids[bp[i].b], &blo, &bhi))
+			continue;
+		for (x = alo; x < ahi && !ret; x++)
+			for (y = blo; y < bhi && !ret; y++)
+				ret = ug_edge(u, x, y);
+	}
+	for (i = 0; i < cg->ngroups && !ret; i++)
+		for (x = u->first[i]; u->span[i] > 1 && x < u->first[i] + u->span[i] && !ret; x++)
+			for (y = x + 1; y < u->first[i] + u->span[i] && !ret; y++)
+				ret = ug_edge(u, x, y);
+	cut = malloc((nex + 1) * sizeof(*cut));
+	if (ret || !cut) {
+		free(cut);
+		return ret ? ret : -ENOMEM;
+	}
+	for (i = 0; i < nex; i++) {
+		const struct idunit *a = unit_find(u->map, u->nmap, ex[i].a);
+		const struct idunit *b = unit_find(u->map, u->nmap, ex[i].b);
+
+		if (a && b && a->unit != b->unit)
+			cut[ncut++] = a->unit < b->unit ? (uint64_t)a->unit << 32 | b->unit :
+				      (uint64_t)b->unit << 32 | a->unit;
+	}
+	if (ncut)
+		rsort_u64(cut, ncut);
+	if (u->ne)
+		rsort_u64(u->e, u->ne);
+	/* an edge goes when every pair of books of its units is exempted */
+	for (i = j = 0; i < u->ne; i++) {
+		const uint64_t *c = ncut ? bsearch(&u->e[i], cut, ncut, sizeof(*cut),
+						   rsort_cmp_u64) : NULL;
+		size_t nc = 0;
+
+		x = (uint32_t)(u->e[i] >> 32);
+		y = (uint32_t)u->e[i];
+
+		if (j && u->e[j - 1] == u->e[i])
+			continue;
+		while (c && c > cut && c[-1] == u->e[i])
+			c--;
+		while (c && c + nc < cut + ncut && c[nc] == u->e[i])
+			nc++;
+		if (nc && nc >= (u->g->start[x + 1] - u->g->start[x]) *
+			       (u->g->start[y + 1] - u->g->start[y]))
+			continue;
+		u->e[j++] = u->e[i];
+	}
+	u->ne = j;
+	free(cut);
+	return 0;
+}
+
+int idx_link_graph(struct idx *ix, struct idx_link_graph *g)
+{
+	struct idx_groups cg = { 0 };
+	struct ugraph u;
+	struct band_pair *bp = NULL;
+	struct idx_pair *ex = NULL;
+	uint64_t *ids = NULL;
+	size_t nids = 0, np = 0, nex = 0, i;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	memset(&u, 0, sizeof(u));
+	u.g = g;
+	ret = load_links(ix, &ids, &nids, &bp, &np);
+	if (ret == 0)
+		ret = idx_load_copy_groups(ix, &cg);
+	if (ret == 0)
+		ret = idx_exemptions(ix, &ex, &nex);
+	if (ret == 0)
+		ret = ug_units_make(&u, &cg, ids, nids, ex, nex);
+	if (ret == 0)
+		ret = ug_edges(&u, &cg, ids, bp, np, ex, nex);
+	if (ret == 0) {
+		g->edges = malloc((u.ne + 1) * sizeof(*g->edges));
+		if (!g->edges)
+			ret = -ENOMEM;
+	}
+	for (i = 0; ret == 0 && i < u.ne; i++) {
+		g->edges[i][0] = (uint32_t)(u.e[i] >> 32);
+		g->edges[i][1] = (uint32_t)u.e[i];
+	}
+	g->nedges = ret ? 0 : u.ne;
+	idx_groups_release(&cg);
+	free(u.map);
+	free(u.first);
+	free(u.span);
+	free(u.grp);
+	free(u.e);
+	free(ex);
+	free(bp);
+	free(ids);
+	if (ret)
+		idx_link_graph_release(g);
+	return ret;
+}
+
+void idx_link_graph_release(struct idx_link_graph *g)
+{
+	if (!g)
+		return;
+	free(g->start);
+	free(g->ids);
+	free(g->edges);
+	memset(g, 0, sizeof(*g));
+}

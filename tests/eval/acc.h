@@ -64,6 +64,12 @@ struct acc_summary {
 	double index_macro_f1;		/* mean class F1 of the listed pairs */
 	unsigned index_differ, index_no_candidate, index_verify_differs;
 	unsigned index_asymmetric;	/* listed on one side only */
+	/* opts.index: clusters/ against the true groups (acc_clusters.c) */
+	double cluster_ari, cluster_p, cluster_r;	/* groups_clusters() */
+	double cluster_ari_cc, cluster_p_cc, cluster_r_cc;	/* components */
+	unsigned cluster_books;		/* books scored (ambiguous ones left out) */
+	int cluster_order_same;		/* 1: another indexing order, same clusters */
+	double cluster_order_ari;	/* ARI between the two orders */
 };
 
 /* Builds the corpus, scores it with relate parameters p (NULL: defaults)

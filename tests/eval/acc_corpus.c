@@ -129,6 +129,7 @@ void acc_corpus_release(struct corpus *c)
 		free((char *)c->pairs[i].name);
 	free(c->books);
 	free(c->pairs);
+	free(c->twins);
 	if (c->tmpdir[0])
 		rmdir(c->tmpdir);
 	memset(c, 0, sizeof(*c));
@@ -281,17 +282,25 @@ static int derived_pair(struct corpus *c, uint32_t orig, const struct sbuf *t, c
 }
 
 /* The same as derived_pair() after 2% OCR errors on t (u: scratch): the
- * scanned copy of a volume, an anthology, a partly replaced book. */
+ * scanned copy of a volume, an anthology, a partly replaced book.  Every
+ * caller derived a book from t just before: the two are twins. */
 static int noisy_pair(struct corpus *c, struct mut_rng *r, uint32_t orig, const struct sbuf *t,
 		      struct sbuf *u, const char *name, enum acc_cat cat, enum relate_class label,
 		      unsigned accept, double param, int swap)
 {
+	uint32_t d = 0;
 	int ret;
 
 	sbuf_setlen(u, 0);
 	ret = mut_ocr(r, t->buf, t->len, 0.02, u, NULL);
 	if (!ret)
-		ret = derived_pair(c, orig, u, name, cat, label, accept, param, swap, NULL);
+		ret = derived_pair(c, orig, u, name, cat, label, accept, param, swap, &d);
+	if (!ret && d && !ARRAY_GROW(c->twins, c->capt, c->ntwins + 1)) {
+		c->twins[c->ntwins][0] = d - 1;
+		c->twins[c->ntwins++][1] = d;
+	} else if (!ret) {
+		ret = -ENOMEM;
+	}
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 
 #include "acc.h"
 #include "book.h"
+#include "idx.h"
 #include "relate.h"
 
 /* Kinds of pairs.  The first ones are built by mutation, the ACC_REAL_*
@@ -80,6 +81,11 @@ struct corpus {
 	size_t nbooks, capb;
 	struct acc_pair *pairs;
 	size_t npairs, capp;
+	/* books derived from one text, one with 2% OCR errors on top: near
+	 * duplicates of each other, though no pair labels them (the true
+	 * groups of clusters/ join them) */
+	uint32_t (*twins)[2];
+	size_t ntwins, capt;
 	char tmpdir[64];
 	unsigned ntmp;
 };
@@ -170,5 +176,17 @@ void acc_report_params(FILE *f, const struct relate_params *p);
  * the index_* figures of *sum and reports to o->out.  Returns 0 or -errno. */
 int acc_parity_run(const struct acc_opts *o, const struct corpus *c, const enum relate_class *pred,
 		   struct acc_summary *sum);
+
+/* Indexes book b at path as the indexer does (not judged): *id its id. */
+int acc_index_put(struct idx *ix, const struct book *b, const char *path, uint64_t *id);
+
+/* The clusters of the index ix (book k is ids[k]) against the true groups
+ * of c (the books joined by identical, same-text and near-duplicate
+ * labels): ARI and pairwise P/R, next to the connected components of the
+ * same links (the rule before); then the corpus indexed again in another
+ * order, and whether its clusters are the same.  Fills the cluster_*
+ * figures of *sum and reports to o->out.  0 or -errno. */
+int acc_clusters_run(const struct acc_opts *o, const struct corpus *c, struct idx *ix,
+		     const uint64_t *ids, struct acc_summary *sum);
 
 #endif

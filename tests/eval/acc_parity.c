@@ -78,8 +78,7 @@ static int parity_book_of(const struct parity *pa, size_t nbooks, uint64_t id, u
 	return 0;
 }
 
-/* Indexes b at path as the indexer does. */
-static int parity_put(struct idx *ix, const struct book *b, const char *path, uint64_t *id)
+int acc_index_put(struct idx *ix, const struct book *b, const char *path, uint64_t *id)
 {
 	struct bookrec_fp rf;
 	struct idx_stat st;
@@ -155,7 +154,7 @@ static int parity_build(struct parity *pa, const struct corpus *c)
 	t0 = monoclock_ns();
 	for (i = 0; i < c->nbooks && !ret; i++) {
 		snprintf(path, sizeof(path), "b%06zu", i);
-		ret = parity_put(pa->ix, c->books[i], path, &pa->ids[i]);
+		ret = acc_index_put(pa->ix, c->books[i], path, &pa->ids[i]);
 		/* judged after its store, as the indexer does: the lists
 		 * below are the stored ones the views read */
 		if (!ret)
@@ -381,6 +380,7 @@ int acc_parity_run(const struct acc_opts *o, const struct corpus *c, const enum 
 			sum->index_verify_differs++;
 	}
 	parity_report(o, c, &pa, pred, predi, sum);
+	ret = acc_clusters_run(o, c, pa.ix, pa.ids, sum);
 out:
 	parity_release(&pa);
 	free(predi);

@@ -3,7 +3,7 @@
 # including a pair too far apart in simhash for the simhash bands (found by
 # min-hash); containment does not join a cluster; `simbook clusters` agrees
 # with the view; "not a duplicate" and its undo, renames and deletes are
-# followed.
+# followed (a book joins only near duplicates of most of a cluster).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
@@ -63,6 +63,10 @@ rm "$MNT/similar/y/close.txt/$e"
 until_ok 5 groups_are "x/base.txt y/close.txt " || fail "exempted: $(view_groups)"
 [ "$(cli_groups)" = "$(view_groups)" ] || fail "cli after exemption: $(cli_groups)"
 "$SB" not-duplicate --undo "$SRC/x/base.txt" "$SRC/y/far.txt" >/dev/null ||
+	fail "not-duplicate --undo"
+# far is a near duplicate of base now, not of close: a chain, no cluster
+until_ok 5 groups_are "x/base.txt y/close.txt " || fail "one undone: $(view_groups)"
+"$SB" not-duplicate --undo "$SRC/y/close.txt" "$SRC/y/far.txt" >/dev/null ||
 	fail "not-duplicate --undo"
 until_ok 5 groups_are "$want" || fail "undo: $(view_groups)"
 

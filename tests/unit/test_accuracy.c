@@ -1,5 +1,7 @@
 /* The accuracy harness in quick mode (synthetic corpus, fixed seed): the
  * accuracy targets (docs/ACCURACY.md) must hold at the default operating point. */
+#include <string.h>
+
 #include "acc.h"
 #include "check.h"
 
@@ -26,8 +28,26 @@ static void test_quick_targets(void)
 	CHECK(s.combined_any_f1 >= s.best_single_any_f1);
 }
 
+/* clusters/ of the quick corpus indexed for real: close to the true
+ * groups, the same in another indexing order, and never merging two true
+ * groups (the quick corpus has no pair on the line). */
+static void test_quick_clusters(void)
+{
+	struct acc_opts o = { 1, 1, NULL, 0, 0, 0, NULL, NULL, 1 };
+	struct acc_summary s;
+
+	memset(&s, 0, sizeof(s));
+	REQUIRE(acc_run(&o, NULL, &s) == 0);
+	CHECK(s.cluster_books > 80);
+	CHECK(s.cluster_ari >= 0.90);
+	CHECK(s.cluster_p >= 0.99);
+	CHECK(s.cluster_order_same == 1);
+	CHECK(s.cluster_order_ari == 1.0);
+}
+
 int main(void)
 {
 	RUN(test_quick_targets);
+	RUN(test_quick_clusters);
 	return CHECK_DONE();
 }

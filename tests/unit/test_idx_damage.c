@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "groups.h"
 #include "idx_test.h"
 #include "idxcheck.h"
 
@@ -221,6 +222,8 @@ static void exercise(struct idx *ix)
 	if (idx_clusters(ix, 7, &g) == 0)
 		idx_groups_release(&g);
 	if (idx_link_groups(ix, &g) == 0)
+		idx_groups_release(&g);
+	if (groups_clusters(ix, &g) == 0)	/* the link graph and its clustering */
 		idx_groups_release(&g);
 	if (idx_text_groups(ix, &g) == 0)
 		idx_groups_release(&g);
