@@ -465,16 +465,6 @@ int idx_catchup_get(struct idx *ix, uint64_t *from);
 /* Records the catch-up's progress (books below from are judged) or, with
  * done, that it is over.  0 or -errno. */
 int idx_catchup_set(struct idx *ix, uint64_t from, int done);
-/* Groups of near duplicates as stored: connected components (size >= 2) of
- * the pairs the links stand for, minus exempted pairs, from one pass over
- * the clusters and copies tables (no comparison, no band lookup).  A group
- * of copies is joined whole, and a link between two representatives joins
- * every member of one group to every member of the other; an exemption
- * removes its one pair.  Groups are sorted by size (descending) then
- * smallest id; ids ascending within a group.  Free with
- * idx_groups_release(). */
-int idx_link_groups(struct idx *ix, struct idx_groups *g);
-
 /* The stored links as a graph of texts, for clusters that do not chain
  * (groups.h): a unit is one text, the books of a group of copies (or a
  * book in none), except that a group holding an exempted pair gives each
@@ -497,7 +487,8 @@ int idx_link_graph(struct idx *ix, struct idx_link_graph *g);
 void idx_link_graph_release(struct idx_link_graph *g);
 
 /* Groups (size >= 2) of books with the same exact-text hash, same order
- * rules as idx_link_groups(). */
+ * rules as idx_link_groups() (idx_test.h): by size (descending) then
+ * smallest id; ids ascending within a group. */
 int idx_text_groups(struct idx *ix, struct idx_groups *g);
 void idx_groups_release(struct idx_groups *g);
 /* Ids exempted from being duplicates of id: *ids malloc'd, ascending. */

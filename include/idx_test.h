@@ -44,4 +44,15 @@ int idx_exempt_has(struct idx *ix, uint64_t a, uint64_t b);
 int idx_debug_raw_put(struct idx *ix, const char *db, const void *key, size_t klen,
 		      const void *val, size_t vlen);
 
+/* Groups of near duplicates as stored (the clusters before average
+ * linkage, the harness's baseline): connected components (size >= 2) of
+ * the pairs the links stand for, minus exempted pairs, from one pass over
+ * the clusters and copies tables (no comparison, no band lookup).  A group
+ * of copies is joined whole, and a link between two representatives joins
+ * every member of one group to every member of the other; an exemption
+ * removes its one pair.  Groups are sorted by size (descending) then
+ * smallest id; ids ascending within a group.  Free with
+ * idx_groups_release(). */
+int idx_link_groups(struct idx *ix, struct idx_groups *g);
+
 #endif

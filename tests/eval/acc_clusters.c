@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "groups.h"
+#include "idx_test.h"
 #include "judge.h"
 #include "rsort.h"
 #include "ufind.h"
