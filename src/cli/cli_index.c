@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "climount.h"
 #include "idx.h"
 #include "idxlock.h"
 #include "indexer.h"
@@ -24,7 +25,6 @@
 #include "monoclock.h"
 #include "progress.h"
 #include "sbuf.h"
-#include "fspath.h"
 
 static const char index_usage[] =
 	"usage: simbook index DIR [--index IDXDIR] [--threads N] [--quiet] [--interval SECS]\n"
@@ -161,37 +161,6 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 	return -1;
 }
 
-/* 1 when folder dir lies in a simbookfs mount (its mount point into mnt):
- * the index folder is hidden there and the lock out of reach, and the
- * daemon keeps the index up to date anyway. */
-static int index_in_mount(const char *dir, char *mnt, size_t size)
-{
-	char real[PATH_MAX], line[PATH_MAX * 2], point[PATH_MAX], *type;
-	size_t n, best = 0;
-	FILE *fp;
-
-	if (!realpath(dir, real))
-		return 0;
-	fp = fopen("/proc/self/mountinfo", "r");
-	if (!fp)
-		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		type = strstr(line, " - ");
-		if (!type || strncmp(type + 3, "fuse.simbookfs ", 15) ||
-		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
-			continue;
-		fspath_unescape_mountinfo(point);
-		n = strlen(point);
-		if (n > best && !strncmp(real, point, n) &&
-		    (real[n] == '\0' || real[n] == '/' || n == 1)) {
-			best = n;
-			snprintf(mnt, size, "%s", point);
-		}
-	}
-	fclose(fp);
-	return best > 0;
-}
-
 /* Locks the index folder for this run (*lock): one writer per index.
  * Returns 0, or the exit status after reporting why not (3: in use). */
 static int index_lock(const struct libroot *lr, struct idxlock **lock)
@@ -206,7 +175,8 @@ static int index_lock(const struct libroot *lr, struct idxlock **lock)
 		if (!*h.src || !strcmp(h.src, lr->root))
 			fprintf(stderr, "simbook index: %s%s\n", why,
 				!strcmp(h.prog, IDXLOCK_PROG_DAEMON) ?
-				" (the mount keeps its index up to date)" : "");
+				": the mount keeps its index up to date, nothing to do (simbook "
+				"similar, clusters and duplicates read it)" : "");
 		else
 			fprintf(stderr, "simbook index: the index %s is in use: %s\n", lr->index,
 				why);
@@ -230,10 +200,11 @@ static int index_open(struct index_args *a, struct libroot *lr, struct idxlock *
 	char mnt[PATH_MAX];
 	int ret;
 
-	if (index_in_mount(a->dir, mnt, sizeof(mnt))) {
+	/* The index folder is hidden there and the lock out of reach. */
+	if (climount_find(a->dir, mnt, sizeof(mnt))) {
 		fprintf(stderr, "simbook index: %s is inside the simbookfs mount at %s, whose daemon "
-			"keeps the index up to date (index the library folder, not a mount)\n",
-			a->dir, mnt);
+			"keeps the index up to date: nothing to do (simbook similar, clusters "
+			"and duplicates read it through the mount)\n", a->dir, mnt);
 		return 3;
 	}
 	ret = libroot_place(lr, a->dir, a->index);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "climount.h"
 #include "groups.h"
 #include "idx.h"
 #include "jsonw.h"
@@ -181,38 +183,64 @@ static int q_probe(void *arg, const char *dir)
 	return 2 * found > qn->n;
 }
 
-/* Opens the index in folder dir, which must hold one already (an index is
- * never created here); 0 or 2 after printing why not. */
-static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
+/* Opens the index in folder dir read-only (a daemon or `simbook index`
+ * may be writing it; a query never changes it); root names the library
+ * in the advice, mnt the mount whose daemon keeps it (NULL: none).
+ * 0 or 2 after printing why not. */
+static int q_open_idx(struct q_ctx *c, const char *dir, const char *root, const char *mnt)
 {
-	struct sbuf sb;
-	struct stat st;
+	struct idx_opts io = { .readonly = 1 };
 	int ret;
 
-	sbuf_init(&sb);
-	ret = sbuf_addf(&sb, "%s/data.mdb", dir);
-	if (ret || stat(sb.buf, &st) < 0) {
+	ret = idx_open(&c->ix, dir, &io);
+	if (!ret)
+		return 0;
+	if (mnt && ret == -EACCES)
+		fprintf(stderr, "simbook %s: cannot open the index of the mount at %s: %s (its "
+			"daemon runs as another user; ask it, or run simbook as that user)\n",
+			c->cmd, mnt, strerror(-ret));
+	else if (mnt && (ret == -ESTALE || ret == -ENOENT))
+		fprintf(stderr, "simbook %s: the daemon of the mount at %s is still creating or "
+			"upgrading its index: try again once %s/.simbookfs/status says \"idle\"\n",
+			c->cmd, mnt, mnt);
+	else if (ret == -ENOENT)
 		fprintf(stderr, "simbook %s: no index in %s (run 'simbook index %s' first)\n",
 			c->cmd, dir, root ? root : "DIR");
-		sbuf_release(&sb);
-		return 2;
-	}
-	sbuf_release(&sb);
-	ret = idx_open(&c->ix, dir, NULL);
-	if (ret) {
+	else if (ret == -ESTALE || ret == -EIO)
+		fprintf(stderr, "simbook %s: the index in %s is %s: %s\n", c->cmd, dir,
+			ret == -EIO ? "damaged" : "unfinished or from another version",
+			mnt ? "its daemon rebuilds it when next mounted" : root ?
+			"run 'simbook index' on the library to bring it up to date" :
+			"run 'simbook index DIR' to bring it up to date");
+	else
 		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", c->cmd, dir,
 			idx_strerror(ret));
+	return 2;
+}
+
+/* The library of a path inside a simbookfs mount: the mount's own folder,
+ * and the index its daemon keeps, opened where the status says.  0, 1
+ * when path is in no mount, else 2 after printing why not. */
+static int q_open_mount(struct q_ctx *c, const char *path)
+{
+	struct climount m;
+	char mnt[PATH_MAX];
+	int ret;
+
+	if (!climount_find(path, mnt, sizeof(mnt)))
+		return 1;
+	ret = climount_library(mnt, &m);
+	if (ret) {
+		fprintf(stderr, "simbook %s: the simbookfs mount at %s %s\n", c->cmd, mnt,
+			ret == -ENOENT ? "serves no index (-o noindex, or a daemon older than "
+			"this simbook)" : strerror(-ret));
 		return 2;
 	}
-	if (idx_rebuilt(c->ix)) {
-		fprintf(stderr, "simbook %s: the index in %s was %s and has been reset%s: run "
-			"'simbook index %s'\n", c->cmd, dir,
-			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? "from another version" : "unreadable",
-			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? " (\"not a duplicate\" marks kept)" :
-			" (its \"not a duplicate\" marks are lost)", root ? root : "DIR");
-		return 2;
-	}
-	return 0;
+	c->lr.root = m.mnt;
+	m.mnt = NULL;
+	ret = q_open_idx(c, m.reader, NULL, c->lr.root);
+	climount_release(&m);
+	return ret;
 }
 
 /* Finds and opens the index for o->path; 0, or 2 after printing why not. */
@@ -225,8 +253,16 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
 	c->rootfd = -1;
+	/* On a mount, the daemon's index, unless one is given. */
+	if (!o->index && !o->root) {
+		ret = q_open_mount(c, o->path);
+		if (ret == 2)
+			goto fail;
+		if (ret == 0)
+			goto opened;
+	}
 	/* A given index is opened first: it tells which folder is the library. */
-	if (o->index && q_open_idx(c, o->index, o->root))
+	if (o->index && q_open_idx(c, o->index, o->root, NULL))
 		goto fail;
 	qn.ix = c->ix;
 	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, &qn);
@@ -252,8 +288,9 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 			o->index, strerror(-ret));
 		goto fail;
 	}
-	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root))
+	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root, NULL))
 		goto fail;
+opened:
 	c->rootfd = open(c->lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfd < 0) {
 		fprintf(stderr, "simbook %s: %s: %s\n", cmd, c->lr.root, strerror(errno));

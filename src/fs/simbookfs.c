@@ -517,8 +517,10 @@ static int sbfs_setup_views(struct sbfs *s)
 		return -1;
 	}
 	ret = views_new(&s->views, s->rootfd, o->viewprefix ? o->viewprefix : "", s->hidden);
-	if (!ret)
+	if (!ret) {
 		views_set_files(s->views, o->viewmode && !strcmp(o->viewmode, "files"));
+		views_set_library(s->views, s->lr.root, s->lr.index);
+	}
 	if (!ret && s->hidden)
 		ret = fs_hide_name(s->fs, s->hidden);
 	if (!ret)
