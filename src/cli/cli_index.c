@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "climount.h"
+#include "cliopt.h"
 #include "idx.h"
 #include "idxlock.h"
 #include "indexer.h"
@@ -119,45 +120,48 @@ struct index_args {
  * --help, 2 on a bad argument, reported). */
 static int index_parse(int argc, char **argv, struct index_args *a)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "index", required_argument, NULL, 'i' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'n' }, { "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 }
+	};
 	char *end;
-	int i;
+	int c, first = 1;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = cliopt_next("index", first, argc, argv, ":hq", longopts)) != -1) {
+		first = 0;
+		switch (c) {
+		case 'h':
 			fputs(index_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			a->index = argv[++i];
-		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+		case 'i':
+			a->index = optarg;
+			break;
+		case 't':
 			errno = 0;
-			a->io.threads = (unsigned)strtoul(argv[++i], &end, 10);
-			if (errno || *end || !*argv[i] || a->io.threads > 1024) {
-				fprintf(stderr, "simbook index: bad --threads '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-			a->interval = strtod(argv[++i], &end);
-			if (*end || !*argv[i] || !(a->interval >= 0.05 && a->interval <= 86400)) {
-				fprintf(stderr, "simbook index: bad --interval '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+			a->io.threads = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || a->io.threads > 1024)
+				return cliopt_usage("index", "bad --threads '%s'", optarg);
+			break;
+		case 'n':
+			a->interval = strtod(optarg, &end);
+			if (*end || !*optarg || !(a->interval >= 0.05 && a->interval <= 86400))
+				return cliopt_usage("index", "bad --interval '%s'", optarg);
+			break;
+		case 'q':
 			a->quiet = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook index: unknown or incomplete option '%s'\n%s", argv[i],
-				index_usage);
-			return 2;
-		} else if (!a->dir) {
-			a->dir = argv[i];
-		} else {
-			fprintf(stderr, "%s", index_usage);
+			break;
+		default:
 			return 2;
 		}
 	}
-	if (!a->dir) {
-		fprintf(stderr, "%s", index_usage);
-		return 2;
-	}
+	if (optind < argc)
+		a->dir = argv[optind++];
+	if (optind < argc)
+		return cliopt_usage("index", "one DIR only, not also '%s'", argv[optind]);
+	if (!a->dir)
+		return cliopt_usage("index", "which folder? a DIR is needed");
 	return -1;
 }
 

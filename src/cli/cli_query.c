@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "climount.h"
+#include "cliopt.h"
 #include "groups.h"
 #include "idx.h"
 #include "jsonw.h"
@@ -43,8 +44,11 @@ enum q_fmt { Q_TEXT, Q_JSON, Q_TSV };
 	"Paths are relative to the library folder (\"path\") and absolute (\"abs\").\n" \
 	"JSON strings are valid UTF-8: a byte of a file name that is not valid UTF-8\n" \
 	"is written as \\udcXX (Python: os.fsencode() gives the name back).\n" \
-	"Exit status: 0 found, 1 nothing found, 2 error (no index, path outside\n" \
-	"the library or not indexed, bad arguments, output error).\n"
+	"On a simbookfs mount (over the library or elsewhere) the index is the\n" \
+	"one its daemon keeps, read through the mount.\n" \
+	"Exit status (grep's convention): 0 found, 1 nothing found, 2 error (no\n" \
+	"index, path outside the library or not indexed, bad arguments, output\n" \
+	"error).\n"
 
 static const char similar_usage[] =
 	"usage: simbook similar FILE [--json|--tsv] [--index IDXDIR] [--root DIR]\n"
@@ -97,41 +101,41 @@ struct q_ctx {
 /* Parses the options; returns -1 to go on, else the exit status. */
 static int q_parse(const char *cmd, const char *usage, int argc, char **argv, struct q_opts *o)
 {
-	int i;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+		{ "tsv", no_argument, NULL, 't' }, { "index", required_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
+	};
+	int c, first = 1;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = cliopt_next(cmd, first, argc, argv, ":h", longopts)) != -1) {
+		first = 0;
+		switch (c) {
+		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--tsv")) {
-			if (o->fmt != Q_TEXT) {
-				fprintf(stderr, "simbook %s: one of --json and --tsv\n", cmd);
-				return 2;
-			}
-			o->fmt = argv[i][2] == 'j' ? Q_JSON : Q_TSV;
-		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			o->index = argv[++i];
-		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
-			o->root = argv[++i];
-		} else if (!strcmp(argv[i], "--")) {
-			if (i + 1 < argc && !o->path && i + 2 == argc) {
-				o->path = argv[i + 1];
-				break;
-			}
-			fputs(usage, stderr);
-			return 2;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook %s: unknown or incomplete option '%s'\n%s", cmd,
-				argv[i], usage);
-			return 2;
-		} else if (!o->path) {
-			o->path = argv[i];
-		} else {
-			fputs(usage, stderr);
+		case 'j':
+		case 't':
+			if (o->fmt != Q_TEXT && o->fmt != (c == 'j' ? Q_JSON : Q_TSV))
+				return cliopt_usage(cmd, "one of --json and --tsv");
+			o->fmt = c == 'j' ? Q_JSON : Q_TSV;
+			break;
+		case 'i':
+			o->index = optarg;
+			break;
+		case 'r':
+			o->root = optarg;
+			break;
+		default:
 			return 2;
 		}
 	}
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc)
+		return cliopt_usage(cmd, "one %s only, not also '%s'",
+				    strcmp(cmd, "similar") ? "folder or file" : "file", argv[optind]);
 	return -1;
 }
 
@@ -422,10 +426,8 @@ int cli_similar(int argc, char **argv)
 	status = q_parse("similar", similar_usage, argc, argv, &o);
 	if (status >= 0)
 		return status;
-	if (!o.path) {
-		fputs(similar_usage, stderr);
-		return 2;
-	}
+	if (!o.path)
+		return cliopt_usage("similar", "which book? a FILE is needed");
 	if (stat(o.path, &st) < 0 || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "simbook similar: %s: %s\n", o.path,
 			errno && access(o.path, F_OK) < 0 ? strerror(errno) : "not a regular file");
