@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "climount.h"
 #include "cliopt.h"
+#include "book.h"
 #include "groups.h"
 #include "idx.h"
 #include "jsonw.h"
@@ -76,13 +77,16 @@ static const char groups_usage[] =
 	"mount lists them; each member's relation is its relation to the group's\n"
 	"first member.\n"
 	"  default: a title line per group (\"TITLE (N books)\"), then its members\n"
-	"           indented, with their relation to the first in parentheses\n"
+	"           indented, with their relation and score to the first in\n"
+	"           parentheses\n"
 	"  --json: one object per group: {\"kind\",\"group\",\"title\",\"count\",\n"
-	"          \"members\":[{\"path\",\"abs\",\"id\",\"simhash\",\"size\",\"relation\",\n"
-	"          \"label\",\"simhash_distance\"}]} (relation and label null for the\n"
-	"          first member)\n"
-	"  --tsv:  one line per member: group count title relation\n"
-	"          simhash_distance size id simhash path (relation \"-\" for the first)\n"
+	"          \"members\":[{\"path\",\"abs\",\"id\",\"simhash\",\"size\",\"mtime\",\n"
+	"          \"relation\",\"label\",\"score\",\"simhash_distance\"}]} (relation,\n"
+	"          label and score null for the first member; size in bytes and\n"
+	"          mtime in seconds since 1970 as indexed)\n"
+	"  --tsv:  one line per member: group count title relation score\n"
+	"          simhash_distance size mtime id simhash path (relation and score\n"
+	"          \"-\" for the first)\n"
 	Q_COMMON_HELP;
 
 struct q_opts {
@@ -539,11 +543,44 @@ static int group_title(struct q_ctx *c, const struct groups_group *gr, char **ti
 	return groups_title(c->ix, ids, j, gr->m[0].path, title);
 }
 
+/* Member id's relation to the group's first member rep, as its similar
+ * list shows it (judge_relation()), with the score and the mtime stored
+ * for id (ns).  0 or -errno. */
+static int member_relation(struct q_ctx *c, uint64_t rep, uint64_t id, enum relate_class *cls,
+			   unsigned *score, int64_t *mtime_ns)
+{
+	struct idx_file fa = { 0 }, fb = { 0 };
+	struct book *ba = NULL;
+	struct judge_pair r;
+	int ret;
+
+	*cls = RELATE_UNRELATED;
+	*score = 0;
+	ret = idx_get_id(c->ix, id, &fb);
+	*mtime_ns = ret ? 0 : fb.st.mtime_ns;
+	if (!ret && rep != id)
+		ret = idx_get_id(c->ix, rep, &fa);
+	if (!ret && rep != id && (!fa.has_fp || !fb.has_fp))
+		ret = -ENOENT;
+	if (!ret && rep != id)
+		ret = judge_compare(c->ix, c->cache, &fa, &ba, &fb, &r);
+	if (!ret && rep != id) {
+		*cls = rep == r.a ? r.cls : judge_mirror(r.cls);
+		*score = r.score;
+	}
+	book_free(ba);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	return ret;
+}
+
 static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t gi,
 		     const struct groups_group *gr, enum q_fmt fmt)
 {
 	enum relate_class cls = RELATE_UNRELATED;
 	char *title = NULL, hex[33];
+	unsigned score;
+	int64_t mt;
 	size_t j;
 	int ret, d;
 
@@ -562,17 +599,15 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 	for (j = 0; j < gr->n && !ret; j++) {
 		const struct groups_member *m = &gr->m[j];
 
-		if (j > 0) {
-			ret = judge_relation(c->ix, c->cache, gr->m[0].id, m->id, &cls);
-			if (ret)
-				break;
-		}
+		ret = member_relation(c, gr->m[0].id, m->id, &cls, &score, &mt);
+		if (ret)
+			break;
 		d = popcount128(gr->m[0].simhash, m->simhash);
 		hex128(m->simhash, hex);
 		if (fmt == Q_TEXT) {
 			ret = sbuf_addf(o, "  %s", m->path);
 			if (!ret && j)
-				ret = sbuf_addf(o, "  (%s)", simlist_label(cls));
+				ret = sbuf_addf(o, "  (%s, %u%%)", simlist_label(cls), score);
 			if (!ret)
 				ret = sbuf_addch(o, '\n');
 		} else if (fmt == Q_TSV) {
@@ -580,9 +615,12 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			if (!ret)
 				ret = simlist_escape(o, title);
 			if (!ret)
-				ret = sbuf_addf(o, "\t%s\t%d\t%llu\t%016llx\t%s\t",
-						j ? relate_class_name(cls) : "-", d,
+				ret = j ? sbuf_addf(o, "\t%s\t%u", relate_class_name(cls), score)
+					: sbuf_addstr(o, "\t-\t-");
+			if (!ret)
+				ret = sbuf_addf(o, "\t%d\t%llu\t%lld\t%016llx\t%s\t", d,
 						(unsigned long long)m->size,
+						(long long)(mt / 1000000000),
 						(unsigned long long)m->id, hex);
 			if (!ret)
 				ret = simlist_escape(o, m->path);
@@ -593,13 +631,16 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			if (!ret)
 				ret = json_paths(o, c, m->path);
 			if (!ret)
-				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,",
-						(unsigned long long)m->id, hex,
-						(unsigned long long)m->size);
+				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,"
+						"\"mtime\":%lld,", (unsigned long long)m->id, hex,
+						(unsigned long long)m->size,
+						(long long)(mt / 1000000000));
 			if (!ret)
-				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\",",
-						    relate_class_name(cls), simlist_label(cls))
-					: sbuf_addstr(o, "\"relation\":null,\"label\":null,");
+				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\","
+						    "\"score\":%u,", relate_class_name(cls),
+						    simlist_label(cls), score)
+					: sbuf_addstr(o, "\"relation\":null,\"label\":null,"
+						      "\"score\":null,");
 			if (!ret)
 				ret = sbuf_addf(o, "\"simhash_distance\":%d}", d);
 		}
@@ -644,8 +685,8 @@ static int groups_cmd(int dup, int argc, char **argv)
 	if (!ret)
 		groups_scope(&gs, scope);
 	if (!ret && o.fmt == Q_TSV)
-		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tsimhash_distance\tsize\tid\t"
-				  "simhash\tpath\n");
+		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tscore\tsimhash_distance\t"
+				  "size\tmtime\tid\tsimhash\tpath\n");
 	for (i = 0; i < gs.n && !ret; i++) {
 		ret = group_out(&out, &c, cmd, i, &gs.g[i], o.fmt);
 		if (!ret && out.len > 65536)

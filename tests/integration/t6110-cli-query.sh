@@ -144,7 +144,7 @@ check "external index, path outside the library: exit 2" [ "$(rc_of "$SB" simila
 check "--root that does not hold the path: exit 2" [ "$(rc_of "$SB" similar "$T/noindex/x.txt" --index "$T/ext" --root "$LIB")" -eq 2 ] && grep -q "not inside the library" "$T/err"
 
 # ---- help ----
-check "similar --help documents the exit status" bash -c "'$SB' similar --help | grep -q '^Exit status: 0 found, 1 nothing found, 2 error'"
+check "similar --help documents the exit status" bash -c "'$SB' similar --help | grep -q '^Exit status (grep.s convention): 0 found, 1 nothing found, 2 error'"
 check "duplicates --help documents the JSON" bash -c "'$SB' duplicates --help | grep -q 'members'"
 
 exit $fail
