@@ -42,7 +42,7 @@ static int meta_library(struct views *v, struct sbuf *out)
 	ret = v->hidden ? sbuf_addf(&reader, "/proc/%ld/fd/%d/%s", (long)getpid(), v->rootfd,
 				    v->hidden) : sbuf_addstr(&reader, v->index);
 	if (!ret)
-		ret = sbuf_addstr(out, "\"library\":{\"src\":");
+		ret = sbuf_addstr(out, ",\"library\":{\"src\":");
 	if (!ret)
 		ret = jsonw_str(out, v->src);
 	if (!ret)
@@ -54,7 +54,7 @@ static int meta_library(struct views *v, struct sbuf *out)
 	if (!ret)
 		ret = jsonw_strn(out, reader.buf, reader.len);
 	if (!ret)
-		ret = sbuf_addf(out, ",\"pid\":%ld},", (long)getpid());
+		ret = sbuf_addf(out, ",\"pid\":%ld}", (long)getpid());
 	sbuf_release(&reader);
 	return ret;
 }
@@ -71,9 +71,9 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 			"\"failed\":0,\"not_books\":0,\"indexed_since_mount\":0,",
 			opener_state_name(oi.state));
 	if (!ret)
-		ret = meta_library(v, out);
-	if (!ret)
 		ret = meta_open(&oi, out);
+	if (!ret)
+		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
@@ -114,9 +114,9 @@ static int meta_status(struct views *v, struct sbuf *out)
 			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			(unsigned long long)kept_marks);
 	if (!ret)
-		ret = meta_library(v, out);
-	if (!ret)
 		ret = meta_open(&oi, out);
+	if (!ret)
+		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 

@@ -65,6 +65,10 @@ near = m["b/near.txt"]
 assert near["relation"] == "near-duplicate" and 50 <= near["score"] < 100, near
 PY
 
+say "duplicates/ entry names show the relation to the first member"
+names=$(ls "$SRC"/duplicates/*/ | sort | tr '\n' '|')
+[ "$names" = "base.txt|identical file - copy.txt|" ] || fail "duplicates/ names: $names"
+
 say "the copy of a status folder is not a book"
 grep -q '"files":4,' "$SRC/.simbookfs/status" || fail "status: $(cat "$SRC/.simbookfs/status")"
 rc=0; "$SB" similar "$SRC/old/.simbookfs/status" >/dev/null 2>"$T/err" || rc=$?
