@@ -32,4 +32,9 @@ int climount_library(const char *mnt, struct climount *m);
 
 void climount_release(struct climount *m);
 
+/* 1 when path names a file of a mount's status folder (its parent folder's
+ * name is ".simbookfs" or ends in it, fspath_status_dir()): a report of
+ * the daemon, which no command takes for a book. */
+int climount_report(const char *path);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "climount.h"
 #include "cliopt.h"
 #include "extract.h"
 #include "norm.h"
@@ -20,6 +21,11 @@ static int load(const char *path, struct extract_doc *doc)
 
 	sbuf_init(&err);
 	extract_doc_init(doc);
+	if (climount_report(path)) {
+		fprintf(stderr, "simbook: %s: a simbookfs status file, not a book\n", path);
+		sbuf_release(&err);
+		return 1;
+	}
 	ret = extract_file(path, NULL, doc, &err);
 	if (ret)
 		fprintf(stderr, "simbook: %s\n", err.len ? err.buf : strerror(-ret));

@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "cli.h"
+#include "climount.h"
 #include "cliopt.h"
 #include "jsonw.h"
 #include "judge.h"
@@ -74,7 +75,9 @@ static int fingerprint_one(const char *path, int json)
 	int ret;
 
 	sbuf_init(&err);
-	ret = book_load(path, NULL, &b, &err);
+	ret = climount_report(path) ? -EINVAL : book_load(path, NULL, &b, &err);
+	if (ret == -EINVAL && !err.len)
+		sbuf_addf(&err, "%s: a simbookfs status file, not a book", path);
 	if (ret) {
 		fprintf(stderr, "simbook fingerprint: %s\n",
 			err.len ? err.buf : strerror(ret < 0 ? -ret : ret));
@@ -293,7 +296,12 @@ int cli_compare(int argc, char **argv)
 	pa = argv[optind];
 	pb = argv[optind + 1];
 	sbuf_init(&err);
-	ret = book_load(pa, NULL, &a, &err);
+	ret = climount_report(pa) || climount_report(pb) ? -EINVAL : 0;
+	if (ret)
+		sbuf_addf(&err, "%s: a simbookfs status file, not a book",
+			  climount_report(pa) ? pa : pb);
+	if (!ret)
+		ret = book_load(pa, NULL, &a, &err);
 	if (!ret)
 		ret = book_load(pb, NULL, &b, &err);
 	if (ret) {

@@ -199,3 +199,26 @@ void climount_release(struct climount *m)
 	free(m->reader);
 	memset(m, 0, sizeof(*m));
 }
+
+int climount_report(const char *path)
+{
+	const char *end = path + strlen(path), *slash, *start;
+	char name[NAME_MAX + 1];
+
+	while (end > path && end[-1] == '/')
+		end--;
+	slash = end;
+	while (slash > path && slash[-1] != '/')
+		slash--;
+	/* the parent's name: the component before the last */
+	while (slash > path && slash[-1] == '/')
+		slash--;
+	start = slash;
+	while (start > path && start[-1] != '/')
+		start--;
+	if (slash == start || (size_t)(slash - start) > NAME_MAX)
+		return 0;
+	memcpy(name, start, (size_t)(slash - start));
+	name[slash - start] = '\0';
+	return fspath_status_dir(name);
+}

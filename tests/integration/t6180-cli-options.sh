@@ -46,6 +46,16 @@ check "compare of unrelated books exits 1" [ "$rc" -eq 1 ]
 rc=0; "$SB" compare "$LIB/base2.txt" "$T/missing" >/dev/null 2>&1 || rc=$?
 check "compare of a missing file exits 2" [ "$rc" -eq 2 ]
 
+# a copy of a mount's status folder: reports, never books
+mkdir -p "$T/m/.simbookfs"
+cp "$LIB/base2.txt" "$T/m/.simbookfs/status"
+rc=0; "$SB" fingerprint "$T/m/.simbookfs/status" >"$T/out" 2>"$T/err" || rc=$?
+check "fingerprint refuses a status file" [ "$rc" -eq 1 -a ! -s "$T/out" ] && grep -q "status file, not a book" "$T/err"
+rc=0; "$SB" text "$T/m/.simbookfs/status" >/dev/null 2>&1 || rc=$?
+check "text refuses a status file" [ "$rc" -eq 1 ]
+rc=0; "$SB" compare "$LIB/base2.txt" "$T/m/.simbookfs/status" >/dev/null 2>&1 || rc=$?
+check "compare refuses a status file" [ "$rc" -eq 2 ]
+
 # simbookfs --help: the project's defaults
 if [ -x "$FS" ]; then
 	"$FS" --help >"$T/fshelp" 2>&1
