@@ -148,7 +148,7 @@ run: all
 # in the mount helper and the unit, @VERSION@ in the man pages).
 INSTALL_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@VERSION@|$(VERSION)|g'
-INSTALL_DOCS := docs/USAGE.md $(wildcard README.md docs/VIEWS.md)
+INSTALL_DOCS := docs/USAGE.md LICENSE $(wildcard README.md docs/VIEWS.md)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
@@ -159,6 +159,8 @@ install: all
 	$(INSTALL_SUBST) 'mount-scripts/simbookfs@.service' >'$(DESTDIR)$(UNITDIR)/simbookfs@.service'
 	chmod 644 '$(DESTDIR)$(UNITDIR)/simbookfs@.service'
 	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 755 docs/examples/dedup-dry-run.py $(DESTDIR)$(DOCDIR)/examples/
 ifneq ($(SBINDIR),)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_SUBST) mount-scripts/mount.simbookfs >$(DESTDIR)$(SBINDIR)/mount.simbookfs
@@ -174,8 +176,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/simbookfs $(DESTDIR)$(BINDIR)/simbook \
 	    $(DESTDIR)$(MANDIR)/man1/simbookfs.1 $(DESTDIR)$(MANDIR)/man1/simbook.1 \
 	    '$(DESTDIR)$(UNITDIR)/simbookfs@.service' \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)))
-	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS))) \
+	    $(DESTDIR)$(DOCDIR)/examples/dedup-dry-run.py
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 ifneq ($(SBINDIR),)
 	rm -f $(DESTDIR)$(SBINDIR)/mount.simbookfs $(DESTDIR)$(SBINDIR)/mount.fuse.simbookfs \
 	    $(DESTDIR)$(MANDIR)/man8/mount.simbookfs.8 $(DESTDIR)$(MANDIR)/man8/mount.fuse.simbookfs.8

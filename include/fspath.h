@@ -57,6 +57,13 @@ const char *fspath_under(const char *path, const char *top, size_t toplen);
  * never indexed, listed or reported as a change. */
 int fspath_fuse_hidden(const char *path);
 
+/* 1 when name (one component) is the status folder of a simbookfs mount:
+ * ".simbookfs", or a name ending in it (a mount's -o viewprefix=).  Found
+ * in a library, it is a copy of a mount or a mount nested in it; its files
+ * (status, errors, not-duplicates) are the daemon's reports, never books,
+ * so the scan does not enter it. */
+int fspath_status_dir(const char *name);
+
 /* "dir/name", or "name" when dir is "" (relative paths below SRC).  The
  * result is malloc'd and the caller frees it; NULL on -ENOMEM. */
 char *fspath_join(const char *dir, const char *name);

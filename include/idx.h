@@ -136,6 +136,14 @@ struct idx_opts {
 	 * stored index stays as it was, so the next open does the work again. */
 	int (*progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* Non-zero: read an existing index that another process (a mount's
+	 * daemon, `simbook index`) may be writing, changing nothing: nothing
+	 * is created, upgraded or rebuilt, no write may be called, and the
+	 * other options are ignored (the stored threshold is used).  Then
+	 * idx_open() returns -ENOENT (no index folder), -ESTALE (not filled
+	 * yet, or another version's: its writer upgrades it), -EIO (damaged),
+	 * -EPROTONOSUPPORT (a newer version's), -errno of LMDB. */
+	int readonly;
 };
 
 #define IDX_UQ_POSTINGS_MAX 100000	/* the largest max_postings accepted */

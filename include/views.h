@@ -12,7 +12,11 @@
  *                               index threshold, exemptions applied)
  *   duplicates/<Title (N)>/     groups with the same normalised text
  *   lookup/<32 hex digits>/     the books within the threshold of any id
- *   .simbookfs/status, errors   JSON status; one line per unindexable file
+ *   .simbookfs/status, errors   JSON status (with "library": {"src",
+ *                               "index", "reader", "pid"}, reader the path
+ *                               by which another process of the same user
+ *                               opens the index read-only); one line per
+ *                               unindexable file
  *   .simbookfs/not-duplicates   one line per "not a duplicate" pair
  *   .simbookfs/control          write-only, not listed: one command per
  *                               write() ("not-duplicate" or
@@ -51,6 +55,11 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
  * their target instead of relative symlinks (the default).  Call before
  * mounting. */
 void views_set_files(struct views *v, int on);
+/* The library folder src and its index folder index, absolute, for the
+ * status's "library" member (VIEWS_STATUS_LIBRARY): how `simbook` finds
+ * the index of a mount, even one over SRC that hides it.  Both borrowed:
+ * they must outlive v.  Call before mounting. */
+void views_set_library(struct views *v, const char *src, const char *index);
 /* The indexer's notify callback (arg: the struct views). */
 void views_changed(void *arg);
 /* Connects the index that op opens (before mounting).  Until it is open

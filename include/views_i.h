@@ -42,6 +42,7 @@ struct views {
 	int files;			/* entries are read-only files, not links */
 	char *prefix;
 	const char *hidden;
+	const char *src, *index;	/* views_set_library() */
 	char *names[VK_N];
 	struct view_node nodes[VK_N];
 	struct opener *op;

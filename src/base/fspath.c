@@ -129,6 +129,14 @@ const char *fspath_under(const char *path, const char *top, size_t toplen)
 	return *path == '\0' || *path == '/' ? path : NULL;
 }
 
+int fspath_status_dir(const char *name)
+{
+	static const char base[] = ".simbookfs";
+	size_t n = strlen(name), b = sizeof(base) - 1;
+
+	return n >= b && !strcmp(name + n - b, base);
+}
+
 int fspath_fuse_hidden(const char *path)
 {
 	static const char prefix[] = ".fuse_hidden";

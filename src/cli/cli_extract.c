@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "climount.h"
+#include "cliopt.h"
 #include "extract.h"
 #include "norm.h"
 #include "sbuf.h"
@@ -19,6 +21,11 @@ static int load(const char *path, struct extract_doc *doc)
 
 	sbuf_init(&err);
 	extract_doc_init(doc);
+	if (climount_report(path)) {
+		fprintf(stderr, "simbook: %s: a simbookfs status file, not a book\n", path);
+		sbuf_release(&err);
+		return 1;
+	}
 	ret = extract_file(path, NULL, doc, &err);
 	if (ret)
 		fprintf(stderr, "simbook: %s\n", err.len ? err.buf : strerror(-ret));
@@ -35,25 +42,62 @@ static int write_out(const char *p, size_t n)
 	return 0;
 }
 
+static const char text_usage[] =
+	"usage: simbook text [--normalized] FILE\n"
+	"The text of a book as the extractor reads it (format by content).\n"
+	"  --normalized  the text the fingerprints are computed from\n"
+	"Exit status: 0 printed, 1 FILE cannot be read as a book or the output\n"
+	"failed, 2 bad arguments.\n";
+
+static const char meta_usage[] =
+	"usage: simbook meta FILE\n"
+	"A book's format, charset, title, creators, language, identifiers, ISBN,\n"
+	"text size, chunk offsets and warnings, as one JSON object.\n"
+	"Exit status: 0 printed, 1 FILE cannot be read as a book or the output\n"
+	"failed, 2 bad arguments.\n";
+
+/* Parses text's (normalized not NULL) or meta's options and its one FILE:
+ * -1 to go on, else the exit status. */
+static int one_file(const char *cmd, const char *usage, int argc, char **argv,
+		    int *normalized, const char **path)
+{
+	static const struct option text_opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "normalized", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const struct option meta_opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	int c, first = 1;
+
+	while ((c = cliopt_next(cmd, first, argc, argv, ":h", normalized ? text_opts :
+				meta_opts)) != -1) {
+		first = 0;
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else if (c == 'n') {
+			*normalized = 1;
+		} else {
+			return 2;
+		}
+	}
+	if (argc - optind != 1)
+		return cliopt_usage(cmd, "one FILE is needed, not %d", argc - optind);
+	*path = argv[optind];
+	return -1;
+}
+
 int cli_text(int argc, char **argv)
 {
 	struct extract_doc doc;
 	struct norm_doc nd;
 	const char *path = NULL;
-	int normalized = 0, i, ret;
+	int normalized = 0, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--normalized"))
-			normalized = 1;
-		else if (!path && argv[i][0] != '-')
-			path = argv[i];
-		else
-			path = NULL, i = argc + 1;
-	}
-	if (!path || i > argc) {
-		fprintf(stderr, "usage: simbook text FILE [--normalized]\n");
-		return 2;
-	}
+	ret = one_file("text", text_usage, argc, argv, &normalized, &path);
+	if (ret >= 0)
+		return ret;
 	ret = load(path, &doc);
 	if (ret)
 		return ret;
@@ -119,19 +163,19 @@ int cli_meta(int argc, char **argv)
 {
 	struct extract_doc doc;
 	struct sbuf js;
+	const char *path = NULL;
 	size_t i;
 	int ret;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: simbook meta FILE\n");
-		return 2;
-	}
-	ret = load(argv[1], &doc);
+	ret = one_file("meta", meta_usage, argc, argv, NULL, &path);
+	if (ret >= 0)
+		return ret;
+	ret = load(path, &doc);
 	if (ret)
 		return ret;
 	sbuf_init(&js);
 	sbuf_addstr(&js, "{\n");
-	json_opt(&js, "file", argv[1]);
+	json_opt(&js, "file", path);
 	json_opt(&js, "format", extract_format_name(doc.format));
 	json_opt(&js, "charset", doc.charset);
 	json_opt(&js, "title", doc.title);
@@ -150,7 +194,7 @@ int cli_meta(int argc, char **argv)
 	sbuf_release(&js);
 	extract_doc_release(&doc);
 	if (ret) {
-		fprintf(stderr, "simbook: %s: %s\n", argv[1], strerror(-ret));
+		fprintf(stderr, "simbook: %s: %s\n", path, strerror(-ret));
 		return 1;
 	}
 	return 0;

@@ -11,7 +11,11 @@
 
 #include "book.h"
 #include "cli.h"
+#include "climount.h"
+#include "cliopt.h"
 #include "jsonw.h"
+#include "judge.h"
+#include "simlist.h"
 
 /* Appends s as a JSON string literal (quotes included); file names that are
  * not UTF-8 are kept (jsonw.h). */
@@ -71,7 +75,9 @@ static int fingerprint_one(const char *path, int json)
 	int ret;
 
 	sbuf_init(&err);
-	ret = book_load(path, NULL, &b, &err);
+	ret = climount_report(path) ? -EINVAL : book_load(path, NULL, &b, &err);
+	if (ret == -EINVAL && !err.len)
+		sbuf_addf(&err, "%s: a simbookfs status file, not a book", path);
 	if (ret) {
 		fprintf(stderr, "simbook fingerprint: %s\n",
 			err.len ? err.buf : strerror(ret < 0 ? -ret : ret));
@@ -87,36 +93,40 @@ static int fingerprint_one(const char *path, int json)
 static const char fp_usage[] =
 	"usage: simbook fingerprint [--json] [--stdin] FILE...\n"
 	"  one line per file: simhash id, format, words, unique words, text hash, path\n"
-	"  --json   JSON Lines instead\n"
-	"  --stdin  also read file names from standard input, one per line\n";
+	"  --json   JSON Lines instead: {\"path\",\"id\",\"format\",\"file_bytes\",\n"
+	"           \"text_bytes\",\"words\",\"unique_words\",\"chunks\",\"size_class\",\n"
+	"           \"text_hash\",\"shingles\",\"title\",\"author\"}\n"
+	"  --stdin  also read file names from standard input, one per line\n"
+	"Exit status: 0 every file fingerprinted, 1 some could not be read as a\n"
+	"book (one line each on stderr), 2 bad arguments or an output error.\n";
 
 int cli_fingerprint(int argc, char **argv)
 {
-	int json = 0, from_stdin = 0, failed = 0, any = 0, i, opts = 1;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+		{ "stdin", no_argument, NULL, 's' }, { NULL, 0, NULL, 0 }
+	};
+	int json = 0, from_stdin = 0, failed = 0, any = 0, i, c, first = 1;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 
-	for (i = 1; i < argc && opts; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--stdin"))
-			from_stdin = 1;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = cliopt_next("fingerprint", first, argc, argv, ":h", longopts)) != -1) {
+		first = 0;
+		if (c == 'h') {
 			fputs(fp_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--"))
-			opts = 0;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook fingerprint: unknown option '%s'\n%s", argv[i], fp_usage);
+		} else if (c == 'j') {
+			json = 1;
+		} else if (c == 's') {
+			from_stdin = 1;
+		} else {
 			return 2;
-		} else
-			break;
+		}
 	}
-	if (i >= argc && !from_stdin) {
-		fputs(fp_usage, stderr);
-		return 2;
-	}
+	i = optind;
+	if (i >= argc && !from_stdin)
+		return cliopt_usage("fingerprint", "no FILE given");
 	for (; i < argc; i++, any++)
 		failed |= fingerprint_one(argv[i], json);
 	while (from_stdin && (n = getline(&line, &cap, stdin)) > 0) {
@@ -131,7 +141,7 @@ int cli_fingerprint(int argc, char **argv)
 	free(line);
 	if (fflush(stdout)) {
 		fprintf(stderr, "simbook fingerprint: cannot write the output\n");
-		return 1;
+		return 2;
 	}
 	return failed ? 1 : 0;
 }
@@ -147,6 +157,8 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	book_id(b, ib);
 	printf("A: %s %s %u words %s\n", ia, extract_format_name(a->format), s->a_nwords, pa);
 	printf("B: %s %s %u words %s\n", ib, extract_format_name(b->format), s->b_nwords, pb);
+	printf("score:               %u%% %s\n", judge_score(&c->sig, &c->rel),
+	       simlist_label(c->rel.cls));
 	printf("relation:            %s", relate_class_name(c->rel.cls));
 	/* the numbers the verdict rests on, so words and numbers agree */
 	if (c->rel.cls == RELATE_NEAR_DUPLICATE && c->sig.block_cover_a + c->sig.block_cover_b > 0)
@@ -214,8 +226,9 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 		ret = json_str(&o, pb);
 	if (!ret)
 		ret = sbuf_addf(&o, ",\"a_id\":\"%s\",\"b_id\":\"%s\",\"a_words\":%u,\"b_words\":%u,"
-				"\"relation\":\"%s\",\"difference\":",
-				ia, ib, s->a_nwords, s->b_nwords, relate_class_name(c->rel.cls));
+				"\"score\":%u,\"relation\":\"%s\",\"label\":\"%s\",\"difference\":",
+				ia, ib, s->a_nwords, s->b_nwords, judge_score(&c->sig, &c->rel),
+				relate_class_name(c->rel.cls), simlist_label(c->rel.cls));
 	/* the difference only means something for near duplicates */
 	if (!ret)
 		ret = c->rel.difference >= 0 ? sbuf_addf(&o, "%.4f", c->rel.difference) :
@@ -252,40 +265,51 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 
 static const char cmp_usage[] =
 	"usage: simbook compare [--json] A B\n"
-	"  every similarity score of books A and B and their relation\n";
+	"Every similarity score of books A and B and their relation, from A's side.\n"
+	"The first lines give the score (0..100) and the relation as the views\n"
+	"show them: identical file, same text, near duplicate, A contains B\n"
+	"(\"contains\"), B contains A (\"part of\"), overlap, unrelated.\n"
+	"  --json  one object: {\"a\",\"b\",\"a_id\",\"b_id\",\"a_words\",\"b_words\",\n"
+	"          \"score\",\"relation\",\"label\",\"difference\",\"rule\",...} (every\n"
+	"          signal; the man page lists them)\n"
+	"Exit status (grep's convention): 0 the books are related, 1 unrelated,\n"
+	"2 error (bad arguments, a file that cannot be read as a book).\n";
 
 int cli_compare(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct book *a = NULL, *b = NULL;
 	struct book_cmp c;
 	struct sbuf err;
-	const char *pa = NULL, *pb = NULL;
-	int json = 0, i, ret, status = 1;
+	const char *pa, *pb;
+	int json = 0, ret, status = 2, opt, first = 1;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((opt = cliopt_next("compare", first, argc, argv, ":h", longopts)) != -1) {
+		first = 0;
+		if (opt == 'h') {
 			fputs(cmp_usage, stdout);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook compare: unknown option '%s'\n%s", argv[i], cmp_usage);
-			return 2;
-		} else if (!pa) {
-			pa = argv[i];
-		} else if (!pb) {
-			pb = argv[i];
+		} else if (opt == 'j') {
+			json = 1;
 		} else {
-			fputs(cmp_usage, stderr);
 			return 2;
 		}
 	}
-	if (!pb) {
-		fputs(cmp_usage, stderr);
-		return 2;
-	}
+	if (argc - optind != 2)
+		return cliopt_usage("compare", "two books A and B are needed, not %d",
+				    argc - optind);
+	pa = argv[optind];
+	pb = argv[optind + 1];
 	sbuf_init(&err);
-	ret = book_load(pa, NULL, &a, &err);
+	ret = climount_report(pa) || climount_report(pb) ? -EINVAL : 0;
+	if (ret)
+		sbuf_addf(&err, "%s: a simbookfs status file, not a book",
+			  climount_report(pa) ? pa : pb);
+	if (!ret)
+		ret = book_load(pa, NULL, &a, &err);
 	if (!ret)
 		ret = book_load(pb, NULL, &b, &err);
 	if (ret) {
@@ -305,7 +329,7 @@ int cli_compare(int argc, char **argv)
 		fprintf(stderr, "simbook compare: cannot write the output\n");
 		goto out;
 	}
-	status = 0;
+	status = c.rel.cls == RELATE_UNRELATED ? 1 : 0;
 out:
 	book_free(a);
 	book_free(b);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "climount.h"
+#include "cliopt.h"
 #include "idx.h"
 #include "idxlock.h"
 #include "indexer.h"
@@ -24,7 +26,6 @@
 #include "monoclock.h"
 #include "progress.h"
 #include "sbuf.h"
-#include "fspath.h"
 
 static const char index_usage[] =
 	"usage: simbook index DIR [--index IDXDIR] [--threads N] [--quiet] [--interval SECS]\n"
@@ -119,77 +120,49 @@ struct index_args {
  * --help, 2 on a bad argument, reported). */
 static int index_parse(int argc, char **argv, struct index_args *a)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "index", required_argument, NULL, 'i' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'n' }, { "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 }
+	};
 	char *end;
-	int i;
+	int c, first = 1;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = cliopt_next("index", first, argc, argv, ":hq", longopts)) != -1) {
+		first = 0;
+		switch (c) {
+		case 'h':
 			fputs(index_usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			a->index = argv[++i];
-		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+		case 'i':
+			a->index = optarg;
+			break;
+		case 't':
 			errno = 0;
-			a->io.threads = (unsigned)strtoul(argv[++i], &end, 10);
-			if (errno || *end || !*argv[i] || a->io.threads > 1024) {
-				fprintf(stderr, "simbook index: bad --threads '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-			a->interval = strtod(argv[++i], &end);
-			if (*end || !*argv[i] || !(a->interval >= 0.05 && a->interval <= 86400)) {
-				fprintf(stderr, "simbook index: bad --interval '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+			a->io.threads = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || a->io.threads > 1024)
+				return cliopt_usage("index", "bad --threads '%s'", optarg);
+			break;
+		case 'n':
+			a->interval = strtod(optarg, &end);
+			if (*end || !*optarg || !(a->interval >= 0.05 && a->interval <= 86400))
+				return cliopt_usage("index", "bad --interval '%s'", optarg);
+			break;
+		case 'q':
 			a->quiet = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook index: unknown or incomplete option '%s'\n%s", argv[i],
-				index_usage);
-			return 2;
-		} else if (!a->dir) {
-			a->dir = argv[i];
-		} else {
-			fprintf(stderr, "%s", index_usage);
+			break;
+		default:
 			return 2;
 		}
 	}
-	if (!a->dir) {
-		fprintf(stderr, "%s", index_usage);
-		return 2;
-	}
+	if (optind < argc)
+		a->dir = argv[optind++];
+	if (optind < argc)
+		return cliopt_usage("index", "one DIR only, not also '%s'", argv[optind]);
+	if (!a->dir)
+		return cliopt_usage("index", "which folder? a DIR is needed");
 	return -1;
-}
-
-/* 1 when folder dir lies in a simbookfs mount (its mount point into mnt):
- * the index folder is hidden there and the lock out of reach, and the
- * daemon keeps the index up to date anyway. */
-static int index_in_mount(const char *dir, char *mnt, size_t size)
-{
-	char real[PATH_MAX], line[PATH_MAX * 2], point[PATH_MAX], *type;
-	size_t n, best = 0;
-	FILE *fp;
-
-	if (!realpath(dir, real))
-		return 0;
-	fp = fopen("/proc/self/mountinfo", "r");
-	if (!fp)
-		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		type = strstr(line, " - ");
-		if (!type || strncmp(type + 3, "fuse.simbookfs ", 15) ||
-		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
-			continue;
-		fspath_unescape_mountinfo(point);
-		n = strlen(point);
-		if (n > best && !strncmp(real, point, n) &&
-		    (real[n] == '\0' || real[n] == '/' || n == 1)) {
-			best = n;
-			snprintf(mnt, size, "%s", point);
-		}
-	}
-	fclose(fp);
-	return best > 0;
 }
 
 /* Locks the index folder for this run (*lock): one writer per index.
@@ -206,7 +179,8 @@ static int index_lock(const struct libroot *lr, struct idxlock **lock)
 		if (!*h.src || !strcmp(h.src, lr->root))
 			fprintf(stderr, "simbook index: %s%s\n", why,
 				!strcmp(h.prog, IDXLOCK_PROG_DAEMON) ?
-				" (the mount keeps its index up to date)" : "");
+				": the mount keeps its index up to date, nothing to do (simbook "
+				"similar, clusters and duplicates read it)" : "");
 		else
 			fprintf(stderr, "simbook index: the index %s is in use: %s\n", lr->index,
 				why);
@@ -230,10 +204,11 @@ static int index_open(struct index_args *a, struct libroot *lr, struct idxlock *
 	char mnt[PATH_MAX];
 	int ret;
 
-	if (index_in_mount(a->dir, mnt, sizeof(mnt))) {
+	/* The index folder is hidden there and the lock out of reach. */
+	if (climount_find(a->dir, mnt, sizeof(mnt))) {
 		fprintf(stderr, "simbook index: %s is inside the simbookfs mount at %s, whose daemon "
-			"keeps the index up to date (index the library folder, not a mount)\n",
-			a->dir, mnt);
+			"keeps the index up to date: nothing to do (simbook similar, clusters "
+			"and duplicates read it through the mount)\n", a->dir, mnt);
 		return 3;
 	}
 	ret = libroot_place(lr, a->dir, a->index);

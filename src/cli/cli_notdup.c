@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cliopt.h"
 #include "idx.h"
 #include "libroot.h"
 #include "sbuf.h"
@@ -17,7 +18,15 @@
 
 static const char nd_usage[] =
 	"usage: simbook not-duplicate [--undo] [--src SRC] [--index DIR] A B\n"
-	"       simbook not-duplicate --list [--src SRC] [--index DIR] [PATH]\n";
+	"       simbook not-duplicate --list [--src SRC] [--index DIR] [PATH]\n"
+	"Marks books A and B as not duplicates (--undo: removes the mark), in the\n"
+	"index of their library, or through the mount's daemon when they are on a\n"
+	"mount.  --list prints every mark of the library holding PATH (default:\n"
+	"the current folder), one per line: path TAB path.\n"
+	"  --src SRC    the library folder (default: found from the paths)\n"
+	"  --index DIR  its index folder (default: SRC/" LIBROOT_INDEX_NAME ")\n"
+	"Exit status: 0 done, 1 failed (a book not in the index, no index, the\n"
+	"mount refused it), 2 bad arguments.\n";
 
 /* path relative to root (both real paths), or NULL when outside. */
 static const char *rel_to(const char *path, const char *root)
@@ -128,7 +137,7 @@ static int nd_list(const char *path, const char *src, const char *index)
 			strerror(-ret));
 		goto out;
 	}
-	ret = idx_open(&ix, index ? index : lr.index, NULL);
+	ret = idx_open(&ix, index ? index : lr.index, &(struct idx_opts){ .readonly = 1 });
 	if (!ret)
 		ret = simlist_exemptions_tsv(ix, &out);
 	if (ret) {
@@ -155,28 +164,46 @@ int cli_not_duplicate(int argc, char **argv)
 	struct libroot lr = { 0 };
 	char *root = NULL;
 	struct idx *ix = NULL;
-	int undo = 0, list = 0, nf = 0, i, ret, status = 2;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "undo", no_argument, NULL, 'u' },
+		{ "list", no_argument, NULL, 'l' }, { "src", required_argument, NULL, 's' },
+		{ "index", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 }
+	};
+	int undo = 0, list = 0, nf = 0, i, c, first = 1, ret, status = 2;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--undo"))
+	while ((c = cliopt_next("not-duplicate", first, argc, argv, ":h", longopts)) != -1) {
+		first = 0;
+		switch (c) {
+		case 'h':
+			fputs(nd_usage, stdout);
+			return 0;
+		case 'u':
 			undo = 1;
-		else if (!strcmp(argv[i], "--list"))
+			break;
+		case 'l':
 			list = 1;
-		else if (!strcmp(argv[i], "--src") && i + 1 < argc)
-			src = argv[++i];
-		else if (!strcmp(argv[i], "--index") && i + 1 < argc)
-			index = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			goto usage;
-		else if (nf < 2)
-			files[nf++] = argv[i];
-		else
-			goto usage;
+			break;
+		case 's':
+			src = optarg;
+			break;
+		case 'i':
+			index = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (nf == 2)
+			return cliopt_usage("not-duplicate", "two books at most, not also '%s'",
+					    argv[i]);
+		files[nf++] = argv[i];
 	}
 	if (list && !undo && nf < 2)
 		return nd_list(nf ? files[0] : src ? src : ".", src, index);
 	if (nf != 2 || list)
-		goto usage;
+		return cliopt_usage("not-duplicate", list ? "--list takes one PATH at most, "
+				    "without --undo" : "two books A and B are needed");
 	status = 1;
 	if (!realpath(files[0], pa) || !realpath(files[1], pb)) {
 		fprintf(stderr, "simbook: %s: %s\n", realpath(files[0], pa) ? files[1] : files[0],
@@ -246,8 +273,6 @@ int cli_not_duplicate(int argc, char **argv)
 	printf("%s: %s and %s\n", undo ? "duplicates again" : "not duplicates", ra, rb);
 	status = 0;
 	goto out;
-usage:
-	fputs(nd_usage, stderr);
 out:
 	idx_close(ix);
 	libroot_release(&lr);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "climount.h"
+#include "cliopt.h"
+#include "book.h"
 #include "groups.h"
 #include "idx.h"
 #include "jsonw.h"
@@ -41,8 +45,11 @@ enum q_fmt { Q_TEXT, Q_JSON, Q_TSV };
 	"Paths are relative to the library folder (\"path\") and absolute (\"abs\").\n" \
 	"JSON strings are valid UTF-8: a byte of a file name that is not valid UTF-8\n" \
 	"is written as \\udcXX (Python: os.fsencode() gives the name back).\n" \
-	"Exit status: 0 found, 1 nothing found, 2 error (no index, path outside\n" \
-	"the library or not indexed, bad arguments, output error).\n"
+	"On a simbookfs mount (over the library or elsewhere) the index is the\n" \
+	"one its daemon keeps, read through the mount.\n" \
+	"Exit status (grep's convention): 0 found, 1 nothing found, 2 error (no\n" \
+	"index, path outside the library or not indexed, bad arguments, output\n" \
+	"error).\n"
 
 static const char similar_usage[] =
 	"usage: simbook similar FILE [--json|--tsv] [--index IDXDIR] [--root DIR]\n"
@@ -70,13 +77,16 @@ static const char groups_usage[] =
 	"mount lists them; each member's relation is its relation to the group's\n"
 	"first member.\n"
 	"  default: a title line per group (\"TITLE (N books)\"), then its members\n"
-	"           indented, with their relation to the first in parentheses\n"
+	"           indented, with their relation and score to the first in\n"
+	"           parentheses\n"
 	"  --json: one object per group: {\"kind\",\"group\",\"title\",\"count\",\n"
-	"          \"members\":[{\"path\",\"abs\",\"id\",\"simhash\",\"size\",\"relation\",\n"
-	"          \"label\",\"simhash_distance\"}]} (relation and label null for the\n"
-	"          first member)\n"
-	"  --tsv:  one line per member: group count title relation\n"
-	"          simhash_distance size id simhash path (relation \"-\" for the first)\n"
+	"          \"members\":[{\"path\",\"abs\",\"id\",\"simhash\",\"size\",\"mtime\",\n"
+	"          \"relation\",\"label\",\"score\",\"simhash_distance\"}]} (relation,\n"
+	"          label and score null for the first member; size in bytes and\n"
+	"          mtime in seconds since 1970 as indexed)\n"
+	"  --tsv:  one line per member: group count title relation score\n"
+	"          simhash_distance size mtime id simhash path (relation and score\n"
+	"          \"-\" for the first)\n"
 	Q_COMMON_HELP;
 
 struct q_opts {
@@ -95,41 +105,41 @@ struct q_ctx {
 /* Parses the options; returns -1 to go on, else the exit status. */
 static int q_parse(const char *cmd, const char *usage, int argc, char **argv, struct q_opts *o)
 {
-	int i;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+		{ "tsv", no_argument, NULL, 't' }, { "index", required_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
+	};
+	int c, first = 1;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = cliopt_next(cmd, first, argc, argv, ":h", longopts)) != -1) {
+		first = 0;
+		switch (c) {
+		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--tsv")) {
-			if (o->fmt != Q_TEXT) {
-				fprintf(stderr, "simbook %s: one of --json and --tsv\n", cmd);
-				return 2;
-			}
-			o->fmt = argv[i][2] == 'j' ? Q_JSON : Q_TSV;
-		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
-			o->index = argv[++i];
-		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
-			o->root = argv[++i];
-		} else if (!strcmp(argv[i], "--")) {
-			if (i + 1 < argc && !o->path && i + 2 == argc) {
-				o->path = argv[i + 1];
-				break;
-			}
-			fputs(usage, stderr);
-			return 2;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "simbook %s: unknown or incomplete option '%s'\n%s", cmd,
-				argv[i], usage);
-			return 2;
-		} else if (!o->path) {
-			o->path = argv[i];
-		} else {
-			fputs(usage, stderr);
+		case 'j':
+		case 't':
+			if (o->fmt != Q_TEXT && o->fmt != (c == 'j' ? Q_JSON : Q_TSV))
+				return cliopt_usage(cmd, "one of --json and --tsv");
+			o->fmt = c == 'j' ? Q_JSON : Q_TSV;
+			break;
+		case 'i':
+			o->index = optarg;
+			break;
+		case 'r':
+			o->root = optarg;
+			break;
+		default:
 			return 2;
 		}
 	}
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc)
+		return cliopt_usage(cmd, "one %s only, not also '%s'",
+				    strcmp(cmd, "similar") ? "folder or file" : "file", argv[optind]);
 	return -1;
 }
 
@@ -181,38 +191,64 @@ static int q_probe(void *arg, const char *dir)
 	return 2 * found > qn->n;
 }
 
-/* Opens the index in folder dir, which must hold one already (an index is
- * never created here); 0 or 2 after printing why not. */
-static int q_open_idx(struct q_ctx *c, const char *dir, const char *root)
+/* Opens the index in folder dir read-only (a daemon or `simbook index`
+ * may be writing it; a query never changes it); root names the library
+ * in the advice, mnt the mount whose daemon keeps it (NULL: none).
+ * 0 or 2 after printing why not. */
+static int q_open_idx(struct q_ctx *c, const char *dir, const char *root, const char *mnt)
 {
-	struct sbuf sb;
-	struct stat st;
+	struct idx_opts io = { .readonly = 1 };
 	int ret;
 
-	sbuf_init(&sb);
-	ret = sbuf_addf(&sb, "%s/data.mdb", dir);
-	if (ret || stat(sb.buf, &st) < 0) {
+	ret = idx_open(&c->ix, dir, &io);
+	if (!ret)
+		return 0;
+	if (mnt && ret == -EACCES)
+		fprintf(stderr, "simbook %s: cannot open the index of the mount at %s: %s (its "
+			"daemon runs as another user; ask it, or run simbook as that user)\n",
+			c->cmd, mnt, strerror(-ret));
+	else if (mnt && (ret == -ESTALE || ret == -ENOENT))
+		fprintf(stderr, "simbook %s: the daemon of the mount at %s is still creating or "
+			"upgrading its index: try again once %s/.simbookfs/status says \"idle\"\n",
+			c->cmd, mnt, mnt);
+	else if (ret == -ENOENT)
 		fprintf(stderr, "simbook %s: no index in %s (run 'simbook index %s' first)\n",
 			c->cmd, dir, root ? root : "DIR");
-		sbuf_release(&sb);
-		return 2;
-	}
-	sbuf_release(&sb);
-	ret = idx_open(&c->ix, dir, NULL);
-	if (ret) {
+	else if (ret == -ESTALE || ret == -EIO)
+		fprintf(stderr, "simbook %s: the index in %s is %s: %s\n", c->cmd, dir,
+			ret == -EIO ? "damaged" : "unfinished or from another version",
+			mnt ? "its daemon rebuilds it when next mounted" : root ?
+			"run 'simbook index' on the library to bring it up to date" :
+			"run 'simbook index DIR' to bring it up to date");
+	else
 		fprintf(stderr, "simbook %s: cannot open the index in %s: %s\n", c->cmd, dir,
 			idx_strerror(ret));
+	return 2;
+}
+
+/* The library of a path inside a simbookfs mount: the mount's own folder,
+ * and the index its daemon keeps, opened where the status says.  0, 1
+ * when path is in no mount, else 2 after printing why not. */
+static int q_open_mount(struct q_ctx *c, const char *path)
+{
+	struct climount m;
+	char mnt[PATH_MAX];
+	int ret;
+
+	if (!climount_find(path, mnt, sizeof(mnt)))
+		return 1;
+	ret = climount_library(mnt, &m);
+	if (ret) {
+		fprintf(stderr, "simbook %s: the simbookfs mount at %s %s\n", c->cmd, mnt,
+			ret == -ENOENT ? "serves no index (-o noindex, or a daemon older than "
+			"this simbook)" : strerror(-ret));
 		return 2;
 	}
-	if (idx_rebuilt(c->ix)) {
-		fprintf(stderr, "simbook %s: the index in %s was %s and has been reset%s: run "
-			"'simbook index %s'\n", c->cmd, dir,
-			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? "from another version" : "unreadable",
-			idx_rebuilt(c->ix) == IDX_REBUILT_KEPT ? " (\"not a duplicate\" marks kept)" :
-			" (its \"not a duplicate\" marks are lost)", root ? root : "DIR");
-		return 2;
-	}
-	return 0;
+	c->lr.root = m.mnt;
+	m.mnt = NULL;
+	ret = q_open_idx(c, m.reader, NULL, c->lr.root);
+	climount_release(&m);
+	return ret;
 }
 
 /* Finds and opens the index for o->path; 0, or 2 after printing why not. */
@@ -225,8 +261,16 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
 	c->rootfd = -1;
+	/* On a mount, the daemon's index, unless one is given. */
+	if (!o->index && !o->root) {
+		ret = q_open_mount(c, o->path);
+		if (ret == 2)
+			goto fail;
+		if (ret == 0)
+			goto opened;
+	}
 	/* A given index is opened first: it tells which folder is the library. */
-	if (o->index && q_open_idx(c, o->index, o->root))
+	if (o->index && q_open_idx(c, o->index, o->root, NULL))
 		goto fail;
 	qn.ix = c->ix;
 	ret = libroot_find(&c->lr, o->path, o->index, o->root, q_probe, &qn);
@@ -252,8 +296,9 @@ static int q_open(struct q_ctx *c, const char *cmd, const struct q_opts *o)
 			o->index, strerror(-ret));
 		goto fail;
 	}
-	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root))
+	if (!c->ix && q_open_idx(c, c->lr.index, c->lr.root, NULL))
 		goto fail;
+opened:
 	c->rootfd = open(c->lr.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfd < 0) {
 		fprintf(stderr, "simbook %s: %s: %s\n", cmd, c->lr.root, strerror(errno));
@@ -385,10 +430,8 @@ int cli_similar(int argc, char **argv)
 	status = q_parse("similar", similar_usage, argc, argv, &o);
 	if (status >= 0)
 		return status;
-	if (!o.path) {
-		fputs(similar_usage, stderr);
-		return 2;
-	}
+	if (!o.path)
+		return cliopt_usage("similar", "which book? a FILE is needed");
 	if (stat(o.path, &st) < 0 || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "simbook similar: %s: %s\n", o.path,
 			errno && access(o.path, F_OK) < 0 ? strerror(errno) : "not a regular file");
@@ -500,11 +543,44 @@ static int group_title(struct q_ctx *c, const struct groups_group *gr, char **ti
 	return groups_title(c->ix, ids, j, gr->m[0].path, title);
 }
 
+/* Member id's relation to the group's first member rep, as its similar
+ * list shows it (judge_relation()), with the score and the mtime stored
+ * for id (ns).  0 or -errno. */
+static int member_relation(struct q_ctx *c, uint64_t rep, uint64_t id, enum relate_class *cls,
+			   unsigned *score, int64_t *mtime_ns)
+{
+	struct idx_file fa = { 0 }, fb = { 0 };
+	struct book *ba = NULL;
+	struct judge_pair r;
+	int ret;
+
+	*cls = RELATE_UNRELATED;
+	*score = 0;
+	ret = idx_get_id(c->ix, id, &fb);
+	*mtime_ns = ret ? 0 : fb.st.mtime_ns;
+	if (!ret && rep != id)
+		ret = idx_get_id(c->ix, rep, &fa);
+	if (!ret && rep != id && (!fa.has_fp || !fb.has_fp))
+		ret = -ENOENT;
+	if (!ret && rep != id)
+		ret = judge_compare(c->ix, c->cache, &fa, &ba, &fb, &r);
+	if (!ret && rep != id) {
+		*cls = rep == r.a ? r.cls : judge_mirror(r.cls);
+		*score = r.score;
+	}
+	book_free(ba);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	return ret;
+}
+
 static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t gi,
 		     const struct groups_group *gr, enum q_fmt fmt)
 {
 	enum relate_class cls = RELATE_UNRELATED;
 	char *title = NULL, hex[33];
+	unsigned score;
+	int64_t mt;
 	size_t j;
 	int ret, d;
 
@@ -523,17 +599,15 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 	for (j = 0; j < gr->n && !ret; j++) {
 		const struct groups_member *m = &gr->m[j];
 
-		if (j > 0) {
-			ret = judge_relation(c->ix, c->cache, gr->m[0].id, m->id, &cls);
-			if (ret)
-				break;
-		}
+		ret = member_relation(c, gr->m[0].id, m->id, &cls, &score, &mt);
+		if (ret)
+			break;
 		d = popcount128(gr->m[0].simhash, m->simhash);
 		hex128(m->simhash, hex);
 		if (fmt == Q_TEXT) {
 			ret = sbuf_addf(o, "  %s", m->path);
 			if (!ret && j)
-				ret = sbuf_addf(o, "  (%s)", simlist_label(cls));
+				ret = sbuf_addf(o, "  (%s, %u%%)", simlist_label(cls), score);
 			if (!ret)
 				ret = sbuf_addch(o, '\n');
 		} else if (fmt == Q_TSV) {
@@ -541,9 +615,12 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			if (!ret)
 				ret = simlist_escape(o, title);
 			if (!ret)
-				ret = sbuf_addf(o, "\t%s\t%d\t%llu\t%016llx\t%s\t",
-						j ? relate_class_name(cls) : "-", d,
+				ret = j ? sbuf_addf(o, "\t%s\t%u", relate_class_name(cls), score)
+					: sbuf_addstr(o, "\t-\t-");
+			if (!ret)
+				ret = sbuf_addf(o, "\t%d\t%llu\t%lld\t%016llx\t%s\t", d,
 						(unsigned long long)m->size,
+						(long long)(mt / 1000000000),
 						(unsigned long long)m->id, hex);
 			if (!ret)
 				ret = simlist_escape(o, m->path);
@@ -554,13 +631,16 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			if (!ret)
 				ret = json_paths(o, c, m->path);
 			if (!ret)
-				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,",
-						(unsigned long long)m->id, hex,
-						(unsigned long long)m->size);
+				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,"
+						"\"mtime\":%lld,", (unsigned long long)m->id, hex,
+						(unsigned long long)m->size,
+						(long long)(mt / 1000000000));
 			if (!ret)
-				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\",",
-						    relate_class_name(cls), simlist_label(cls))
-					: sbuf_addstr(o, "\"relation\":null,\"label\":null,");
+				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\","
+						    "\"score\":%u,", relate_class_name(cls),
+						    simlist_label(cls), score)
+					: sbuf_addstr(o, "\"relation\":null,\"label\":null,"
+						      "\"score\":null,");
 			if (!ret)
 				ret = sbuf_addf(o, "\"simhash_distance\":%d}", d);
 		}
@@ -605,8 +685,8 @@ static int groups_cmd(int dup, int argc, char **argv)
 	if (!ret)
 		groups_scope(&gs, scope);
 	if (!ret && o.fmt == Q_TSV)
-		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tsimhash_distance\tsize\tid\t"
-				  "simhash\tpath\n");
+		ret = sbuf_addstr(&out, "group\tcount\ttitle\trelation\tscore\tsimhash_distance\t"
+				  "size\tmtime\tid\tsimhash\tpath\n");
 	for (i = 0; i < gs.n && !ret; i++) {
 		ret = group_out(&out, &c, cmd, i, &gs.g[i], o.fmt);
 		if (!ret && out.len > 65536)

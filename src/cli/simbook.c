@@ -25,6 +25,9 @@ static void usage(FILE *out)
 		"       simbook --help | --version\n\ncommands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->usage);
+	fprintf(out, "\n'simbook COMMAND --help' describes a command, its output and its exit\n"
+		"status.  Options take their value as --opt VALUE or --opt=VALUE.  The\n"
+		"queries follow grep's convention: 0 found, 1 nothing found, 2 error.\n");
 }
 
 int main(int argc, char **argv)
@@ -32,7 +35,7 @@ int main(int argc, char **argv)
 	const struct cli_cmd *c;
 
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "simbook: no command given (see simbook --help)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

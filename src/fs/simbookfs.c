@@ -132,7 +132,8 @@ static void sbfs_usage(FILE *out)
 		"\n"
 		"simbookfs options:\n"
 		"  -o cache_timeout=SECS  how long the kernel trusts cached names and\n"
-		"                         attributes (default 3600); lower it when other\n"
+		"                         attributes (default 3600; missing names: 1 s,\n"
+		"                         -o negative_timeout=); lower it when other\n"
 		"                         programs change SRC behind the mount's back\n"
 		"                         (sets entry_timeout and attr_timeout, which\n"
 		"                         can also be given one by one)\n"
@@ -421,6 +422,55 @@ struct sbfs {
 	int status;		/* the exit status */
 };
 
+/* libfuse's option help with simbookfs's own defaults where they differ:
+ * the name and attribute timeouts (cache_timeout) and the negative one
+ * are set by sbfs_parse(), and libfuse would show its own (1 s, 0 s).
+ * libfuse prints to stdout: its text goes through a temporary file. */
+static void sbfs_fuse_help(struct fuse_args *args, unsigned int cache_timeout)
+{
+	static const struct { const char *opt; int cache; } ours[] = {
+		{ "-o entry_timeout=T", 1 }, { "-o attr_timeout=T", 1 },
+		{ "-o negative_timeout=T", 0 },
+	};
+	char line[512], *paren;
+	FILE *tmp = tmpfile();
+	int saved = -1;
+	size_t i;
+
+	fflush(stdout);
+	if (tmp)
+		saved = dup(STDOUT_FILENO);
+	if (saved >= 0 && dup2(fileno(tmp), STDOUT_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	fuse_lib_help(args);
+	if (saved < 0) {
+		if (tmp)
+			fclose(tmp);
+		return;
+	}
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp)) {
+		for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+			if (strstr(line, ours[i].opt) && (paren = strrchr(line, '(')) != NULL)
+				break;
+		if (i == sizeof(ours) / sizeof(ours[0])) {
+			fputs(line, stdout);
+			continue;
+		}
+		if (ours[i].cache)
+			printf("%.*s(simbookfs: cache_timeout, %u s)\n", (int)(paren - line), line,
+			       cache_timeout);
+		else
+			printf("%.*s(simbookfs: 1 s)\n", (int)(paren - line), line);
+	}
+	fclose(tmp);
+}
+
 /* The command line: SRC, MNT and the options, with ours for libfuse put in
  * front of the user's.  -V and -h stop here (status 0), and so does a bad
  * command line (status 2, or 1 when libfuse's parser refused it). */
@@ -439,7 +489,7 @@ static int sbfs_parse(struct sbfs *s)
 	if (o->help) {
 		sbfs_usage(stdout);
 		printf("libfuse options:\n");
-		fuse_lib_help(&s->args);
+		sbfs_fuse_help(&s->args, o->cache_timeout);
 		s->status = 0;
 		return -1;
 	}
@@ -517,8 +567,10 @@ static int sbfs_setup_views(struct sbfs *s)
 		return -1;
 	}
 	ret = views_new(&s->views, s->rootfd, o->viewprefix ? o->viewprefix : "", s->hidden);
-	if (!ret)
+	if (!ret) {
 		views_set_files(s->views, o->viewmode && !strcmp(o->viewmode, "files"));
+		views_set_library(s->views, s->lr.root, s->lr.index);
+	}
 	if (!ret && s->hidden)
 		ret = fs_hide_name(s->fs, s->hidden);
 	if (!ret)

@@ -2,6 +2,7 @@
  * folders "Title (N)", each holding its members under unique names;
  * built at most once a second while the index changes. */
 #include "views_i.h"
+#include "judge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -195,10 +196,15 @@ static int gview_skip(void *arg, const struct idx_file *f)
 }
 
 /* Names the members of the resolved group rg (taking their paths) into gr:
- * the base names, made unique in the group. */
-static int gview_members(struct group *gr, struct groups_group *rg)
+ * the base names, made unique in the group; in duplicates/ (dup) each
+ * after the first shows its relation to the first, "identical file - NAME"
+ * or "same text - NAME", so a byte copy and a same-text file in another
+ * format look different. */
+static int gview_members(struct views *v, int dup, struct group *gr, struct groups_group *rg)
 {
 	struct nameset mset = { NULL, NULL, 0 };
+	enum relate_class cls;
+	struct sbuf nm;
 	size_t j;
 	int ret = 0;
 
@@ -211,7 +217,14 @@ static int gview_members(struct group *gr, struct groups_group *rg)
 		const char *path = rg->m[j].path, *base = strrchr(path, '/');
 
 		base = base ? base + 1 : path;
+		sbuf_init(&nm);
+		/* the name kept within NAME_MAX, its extension kept */
+		if (dup && j && judge_relation(v->ix, v->pairs, rg->m[0].id, rg->m[j].id, &cls) == 0 &&
+		    sbuf_addf(&nm, "%s - ", simlist_label(cls)) == 0 &&
+		    simlist_fit(&nm, base, NAME_MAX - nm.len) == 0)
+			base = nm.buf;
 		gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
+		sbuf_release(&nm);
 		if (!gr->m[gr->n].name) {
 			ret = -ENOMEM;
 			break;
@@ -252,7 +265,7 @@ static int gview_build(struct views *v, int dup, struct gview **out)
 
 		/* counted before its members: freed with gs when naming fails */
 		gs->n++;
-		ret = gview_members(gr, &rs.g[g]);
+		ret = gview_members(v, dup, gr, &rs.g[g]);
 		if (ret)
 			goto out;
 		sbuf_setlen(&sb, 0);

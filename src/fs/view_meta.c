@@ -1,6 +1,7 @@
 /* view_meta.c - .simbookfs/: the status, errors and not-duplicates files
  * and the control file's commands. */
 #include "views_i.h"
+#include "jsonw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,38 @@ static int meta_open(const struct opener_info *oi, struct sbuf *out)
 	return ret ? ret : sbuf_addstr(out, "}");
 }
 
+/* The "library" member: where the library and its index are.  An index
+ * inside SRC is hidden by the mount, and covered when the mount is over
+ * SRC: the reader path reaches it through this process's descriptor of
+ * SRC (the owner of the daemon, and root, may follow it). */
+static int meta_library(struct views *v, struct sbuf *out)
+{
+	struct sbuf reader;
+	int ret;
+
+	if (!v->src || !v->index)
+		return 0;
+	sbuf_init(&reader);
+	ret = v->hidden ? sbuf_addf(&reader, "/proc/%ld/fd/%d/%s", (long)getpid(), v->rootfd,
+				    v->hidden) : sbuf_addstr(&reader, v->index);
+	if (!ret)
+		ret = sbuf_addstr(out, ",\"library\":{\"src\":");
+	if (!ret)
+		ret = jsonw_str(out, v->src);
+	if (!ret)
+		ret = sbuf_addstr(out, ",\"index\":");
+	if (!ret)
+		ret = jsonw_str(out, v->index);
+	if (!ret)
+		ret = sbuf_addstr(out, ",\"reader\":");
+	if (!ret)
+		ret = jsonw_strn(out, reader.buf, reader.len);
+	if (!ret)
+		ret = sbuf_addf(out, ",\"pid\":%ld}", (long)getpid());
+	sbuf_release(&reader);
+	return ret;
+}
+
 /* While the index is not open: its state, the counts zero. */
 static int meta_status_closed(struct views *v, struct sbuf *out)
 {
@@ -39,6 +72,8 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 			opener_state_name(oi.state));
 	if (!ret)
 		ret = meta_open(&oi, out);
+	if (!ret)
+		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
@@ -80,6 +115,8 @@ static int meta_status(struct views *v, struct sbuf *out)
 			(unsigned long long)kept_marks);
 	if (!ret)
 		ret = meta_open(&oi, out);
+	if (!ret)
+		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 

@@ -581,6 +581,12 @@ int views_register(struct views *v, struct fs *fs)
 	return 0;
 }
 
+void views_set_library(struct views *v, const char *src, const char *index)
+{
+	v->src = src;
+	v->index = index;
+}
+
 void views_free(struct views *v)
 {
 	size_t i;

@@ -29,7 +29,7 @@ int idx_open_progress(struct idx *ix, enum idx_open_phase phase, uint64_t done,
 	return ix->progress(ix->progress_arg, phase, done, total) ? -ECANCELED : 0;
 }
 
-static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
+static int env_open(struct idx *ix, const char *dir, uint64_t map_size, unsigned flags)
 {
 	int rc;
 
@@ -42,7 +42,7 @@ static int env_open(struct idx *ix, const char *dir, uint64_t map_size)
 	if (rc == 0)
 		rc = mdb_env_set_mapsize(ix->env, map_size);
 	if (rc == 0)
-		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC, 0600);
+		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC | flags, 0600);
 	if (rc == 0) {
 		int dead = 0;
 
@@ -222,6 +222,77 @@ static int init_fn(struct wtx *w, void *arg)
 	return ret;
 }
 
+/* idx_opts.readonly: the tables of an index another process keeps, as
+ * they are.  Its readers take slots in lock.mdb like the writer's own, so
+ * the pages they read stay put while the writer goes on. */
+static int open_ro(struct idx *ix, const char *dir)
+{
+	MDB_txn *txn = NULL;
+	MDB_val key, v;
+	uint32_t max_d = 7;
+	int rc, ret, i;
+
+	ret = idxcheck_walk(dir);
+	if (ret == IDXCHECK_DAMAGED)
+		return -EIO;
+	if (ret)
+		return ret;
+	rc = env_open(ix, dir, MAP_DEFAULT, MDB_RDONLY);
+	if (rc)
+		return rc == MDB_INVALID || rc == MDB_CORRUPTED ? -EIO :
+		       rc == MDB_VERSION_MISMATCH ? -ESTALE : idx_err(rc);
+	rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn);
+	if (rc == 0)
+		rc = mdb_dbi_open(txn, idx_db_names[DB_META], 0, &ix->db[DB_META]);
+	if (rc == MDB_NOTFOUND) {
+		ret = -ESTALE;	/* created, never filled: its writer is starting */
+		goto out;
+	}
+	key = idx_mval("schema", 6);
+	if (rc == 0)
+		rc = mdb_get(txn, ix->db[DB_META], &key, &v);
+	if (rc) {
+		ret = rc == MDB_NOTFOUND ? -ESTALE : lmdb_damage(rc) || rc == MDB_INCOMPATIBLE ?
+		      -EIO : idx_err(rc);
+		goto out;
+	}
+	switch (schema_judge(&v)) {
+	case SCHEMA_CURRENT:
+		break;
+	case SCHEMA_NEWER:
+		ret = -EPROTONOSUPPORT;
+		goto out;
+	case SCHEMA_BROKEN:
+		ret = -EIO;
+		goto out;
+	default:
+		ret = -ESTALE;	/* another version's: its writer upgrades it */
+		goto out;
+	}
+	key = idx_mval("maxd", 4);
+	if (mdb_get(txn, ix->db[DB_META], &key, &v) == 0 && v.mv_size == 4)
+		max_d = (uint32_t)be_get(v.mv_data, 4);
+	for (i = DB_META + 1, rc = 0; i < NDB && !rc; i++)
+		rc = mdb_dbi_open(txn, idx_db_names[i], i == DB_UQKEY ?
+				  MDB_DUPSORT | MDB_DUPFIXED : 0, &ix->db[i]);
+	if (rc) {
+		ret = rc == MDB_NOTFOUND ? -ESTALE : lmdb_damage(rc) || rc == MDB_INCOMPATIBLE ?
+		      -EIO : idx_err(rc);
+		goto out;
+	}
+	ret = band_layout_init(&ix->bl, max_d);
+	if (ret)
+		goto out;
+	/* committed, not aborted: the table handles outlive the transaction */
+	rc = mdb_txn_commit(txn);
+	txn = NULL;
+	ret = idx_err(rc);
+out:
+	if (txn)
+		mdb_txn_abort(txn);
+	return ret;
+}
+
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 {
 	struct init_arg ia = { 7, 0, 0 };
@@ -248,7 +319,11 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	ret = band_layout_init(&ix->bl, ia.max_d);
 	if (ret)
 		goto out;
-	if (mkdir(dir, 0700) && errno != EEXIST) {
+	if (opts && opts->readonly && access(dir, F_OK) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!(opts && opts->readonly) && mkdir(dir, 0700) && errno != EEXIST) {
 		ret = -errno;
 		goto out;
 	}
@@ -270,6 +345,12 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		pthread_mutex_init(&ix->flock, NULL);
 		pthread_cond_init(&ix->fcond, NULL);
 		locks = 1;
+	}
+	if (opts && opts->readonly) {
+		ret = open_ro(ix, dir);
+		if (ret)
+			goto out;
+		goto opened;
 	}
 	ret = idx_dir_file(dir, PREV_NAME, prev, sizeof(prev));
 	if (ret)
@@ -302,7 +383,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			goto out;
 	}
 	for (attempt = 0; attempt < 2; attempt++) {
-		rc = env_open(ix, dir, map_size);
+		rc = env_open(ix, dir, map_size, 0);
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == MDB_CORRUPTED) {
 			ia.incompatible = 1;
 			damaged |= rc != MDB_VERSION_MISMATCH;
@@ -343,6 +424,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	ret = idx_flusher_start(ix);
 	if (ret)
 		goto out;
+opened:
 	ix->progress = NULL;	/* the caller's arg need not outlive the open */
 	*out = ix;
 	ix = NULL;
@@ -370,7 +452,8 @@ void idx_close(struct idx *ix)
 	if (!ix)
 		return;
 	idx_flusher_stop(ix);
-	/* synced and closed by its writer: the next open need not walk it */
+	/* synced and closed by its writer: the next open need not walk it
+	 * (a read-only environment refuses the sync) */
 	if (mdb_env_sync(ix->env, 1) == 0 && mdb_env_get_path(ix->env, &path) == 0 && path)
 		dir = strdup(path);
 	mdb_env_close(ix->env);
@@ -423,5 +506,8 @@ const char *idx_strerror(int err)
 		       "use that version, or move the index folder away to build a new index";
 	if (err == -EBUSY)
 		return "another process is rebuilding the index: wait for it to finish";
+	if (err == -ESTALE)
+		return "the index is being created or upgraded by the process that keeps it "
+		       "(a mount's daemon, simbook index): try again once it is done";
 	return strerror(-err);
 }

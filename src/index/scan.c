@@ -371,6 +371,8 @@ static int scan_dir_list(struct run *r, DIR *d, struct dlist *l)
 			l->files[l->nf].st = to_idx_stat(&st);
 			l->nf++;
 		} else if (type == DT_DIR) {
+			if (fspath_status_dir(de->d_name))
+				continue;	/* a mount's reports, not books */
 			if (ARRAY_GROW(l->subdirs, l->capd, l->nd + 1))
 				return -ENOMEM;
 			l->subdirs[l->nd] = strdup(de->d_name);

@@ -65,7 +65,8 @@ same_file "$MNT/similar/base2.txt/$e2" "$MNT/base2-copy.txt"
 say "clusters/, duplicates/, lookup/"
 n=0
 for e in "$MNT"/clusters/*/* "$MNT"/duplicates/*/*; do
-	t=$(find "$SRC" -name "$(basename "$e")" ! -path '*/.simbookfs-index/*' | head -n 1)
+	b=$(basename "$e"); b=${b#identical file - }; b=${b#same text - }
+	t=$(find "$SRC" -name "$b" ! -path '*/.simbookfs-index/*' | head -n 1)
 	same_file "$e" "$MNT/${t#"$SRC"/}"
 	n=$((n + 1))
 done

@@ -266,6 +266,8 @@ $(for f in README.md docs/VIEWS.md; do
 	if [ -f "$top/$f" ]; then echo "usr/local/share/doc/simbookfs/${f#docs/}"; fi
 done)
 usr/local/share/doc/simbookfs/USAGE.md
+usr/local/share/doc/simbookfs/LICENSE
+usr/local/share/doc/simbookfs/examples/dedup-dry-run.py
 usr/local/share/man/man1/simbook.1
 usr/local/share/man/man1/simbookfs.1
 usr/local/share/man/man8/mount.fuse.simbookfs.8
@@ -323,7 +325,7 @@ while read -r o v; do
 		grep -q "default $v\b" || fail "simbookfs(1) does not give -o $o's default $v"
 done <"$T/defaults"
 render "$D/usr/local/share/man/man1/simbook.1" >"$T/simbook.txt"
-cmds=$("$SIMBOOK_BUILD/simbook" --help | sed -n '/^commands:/,$p' | sed 1d | awk '{ print $1 }')
+cmds=$("$SIMBOOK_BUILD/simbook" --help | sed -n '/^commands:/,/^$/p' | sed 1d | awk '{ print $1 }')
 for c in $cmds; do
 	grep -q -E "^ +(simbook )?$c\b" "$T/simbook.txt" || fail "simbook(1) lacks the command '$c'"
 done
