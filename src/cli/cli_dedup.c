@@ -88,6 +88,8 @@ struct dd_opts {
 	enum dd_act act;
 	struct dd_rules rules;
 	int nul, json, yes_diff, pause;
+	char *resolved[DD_RULES_MAX];	/* --prefer folders, resolved */
+	size_t nresolved;
 };
 
 struct dd_set {
@@ -167,7 +169,13 @@ static int dd_parse(int argc, char **argv, struct dd_opts *o)
 				return bad_opt(msg);
 			}
 			break;
-		case O_PREFER: ret = dd_rules_add(&o->rules, DD_PREFER_PREFIX, optarg); break;
+		case O_PREFER:
+			/* compared with the absolute paths of the members */
+			if (o->nresolved < DD_RULES_MAX &&
+			    (o->resolved[o->nresolved] = realpath(optarg, NULL)))
+				optarg = o->resolved[o->nresolved++];
+			ret = dd_rules_add(&o->rules, DD_PREFER_PREFIX, optarg);
+			break;
 		case O_PFMT: ret = dd_rules_add(&o->rules, DD_PREFER_FORMAT, optarg); break;
 		case O_PRINT: o->act = ACT_PRINT; acts++; break;
 		case O_DELETE: o->act = ACT_DELETE; acts++; break;
@@ -1115,10 +1123,11 @@ int cli_dedup(int argc, char **argv)
 
 	status = dd_parse(argc, argv, &o);
 	if (status >= 0)
-		return status;
+		goto out;
 	if (o.act == ACT_MOVE && access(o.move_to, W_OK) < 0) {
 		fprintf(stderr, "simbook dedup: --move-to %s: %s\n", o.move_to, strerror(errno));
-		return 2;
+		status = 2;
+		goto out;
 	}
 	status = dd_groups(&o, &in, &via_mount);
 	if (status == 0 && dd_plan(&o, &in, &plan)) {
@@ -1159,5 +1168,7 @@ int cli_dedup(int argc, char **argv)
 out:
 	set_release(&in);
 	set_release(&plan);
+	for (i = 0; i < o.nresolved; i++)
+		free(o.resolved[i]);
 	return status;
 }
