@@ -26,6 +26,8 @@ make_lib() { # DIR
 	touch -d '2010-01-01' "$d/x/y/wallpaper-second-copy.txt"
 	touch -d '2003-01-01' "$d/usher.txt"
 	touch -d '2002-01-01' "$d/keep/usher-copy.txt"
+	touch -d '2004-01-01' "$d/base2.txt"
+	touch -d '2006-01-01' "$d/base2-copy.txt"
 }
 
 snap() { python3 "$SNAP" snap "$1"; } # DIR > FILE
