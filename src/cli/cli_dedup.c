@@ -146,7 +146,7 @@ static int dd_parse(int argc, char **argv, struct dd_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h0", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h0", lo, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'h': fputs(dedup_usage, stdout); return 0;
