@@ -18,7 +18,7 @@ enum dd_rule_kind {
 	DD_KEEP_LARGEST,
 	DD_KEEP_SMALLEST,
 	DD_KEEP_SHORTEST,	/* fewest path components, then fewest bytes */
-	DD_PREFER_PREFIX,	/* arg: a folder; members at or below it first */
+	DD_PREFER_PREFIX,	/* arg: a folder; members (abs or act) at or below it first */
 	DD_PREFER_FORMAT	/* arg: "epub,azw3,pdf"; by extension, in that order */
 };
 

@@ -386,7 +386,7 @@ static int view_group(const char *mnt, const char *gdir, struct dd_group *g)
 	if (!d)
 		return -errno;
 	while (!ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if ((size_t)snprintf(full, sizeof(full), "%s/%s", gdir, de->d_name) >= sizeof(full))
 			continue;
@@ -433,7 +433,7 @@ static int groups_mount(const char *mnt, const struct dd_opts *o, struct dd_set 
 		return 2;
 	}
 	while (!ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(gdir, sizeof(gdir), "%s/%s", vdir, de->d_name);
 		ret = view_group(mnt, gdir, &g);

@@ -65,6 +65,13 @@ static size_t format_rank(const char *list, const char *path)
 	return (size_t)-1;
 }
 
+/* At or below prefix, as listed or as acted on (a library served by a
+ * mount is named by either). */
+static int prefer(const struct dd_member *m, const char *prefix)
+{
+	return under(m->abs, prefix) || (m->act && under(m->act, prefix));
+}
+
 static size_t depth(const char *p)
 {
 	size_t d = 0;
@@ -97,7 +104,7 @@ int dd_cmp(const struct dd_rules *r, const struct dd_member *a, const struct dd_
 		case DD_KEEP_LARGEST: c = CMP(b->size, a->size); break;
 		case DD_KEEP_SMALLEST: c = CMP(a->size, b->size); break;
 		case DD_KEEP_SHORTEST: c = shortest(a, b); break;
-		case DD_PREFER_PREFIX: c = under(b->abs, u->arg) - under(a->abs, u->arg); break;
+		case DD_PREFER_PREFIX: c = prefer(b, u->arg) - prefer(a, u->arg); break;
 		case DD_PREFER_FORMAT:
 			c = CMP(format_rank(u->arg, a->path), format_rank(u->arg, b->path));
 			break;
