@@ -61,6 +61,7 @@ static const char dedup_usage[] =
 	"  --move-to DIR  move it to DIR, under its path relative to the library\n"
 	"  --yes-different-bytes  required to act on same-text or near-duplicate\n"
 	"                 groups, whose files are not byte copies\n"
+	"  --pause-before-act  (for tests) stop (SIGSTOP) between plan and action\n"
 	"Right before acting, each file is compared again with the kept file (the\n"
 	"bytes; the text for same-text; unchanged since the plan for near-duplicate)\n"
 	"and skipped when it changed.  A library served by simbookfs is changed\n"

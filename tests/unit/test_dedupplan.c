@@ -75,6 +75,13 @@ static void test_rules_in_order(void)
 	m[1] = mk("/l/other/newest.txt", 1, 900);
 	m[2] = mk("/l/keep/new.txt", 1, 200);
 	CHECK_EQ_STR(kept(&r, m, 3), "/l/keep/new.txt");
+	/* the path acted on counts too (a library served by a mount elsewhere) */
+	memset(&r, 0, sizeof(r));
+	dd_rules_add(&r, DD_PREFER_PREFIX, "/mnt/keep");
+	m[0] = mk("/src/a.txt", 1, 1);
+	m[1] = mk("/src/keep/b.txt", 1, 1);
+	m[1].act = (char *)"/mnt/keep/b.txt";
+	CHECK_EQ_STR(kept(&r, m, 2), "/src/keep/b.txt");
 	/* a prefix matches whole components only */
 	memset(&r, 0, sizeof(r));
 	dd_rules_add(&r, DD_PREFER_PREFIX, "/l/kee");
