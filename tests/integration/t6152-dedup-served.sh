@@ -4,6 +4,8 @@
 # mount's paths); --from JSON lines of simbook duplicates (file and stdin);
 # a bad input line changes nothing; then mounted over SRC itself (the
 # index hidden under the mount): the groups come from the views.
+# many dedup runs, each reading every member: slow on a loaded machine
+SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
 . "$(dirname "$0")/deduplib.sh"

@@ -4,6 +4,8 @@
 # copy through the mount, then continues it), for byte copies and for
 # same-text groups; SIGINT before acting changes nothing (exit 130); SIGINT
 # in the middle of deleting 60 groups leaves every group a member.
+# many dedup runs, each reading every member: slow on a loaded machine
+SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
 . "$(dirname "$0")/deduplib.sh"
