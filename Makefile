@@ -159,8 +159,6 @@ install: all
 	$(INSTALL_SUBST) 'mount-scripts/simbookfs@.service' >'$(DESTDIR)$(UNITDIR)/simbookfs@.service'
 	chmod 644 '$(DESTDIR)$(UNITDIR)/simbookfs@.service'
 	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
-	install -d $(DESTDIR)$(DOCDIR)/examples
-	install -m 755 docs/examples/dedup-dry-run.py $(DESTDIR)$(DOCDIR)/examples/
 ifneq ($(SBINDIR),)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_SUBST) mount-scripts/mount.simbookfs >$(DESTDIR)$(SBINDIR)/mount.simbookfs
@@ -176,9 +174,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/simbookfs $(DESTDIR)$(BINDIR)/simbook \
 	    $(DESTDIR)$(MANDIR)/man1/simbookfs.1 $(DESTDIR)$(MANDIR)/man1/simbook.1 \
 	    '$(DESTDIR)$(UNITDIR)/simbookfs@.service' \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS))) \
-	    $(DESTDIR)$(DOCDIR)/examples/dedup-dry-run.py
-	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)))
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 ifneq ($(SBINDIR),)
 	rm -f $(DESTDIR)$(SBINDIR)/mount.simbookfs $(DESTDIR)$(SBINDIR)/mount.fuse.simbookfs \
 	    $(DESTDIR)$(MANDIR)/man8/mount.simbookfs.8 $(DESTDIR)$(MANDIR)/man8/mount.fuse.simbookfs.8

@@ -38,4 +38,9 @@ int cli_duplicates(int argc, char **argv);
  * mount: its .simbookfs/not-duplicates), one per line: path TAB path. */
 int cli_not_duplicate(int argc, char **argv);
 
+/* cli_dedup.c: `simbook dedup [PATH]`: keeps one file of each group of
+ * duplicates (of the index, a mount's views or --from JSON lines) and
+ * deletes, links, reflinks or moves the others; a dry run by default. */
+int cli_dedup(int argc, char **argv);
+
 #endif

@@ -13,6 +13,7 @@ static const struct cli_cmd cmds[] = {
 	{ "similar", cli_similar, "FILE [--json|--tsv]  the books similar to FILE, from the index" },
 	{ "clusters", cli_clusters, "[DIR] [--json|--tsv]  groups of near duplicates, from the index" },
 	{ "duplicates", cli_duplicates, "[DIR] [--json|--tsv]  groups of files with the same text, from the index" },
+	{ "dedup", cli_dedup, "[PATH] [--relation R] [--keep RULE] [--delete|--hardlink|...]  keep one file per duplicate group, act on the rest (dry run by default)" },
 	{ "not-duplicate", cli_not_duplicate, "[--undo] [--src SRC] [--index DIR] A B | --list [PATH]  mark two books as not duplicates in the index; list the marks" },
 	{ NULL, NULL, NULL }
 };

@@ -267,7 +267,6 @@ $(for f in README.md docs/VIEWS.md; do
 done)
 usr/local/share/doc/simbookfs/USAGE.md
 usr/local/share/doc/simbookfs/LICENSE
-usr/local/share/doc/simbookfs/examples/dedup-dry-run.py
 usr/local/share/man/man1/simbook.1
 usr/local/share/man/man1/simbookfs.1
 usr/local/share/man/man8/mount.fuse.simbookfs.8
