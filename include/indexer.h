@@ -42,6 +42,9 @@
 
 struct indexer;
 
+/* The kind of "not a book" of plain text without a file extension. */
+#define INDEXER_NOEXT_KIND "plain text without a file extension"
+
 struct indexer_opts {
 	const char *index_dir;	/* the index's folder (created if missing) */
 	const char *skip_dir;	/* a folder of SRC never indexed (the index
@@ -49,6 +52,12 @@ struct indexer_opts {
 	unsigned threads;	/* fingerprinting threads (0: one per CPU) */
 	unsigned rescan_secs;	/* periodic rescan of SRC (0: only at start) */
 	int no_watch;		/* 1: no inotify watch (rescans only) */
+	int include_hidden;	/* 1: index files under hidden folders (".name",
+				 * e.g. calibre's .caltrash); 0: leave them out */
+	int extensionless;	/* 1: plain text without a file extension is a
+				 * book; 0: not a book (COPYING, LICENSE, README:
+				 * INDEXER_NOEXT_KIND); other formats are books
+				 * by their content either way */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;
 	/* idx_opts.progress of the index's open (may be NULL): an upgrade or

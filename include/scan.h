@@ -40,6 +40,8 @@ struct scan_opts {
 				 * when it lives in SRC), any path; NULL = none */
 	uint32_t rec_version;	/* re-queue books whose record has another
 				 * version; 0 = do not check */
+	int include_hidden;	/* 1: read hidden folders (".name") too; 0: skip
+				 * them (their files leave the index) */
 };
 
 struct scan_progress {

@@ -61,7 +61,8 @@ struct views {
 		uint64_t hash;
 		size_t len;
 		struct timespec t;
-	} meta_stamp[3];		/* .simbookfs/ status, errors, not-duplicates */
+	} meta_stamp[4];		/* .simbookfs/ status, errors, not-duplicates,
+					 * skipped */
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;

@@ -23,6 +23,7 @@ struct scan {
 	struct idx *ix;
 	struct queue *q;
 	char *skip_dir;
+	int include_hidden;
 	uint32_t rec_version;
 	pthread_mutex_t lock;		/* guards prog, thread state */
 	struct scan_progress prog;
@@ -370,7 +371,7 @@ static int scan_dir_list(struct run *r, DIR *d, struct dlist *l)
 				return -ENOMEM;
 			l->files[l->nf].st = to_idx_stat(&st);
 			l->nf++;
-		} else if (type == DT_DIR) {
+		} else if (type == DT_DIR && (s->include_hidden || de->d_name[0] != '.')) {
 			if (ARRAY_GROW(l->subdirs, l->capd, l->nd + 1))
 				return -ENOMEM;
 			l->subdirs[l->nd] = strdup(de->d_name);
@@ -766,6 +767,7 @@ int scan_new(struct scan **out, const struct scan_opts *opts)
 	s->ix = opts->ix;
 	s->q = opts->q;
 	s->rec_version = opts->rec_version;
+	s->include_hidden = opts->include_hidden;
 	if (opts->skip_dir) {
 		s->skip_dir = strdup(opts->skip_dir);
 		if (!s->skip_dir) {
