@@ -42,9 +42,6 @@
 
 struct indexer;
 
-/* The kind of "not a book" of plain text without a file extension. */
-#define INDEXER_NOEXT_KIND "plain text without a file extension"
-
 struct indexer_opts {
 	const char *index_dir;	/* the index's folder (created if missing) */
 	const char *skip_dir;	/* a folder of SRC never indexed (the index
@@ -56,7 +53,7 @@ struct indexer_opts {
 				 * e.g. calibre's .caltrash); 0: leave them out */
 	int extensionless;	/* 1: plain text without a file extension is a
 				 * book; 0: not a book (COPYING, LICENSE, README:
-				 * INDEXER_NOEXT_KIND); other formats are books
+				 * SCAN_NOEXT_KIND); other formats are books
 				 * by their content either way */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;

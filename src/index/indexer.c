@@ -360,7 +360,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		goto out;
 	}
 	if (fmt == EXTRACT_FMT_TXT && !ixr->extensionless && no_extension(path)) {
-		sbuf_addf(&err, "%s: not a book (%s)", path, INDEXER_NOEXT_KIND);
+		sbuf_addf(&err, "%s: not a book (%s)", path, SCAN_NOEXT_KIND);
 		ret = put_failed(ixr, id, st, IDX_NOT_BOOK, err.buf);
 		goto out;
 	}
@@ -717,6 +717,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	so.q = ixr->q;
 	so.skip_dir = opts->skip_dir;
 	so.include_hidden = opts->include_hidden;
+	so.extensionless = opts->extensionless;
 	so.rec_version = BOOKREC_IDX_VERSION;
 	ret = scan_new(&ixr->scan, &so);
 	if (ret)

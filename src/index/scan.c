@@ -23,7 +23,7 @@ struct scan {
 	struct idx *ix;
 	struct queue *q;
 	char *skip_dir;
-	int include_hidden;
+	int include_hidden, extensionless;
 	uint32_t rec_version;
 	pthread_mutex_t lock;		/* guards prog, thread state */
 	struct scan_progress prog;
@@ -269,6 +269,10 @@ static int name_cmp(const void *a, const void *b)
 static int needs_work(const struct scan *s, const struct idx_file *f, const struct idx_stat *st)
 {
 	if (!scan_stat_same(&f->st, st) || f->state == IDX_QUEUED)
+		return 1;
+	/* left out by a mount without the option that is given now */
+	if (s->extensionless && f->state == IDX_NOT_BOOK && f->error &&
+	    strstr(f->error, ": not a book (" SCAN_NOEXT_KIND ")"))
 		return 1;
 	return s->rec_version && f->has_fp && f->rec_version != s->rec_version;
 }
@@ -768,6 +772,7 @@ int scan_new(struct scan **out, const struct scan_opts *opts)
 	s->q = opts->q;
 	s->rec_version = opts->rec_version;
 	s->include_hidden = opts->include_hidden;
+	s->extensionless = opts->extensionless;
 	if (opts->skip_dir) {
 		s->skip_dir = strdup(opts->skip_dir);
 		if (!s->skip_dir) {
