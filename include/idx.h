@@ -386,6 +386,10 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
  * -EIO. */
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats);
+/* The keys of book id with IDX_UQ_HI set (the shingle anchors of
+ * bookrec_fp_make()), that bit cleared: *keys malloc'd (NULL when none),
+ * ascending.  0, -ENOENT (no keys row), -EIO, -ENOMEM. */
+int idx_uq_hi_keys(struct idx *ix, uint64_t id, uint32_t **keys, uint32_t *n);
 /* Books whose exact-text hash is h: *ids malloc'd, ascending. */
 int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
 /* ---- relations (the rel table) and cluster links (the clusters table) ---- */

@@ -58,6 +58,12 @@ struct relate_signals {
 	double chunk_cover_a;	/* fraction of A's text windows whose sketch
 				 * matches a window of B */
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */
+	double share_a;		/* fraction of A's word 5-shingles found in B,
+				 * from the anchor samples (anchorshare.h);
+				 * -1 when A has too few anchors.  What the
+				 * views list (judge_share()), not read by the
+				 * rule */
+	double share_b;		/* the same for B in A */
 };
 
 /* Books shorter than this (words) may align nothing even when related:

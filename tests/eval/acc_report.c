@@ -185,19 +185,20 @@ void acc_dump_pairs(FILE *f, const struct corpus *c, const enum relate_class *pr
 	size_t i;
 
 	fprintf(f, "kind\tparam\tlabel\tpredicted\twords_a\twords_b\tsimhash\trsimhash\tmlsh\t"
-		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tname\n");
+		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tshare_a\tshare_b\tname\n");
 	for (i = 0; i < c->npairs; i++) {
 		const struct acc_pair *p = &c->pairs[i];
 		const struct relate_signals *s = &p->sig;
 
 		fprintf(f, "%s\t%.3f\t%s\t%s\t%llu\t%llu\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t"
-			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", acc_cat_names[p->cat], p->param,
+			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", acc_cat_names[p->cat], p->param,
 			relate_class_name((enum relate_class)p->label), relate_class_name(pred[i]),
 			(unsigned long long)s->words_a, (unsigned long long)s->words_b,
 			s->simhash_distance, s->rsimhash_distance, s->mlsimhash_distance, s->jaccard,
 			s->dupniq_cs, s->dupniq_its, s->span_cover_a, s->span_cover_b,
 			s->block_cover_a, s->block_cover_b, s->chunk_cover_a, s->chunk_cover_b,
-			s->stretch_cover_a, s->stretch_cover_b, p->name ? p->name : "");
+			s->stretch_cover_a, s->stretch_cover_b, s->share_a, s->share_b,
+			p->name ? p->name : "");
 	}
 }
 
