@@ -149,6 +149,19 @@ int extract_buffer(const void *data, size_t len, const char *name,
  * the start (or in the first KiB of a file named .pdf) is EXTRACT_FMT_PDF. */
 enum extract_format extract_sniff(const void *prefix, size_t len, const char *name);
 
+/* The title, creators, language and identifiers of an OPF package document
+ * (an EPUB's, or the metadata.opf calibre keeps beside each book) into doc
+ * (empty, extract_doc_init), parsed as EPUB's is (no network, no entity
+ * expansion).  len is the caller's to bound.  0, -EBADMSG (not an OPF
+ * package), -EFBIG (over 2 GiB) or -ENOMEM; doc is left empty on error. */
+int extract_opf_meta(const void *data, size_t len, struct extract_doc *doc);
+
+/* Why a file extract_sniff() calls EXTRACT_FMT_UNKNOWN is not a book, as
+ * its reasons say it ("PATH: not a book (KIND)"): the kind of content
+ * (filekind.h: "CBZ comic archive", "JPEG image", ...), else "binary
+ * content" or "no book file extension".  Static. */
+const char *extract_notbook_kind(const void *prefix, size_t len, const char *name);
+
 /* The largest file of format fmt that lim lets through: max_plain_bytes
  * for plain text and HTML, max_archive_bytes for every other format (their
  * files hold images and containers beside the text). */

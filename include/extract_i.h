@@ -87,6 +87,9 @@ int html_declared_charset(const char *p, size_t n, char *buf, size_t bufsz);
 
 /* EPUB (epub.c): data in memory, or the open file fd (data NULL). */
 int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd);
+/* The Dublin Core metadata of an OPF package document into doc (see
+ * extract_opf_meta()). */
+int epub_opf_meta(struct extract_doc *doc, const void *data, size_t len);
 
 /* MOBI, AZW3/KF8 and PalmDOC (mobi.c): the whole file in memory. */
 int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len);

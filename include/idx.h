@@ -515,6 +515,14 @@ void idx_entries_free(struct idx_entry *ents, size_t n);
  * idx_files_free(). */
 int idx_errors(struct idx *ix, struct idx_file **files, size_t *n);
 void idx_files_free(struct idx_file *files, size_t n);
+/* Calls fn for every file in state IDX_FAILED or IDX_NOT_BOOK, with its
+ * path and stored reason (NULL when none), both valid during the call only,
+ * in key order (path order except around long paths), inside one read
+ * transaction: fn must not call into the index.  Walks every file entry.
+ * A negative return of fn stops the walk and is returned; else 0 or -errno. */
+int idx_skipped_walk(struct idx *ix,
+		     int (*fn)(void *arg, const char *path, enum idx_state state, const char *error),
+		     void *arg);
 int idx_counts(struct idx *ix, struct idx_counts *c);
 
 #endif

@@ -49,6 +49,12 @@ struct indexer_opts {
 	unsigned threads;	/* fingerprinting threads (0: one per CPU) */
 	unsigned rescan_secs;	/* periodic rescan of SRC (0: only at start) */
 	int no_watch;		/* 1: no inotify watch (rescans only) */
+	int include_hidden;	/* 1: index files under hidden folders (".name",
+				 * e.g. calibre's .caltrash); 0: leave them out */
+	int extensionless;	/* 1: plain text without a file extension is a
+				 * book; 0: not a book (COPYING, LICENSE, README:
+				 * SCAN_NOEXT_KIND); other formats are books
+				 * by their content either way */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;
 	/* idx_opts.progress of the index's open (may be NULL): an upgrade or

@@ -40,7 +40,15 @@ struct scan_opts {
 				 * when it lives in SRC), any path; NULL = none */
 	uint32_t rec_version;	/* re-queue books whose record has another
 				 * version; 0 = do not check */
+	int include_hidden;	/* 1: read hidden folders (".name") too; 0: skip
+				 * them (their files leave the index) */
+	int extensionless;	/* 1: re-queue the files left out as plain text
+				 * without an extension (SCAN_NOEXT_KIND) */
 };
+
+/* The kind of "not a book" (PATH: not a book (KIND)) of plain text without a
+ * file extension, which indexer_opts.extensionless makes books. */
+#define SCAN_NOEXT_KIND "plain text without a file extension"
 
 struct scan_progress {
 	int running;		/* 1 while a scan is in progress */

@@ -65,7 +65,8 @@ struct views {
 		uint64_t hash;
 		size_t len;
 		struct timespec t;
-	} meta_stamp[3];		/* .simbookfs/ status, errors, not-duplicates */
+	} meta_stamp[4];		/* .simbookfs/ status, errors, not-duplicates,
+					 * skipped */
 	pthread_mutex_t snap_lock;
 	struct vsnap *snaps[SNAP_SLOTS];
 	/* invalidation thread */

@@ -26,9 +26,11 @@
 #include "monoclock.h"
 #include "progress.h"
 #include "sbuf.h"
+#include "skipped.h"
 
 static const char index_usage[] =
 	"usage: simbook index DIR [--index IDXDIR] [--threads N] [--quiet] [--interval SECS]\n"
+	"                         [--hidden] [--extensionless]\n"
 	"Indexes the library folder DIR without mounting it.  A library that\n"
 	"simbookfs serves is refused (the mount keeps its own index up to date),\n"
 	"and so is one another simbook index is indexing.\n"
@@ -40,9 +42,14 @@ static const char index_usage[] =
 	"  --quiet         no progress, only the summary and the failures\n"
 	"  --interval SECS seconds between progress lines when stderr is not a\n"
 	"                  terminal (default 2; a terminal gets a bar redrawn in place)\n"
+	"  --hidden        index files under hidden folders (.name, such as calibre's\n"
+	"                  .caltrash) too; by default they are left out\n"
+	"  --extensionless plain text files without an extension (README, COPYING)\n"
+	"                  are books; by default they are not\n"
 	"Output: progress on stderr; failures on stderr, one line each\n"
-	"(\"simbook index: failed: PATH: REASON\"); one summary line on stdout:\n"
+	"(\"simbook index: failed: PATH: REASON\"); two summary lines on stdout:\n"
 	"  indexed DIR: F files, B books, X failed, N not books; Q read, R removed, S s\n"
+	"  skipped: N KIND, N KIND, ... (or none), the files never compared by kind\n"
 	"Exit status: 0 every file is indexed or recognised as not a book; 1 done,\n"
 	"but some files could not be indexed (listed on stderr; the rest of the\n"
 	"index is complete); 2 error (bad arguments, DIR or the index unusable);\n"
@@ -108,6 +115,26 @@ static uint64_t print_failures(struct idx *ix)
 	return n;
 }
 
+/* The summary of the skipped files, as .simbookfs/status counts them. */
+static void print_skipped(struct idx *ix)
+{
+	struct skipped sk;
+	struct sbuf line;
+	int ret;
+
+	sbuf_init(&line);
+	ret = skipped_count(ix, &sk);
+	if (!ret) {
+		ret = skipped_text(&sk, &line);
+		skipped_release(&sk);
+	}
+	if (ret)
+		fprintf(stderr, "simbook index: cannot count the skipped files: %s\n", strerror(-ret));
+	else
+		printf("skipped: %s\n", line.buf);
+	sbuf_release(&line);
+}
+
 /* The command line of `simbook index`. */
 struct index_args {
 	const char *dir, *index;
@@ -124,6 +151,7 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 		{ "help", no_argument, NULL, 'h' }, { "index", required_argument, NULL, 'i' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'n' }, { "quiet", no_argument, NULL, 'q' },
+		{ "hidden", no_argument, NULL, 'H' }, { "extensionless", no_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -151,6 +179,12 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 			break;
 		case 'q':
 			a->quiet = 1;
+			break;
+		case 'H':
+			a->io.include_hidden = 1;
+			break;
+		case 'E':
+			a->io.extensionless = 1;
 			break;
 		default:
 			return 2;
@@ -321,6 +355,7 @@ static int index_summary(struct indexer *ixr, const struct libroot *lr, double t
 	       (unsigned long long)st.books, (unsigned long long)st.failed,
 	       (unsigned long long)st.not_books, (unsigned long long)snap.done,
 	       (unsigned long long)st.scan_removed, snap.elapsed);
+	print_skipped(indexer_idx(ixr));
 	fflush(stdout);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "zipread.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,5 +558,25 @@ int epub_extract(struct ex_ctx *ctx, const void *data, size_t len, int fd)
 	if (ret && !ctx->failed)
 		ex_fail(ctx, ret, "%s", strerror(-ret));
 	zipread_close(&e.z);
+	return ret;
+}
+
+int epub_opf_meta(struct extract_doc *doc, const void *data, size_t len)
+{
+	xmlDocPtr d;
+	xmlNodePtr root;
+	int ret;
+
+	if (len > INT_MAX)
+		return -EFBIG;
+	d = xmlReadMemory(data, (int)len, NULL, NULL,
+			  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+			  XML_PARSE_RECOVER | XML_PARSE_NOCDATA);
+	if (!d)
+		return -EBADMSG;
+	root = xmlDocGetRootElement(d);
+	ret = root && !strcasecmp((const char *)root->name, "package")
+		      ? opf_metadata(doc, child_elem(root, "metadata"), 0) : -EBADMSG;
+	xmlFreeDoc(d);
 	return ret;
 }

@@ -3,6 +3,7 @@
  * mobi.c, pdf.c, fb2.c, docx.c, odt.c and rtf.c.
  */
 #include "extract_i.h"
+#include "filekind.h"
 #include "monoclock.h"
 
 #include <errno.h>
@@ -408,13 +409,21 @@ enum extract_format extract_sniff(const void *prefix, size_t len, const char *na
 	return EXTRACT_FMT_UNKNOWN;
 }
 
-static int notbook_reason(struct ex_ctx *ctx, const void *prefix, size_t len)
+const char *extract_notbook_kind(const void *prefix, size_t len, const char *name)
 {
-	if (len >= 4 && !memcmp(prefix, "PK\3\4", 4))
-		return ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (a zip archive that is not an EPUB)");
+	const char *kind = filekind_name(prefix, len, name);
+
+	if (kind)
+		return kind;
 	if (txt_looks_binary(prefix, len))
-		return ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (binary content)");
-	return ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (no book file extension)");
+		return "binary content";
+	return "no book file extension";
+}
+
+static int notbook_reason(struct ex_ctx *ctx, const void *prefix, size_t len, const char *name)
+{
+	return ex_fail(ctx, EXTRACT_NOTBOOK, "not a book (%s)",
+		       extract_notbook_kind(prefix, len, name));
 }
 
 static void ctx_start(struct ex_ctx *ctx, const char *name, const struct extract_limits *lim,
@@ -505,7 +514,7 @@ int extract_buffer(const void *data, size_t len, const char *name,
 		return ex_fail(&ctx, EXTRACT_NOTBOOK, "not a book (empty)");
 	fmt = extract_sniff(data, len < SNIFF_BYTES ? len : SNIFF_BYTES, name);
 	if (fmt == EXTRACT_FMT_UNKNOWN) {
-		ret = notbook_reason(&ctx, data, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+		ret = notbook_reason(&ctx, data, len < SNIFF_BYTES ? len : SNIFF_BYTES, name);
 	} else if (fmt != EXTRACT_FMT_EPUB && len > extract_max_file_bytes(ctx.lim, fmt)) {
 		ret = ex_fail(&ctx, -EFBIG, "file of %zu bytes, over the limit of %llu", len,
 			      (unsigned long long)extract_max_file_bytes(ctx.lim, fmt));
@@ -595,7 +604,7 @@ int extract_file(const char *path, const struct extract_limits *lim,
 	}
 	fmt = extract_sniff(prefix, got, path);
 	if (fmt == EXTRACT_FMT_UNKNOWN) {
-		ret = notbook_reason(&ctx, prefix, got);
+		ret = notbook_reason(&ctx, prefix, got, path);
 		goto out;
 	}
 	if ((uint64_t)fst.st_size > extract_max_file_bytes(ctx.lim, fmt)) {
@@ -624,6 +633,17 @@ out:
 	free(data);
 	if (fd >= 0)
 		close(fd);
+	if (ret)
+		extract_doc_release(doc);
+	return ret;
+}
+
+int extract_opf_meta(const void *data, size_t len, struct extract_doc *doc)
+{
+	int ret;
+
+	pthread_once(&once, global_init);
+	ret = epub_opf_meta(doc, data, len);
 	if (ret)
 		extract_doc_release(doc);
 	return ret;

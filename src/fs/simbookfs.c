@@ -44,6 +44,8 @@ struct sbfs_opts {
 	char *viewmode;		/* -o viewmode=links|files */
 	int noindex;		/* -o noindex: passthrough only */
 	int nowatch;		/* -o nowatch: no inotify on SRC */
+	int hidden;		/* -o hidden: index hidden folders too */
+	int extensionless;	/* -o extensionless: text without an extension is a book */
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
 	unsigned int test_open_delay_ms;	/* for tests only (opener.h) */
@@ -69,6 +71,8 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("viewmode=%s", viewmode, 0),
 	SBFS_OPT("noindex", noindex, 1),
 	SBFS_OPT("nowatch", nowatch, 1),
+	SBFS_OPT("hidden", hidden, 1),
+	SBFS_OPT("extensionless", extensionless, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
 	SBFS_OPT("test_open_delay_ms=%u", test_open_delay_ms, 0),
@@ -168,6 +172,10 @@ static void sbfs_usage(FILE *out)
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
+		"  -o hidden              index files under hidden folders (.name, such as\n"
+		"                         calibre's .caltrash) too; by default they are left out\n"
+		"  -o extensionless       plain text files without an extension (README,\n"
+		"                         COPYING) are books; by default they are not\n"
 		"  -o noindex             plain passthrough: no index, no views (and no\n"
 		"                         lock: it may run beside another daemon)\n"
 		"\n"
@@ -752,6 +760,8 @@ static int sbfs_start_index(struct sbfs *s)
 	oo.io.threads = s->o.index_threads;
 	oo.io.rescan_secs = s->o.rescan;
 	oo.io.no_watch = s->o.nowatch;
+	oo.io.include_hidden = s->o.hidden;
+	oo.io.extensionless = s->o.extensionless;
 	oo.io.notify = views_changed;
 	oo.io.notify_arg = s->views;
 	oo.opened = sbfs_opened;

@@ -1,7 +1,8 @@
-/* view_meta.c - .simbookfs/: the status, errors and not-duplicates files
- * and the control file's commands. */
+/* view_meta.c - .simbookfs/: the status, errors, not-duplicates and
+ * skipped files and the control file's commands. */
 #include "views_i.h"
 #include "jsonw.h"
+#include "skipped.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +69,7 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 	if (v->op)
 		opener_info(v->op, &oi);
 	ret = sbuf_addf(out, "{\"state\":\"%s\",\"books\":0,\"files\":0,\"queued\":0,"
-			"\"failed\":0,\"not_books\":0,\"indexed_since_mount\":0,",
+			"\"failed\":0,\"not_books\":0,\"skipped\":{},\"indexed_since_mount\":0,",
 			opener_state_name(oi.state));
 	if (!ret)
 		ret = meta_open(&oi, out);
@@ -82,6 +83,7 @@ static int meta_status(struct views *v, struct sbuf *out)
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
 	struct opener_info oi = { .state = OPENER_OPEN };
 	struct indexer_status st;
+	struct skipped sk;
 	uint64_t kept_files, kept_marks;
 	int how, ret;
 
@@ -113,6 +115,18 @@ static int meta_status(struct views *v, struct sbuf *out)
 			st.judging ? "true" : "false",
 			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			(unsigned long long)kept_marks);
+	/* the skipped files by kind: a walk of the file entries, as cheap
+	 * as reading errors */
+	if (!ret)
+		ret = skipped_count(v->ix, &sk);
+	if (!ret) {
+		ret = sbuf_addstr(out, "\"skipped\":");
+		if (!ret)
+			ret = skipped_json(&sk, out);
+		if (!ret)
+			ret = sbuf_addch(out, ',');
+		skipped_release(&sk);
+	}
 	if (!ret)
 		ret = meta_open(&oi, out);
 	if (!ret)
@@ -142,7 +156,7 @@ static int meta_errors(struct views *v, struct sbuf *out)
 
 /* The files of .simbookfs/, in listing order; a file's index is its
  * slot in meta_stamp. */
-static const char *const meta_names[] = { "status", "errors", "not-duplicates" };
+static const char *const meta_names[] = { "status", "errors", "not-duplicates", "skipped" };
 
 int meta_content(struct views *v, const char *rel, struct sbuf *out)
 {
@@ -152,6 +166,8 @@ int meta_content(struct views *v, const char *rel, struct sbuf *out)
 		return meta_errors(v, out);
 	if (!strcmp(rel, meta_names[2]))
 		return views_open(v) ? simlist_exemptions_tsv(v->ix, out) : 0;
+	if (!strcmp(rel, meta_names[3]))
+		return views_open(v) ? skipped_tsv(v->ix, out) : 0;
 	return -ENOENT;
 }
 

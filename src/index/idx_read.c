@@ -425,3 +425,33 @@ int idx_counts(struct idx *ix, struct idx_counts *c)
 	memset(c, 0, sizeof(*c));
 	return idx_read_get(ix, DB_META, "counts", 6, counts_get, c);
 }
+
+struct skipped_arg {
+	int (*fn)(void *arg, const char *path, enum idx_state state, const char *error);
+	void *arg;
+};
+
+static int skipped_fn(const struct frec *f, void *arg, struct pkey *next)
+{
+	struct skipped_arg *a = arg;
+
+	(void)next;
+	if (f->state != IDX_FAILED && f->state != IDX_NOT_BOOK)
+		return 0;
+	return a->fn(a->arg, f->path, (enum idx_state)f->state, f->errlen ? f->err : NULL);
+}
+
+int idx_skipped_walk(struct idx *ix,
+		     int (*fn)(void *arg, const char *path, enum idx_state state, const char *error),
+		     void *arg)
+{
+	struct skipped_arg a = { fn, arg };
+	MDB_txn *txn;
+	int ret = idx_rtx_begin(ix, &txn);
+
+	if (ret)
+		return ret;
+	ret = idx_files_under(txn, ix->db[DB_FILES], "", 0, skipped_fn, &a);
+	idx_rtx_end(ix, txn);
+	return ret;
+}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,8 @@ struct indexer {
 	pthread_cond_t cond;
 	int stopping;
 	char *skip_dir;
+	int include_hidden;		/* indexer_opts: files under hidden folders */
+	int extensionless;		/* indexer_opts: plain text without an extension */
 	/* Unlinks and renames wait here for the writer thread, so the
 	 * filesystem's threads never wait for an index transaction.  Anyone
 	 * about to read or write a path's entry (a worker, the watch) applies
@@ -261,6 +264,72 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 	idx_file_release(&f);
 }
 
+#define OPF_MAX (1u << 20)	/* a calibre metadata.opf is a few KiB */
+
+/* A book in a calibre book folder takes the title and first author of the
+ * metadata.opf beside it: what the user typed in calibre, where the file's
+ * own (a PDF's Info title, a converted file's name) is often a file name.
+ * Any failure keeps the book's own metadata. */
+static void calibre_meta(struct indexer *ixr, const char *path, struct book *b)
+{
+	const char *slash = strrchr(path, '/');
+	struct extract_doc doc;
+	struct stat sb;
+	char *opf = NULL, *data = NULL, *title = NULL, *author = NULL;
+	size_t len = 0;
+	int fd;
+
+	extract_doc_init(&doc);
+	if (asprintf(&opf, "%.*smetadata.opf", slash ? (int)(slash - path + 1) : 0, path) < 0)
+		return;
+	fd = openat(ixr->rootfd, opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	free(opf);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= OPF_MAX &&
+	    read_all(fd, OPF_MAX, (uint64_t)sb.st_size, &data, &len) == 0 && len <= OPF_MAX &&
+	    extract_opf_meta(data, len, &doc) == 0 && doc.title) {
+		title = strdup(doc.title);
+		author = doc.creators.n ? strdup(doc.creators.v[0]) : NULL;
+		if (title && (author || !doc.creators.n)) {
+			free(b->title);
+			free(b->author);
+			b->title = title;
+			b->author = author;
+			title = author = NULL;
+		}
+	}
+	free(title);
+	free(author);
+	free(data);
+	extract_doc_release(&doc);
+	close(fd);
+}
+
+/* Whether a folder of path (not its last component) is hidden (".name"):
+ * calibre's .caltrash, .git, a sync tool's cache. */
+static int in_hidden_dir(const char *path)
+{
+	const char *p = path, *slash;
+
+	while ((slash = strchr(p, '/')) != NULL) {
+		if (*p == '.')
+			return 1;
+		p = slash + 1;
+	}
+	return 0;
+}
+
+/* Whether the last component of path has no extension (COPYING, README). */
+static int no_extension(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return !dot || dot == base;
+}
+
 /* Fingerprints the open file fd (stat st) as book id and hands the result
  * to the writer. */
 static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
@@ -287,7 +356,13 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 	/* Non-books (pictures, videos) are never read whole. */
 	fmt = extract_sniff(head, (size_t)n, path);
 	if (fmt == EXTRACT_FMT_UNKNOWN) {
-		sbuf_addf(&err, "%s: not a book", path);
+		sbuf_addf(&err, "%s: not a book (%s)", path,
+			  extract_notbook_kind(head, (size_t)n, path));
+		ret = put_failed(ixr, id, st, IDX_NOT_BOOK, err.buf);
+		goto out;
+	}
+	if (fmt == EXTRACT_FMT_TXT && !ixr->extensionless && no_extension(path)) {
+		sbuf_addf(&err, "%s: not a book (%s)", path, SCAN_NOEXT_KIND);
 		ret = put_failed(ixr, id, st, IDX_NOT_BOOK, err.buf);
 		goto out;
 	}
@@ -312,6 +387,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 				 err.buf);
 		goto out;
 	}
+	calibre_meta(ixr, path, b);
 	/* record, bands and pruning keys, as every index user stores them */
 	rf = malloc(sizeof(*rf));
 	if (!rf) {
@@ -406,6 +482,13 @@ static int index_file(struct indexer *ixr, const char *path)
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
 	indexer_flush(ixr, 0);
+	if (!ixr->include_hidden && in_hidden_dir(path)) {
+		/* written there, or moved there (calibre's .caltrash) */
+		ret = idx_unlink(ixr->ix, path);
+		if (ret > 0)
+			indexer_notify(ixr);
+		return ret < 0 && ret != -ENOENT && ret != -EINVAL ? ret : 0;
+	}
 	fd = openat(ixr->rootfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		ret = fd < 0 ? -errno : 0;
@@ -600,6 +683,8 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ixr->rootfd = rootfd;
 	ixr->rescan_secs = opts->rescan_secs;
 	ixr->use_watch = !opts->no_watch;
+	ixr->include_hidden = opts->include_hidden;
+	ixr->extensionless = opts->extensionless;
 	if (opts->skip_dir && !(ixr->skip_dir = strdup(opts->skip_dir))) {
 		free(ixr);
 		return -ENOMEM;
@@ -633,6 +718,8 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	so.ix = ixr->ix;
 	so.q = ixr->q;
 	so.skip_dir = opts->skip_dir;
+	so.include_hidden = opts->include_hidden;
+	so.extensionless = opts->extensionless;
 	so.rec_version = BOOKREC_IDX_VERSION;
 	ret = scan_new(&ixr->scan, &so);
 	if (ret)

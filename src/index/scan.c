@@ -23,6 +23,7 @@ struct scan {
 	struct idx *ix;
 	struct queue *q;
 	char *skip_dir;
+	int include_hidden, extensionless;
 	uint32_t rec_version;
 	pthread_mutex_t lock;		/* guards prog, thread state */
 	struct scan_progress prog;
@@ -269,6 +270,10 @@ static int needs_work(const struct scan *s, const struct idx_file *f, const stru
 {
 	if (!scan_stat_same(&f->st, st) || f->state == IDX_QUEUED)
 		return 1;
+	/* left out by a mount without the option that is given now */
+	if (s->extensionless && f->state == IDX_NOT_BOOK && f->error &&
+	    strstr(f->error, ": not a book (" SCAN_NOEXT_KIND ")"))
+		return 1;
 	return s->rec_version && f->has_fp && f->rec_version != s->rec_version;
 }
 
@@ -370,7 +375,7 @@ static int scan_dir_list(struct run *r, DIR *d, struct dlist *l)
 				return -ENOMEM;
 			l->files[l->nf].st = to_idx_stat(&st);
 			l->nf++;
-		} else if (type == DT_DIR) {
+		} else if (type == DT_DIR && (s->include_hidden || de->d_name[0] != '.')) {
 			if (fspath_status_dir(de->d_name))
 				continue;	/* a mount's reports, not books */
 			if (ARRAY_GROW(l->subdirs, l->capd, l->nd + 1))
@@ -768,6 +773,8 @@ int scan_new(struct scan **out, const struct scan_opts *opts)
 	s->ix = opts->ix;
 	s->q = opts->q;
 	s->rec_version = opts->rec_version;
+	s->include_hidden = opts->include_hidden;
+	s->extensionless = opts->extensionless;
 	if (opts->skip_dir) {
 		s->skip_dir = strdup(opts->skip_dir);
 		if (!s->skip_dir) {

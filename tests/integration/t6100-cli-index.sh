@@ -15,7 +15,8 @@ summary_re() { # files books failed notbooks read removed
 "$SB" index "$LIB" --interval 0.05 >"$T/out" 2>"$T/err" </dev/null
 rc=$?
 check "first run exits 1 (broken.epub failed)" [ "$rc" -eq 1 ]
-check "one summary line on stdout" [ "$(wc -l <"$T/out")" -eq 1 ]
+check "two summary lines on stdout" [ "$(wc -l <"$T/out")" -eq 2 ]
+check "the skipped files by kind" grep -Eq "^skipped: 1 broken, 1 [a-z]" "$T/out"
 check "summary counts" grep -Eq "$(summary_re 9 7 1 1 9 0)" "$T/out"
 check "index in the default place" [ -f "$LIB/.simbookfs-index/data.mdb" ]
 check "start line" grep -qx "simbook index: indexing $real_lib into $real_lib/.simbookfs-index" "$T/err"

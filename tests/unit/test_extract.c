@@ -650,6 +650,41 @@ static void test_real_all(void)
 	printf("# %zu real books extracted\n", nfiles);
 }
 
+/* calibre's metadata.opf beside a book: its title and creators; anything
+ * else is refused and leaves the doc empty. */
+static void test_opf_meta(void)
+{
+	static const char calopf[] =
+		"<?xml version='1.0' encoding='utf-8'?>\n"
+		"<package xmlns=\"http://www.idpf.org/2007/opf\" version=\"2.0\">"
+		"<metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
+		"<dc:identifier>1</dc:identifier><dc:title>Frankenstein (1818 text)</dc:title>"
+		"<dc:creator>Mary Wollstonecraft Shelley</dc:creator><dc:creator>P. B. Shelley</dc:creator>"
+		"<dc:language>eng</dc:language></metadata>"
+		"<guide><reference type=\"cover\" href=\"cover.jpg\"/></guide></package>";
+	static const char notopf[] = "<?xml version='1.0'?><html><title>x</title></html>";
+	struct extract_doc d;
+
+	extract_doc_init(&d);
+	REQUIRE(extract_opf_meta(calopf, sizeof(calopf) - 1, &d) == 0);
+	CHECK_EQ_STR(d.title, "Frankenstein (1818 text)");
+	CHECK_EQ_INT(d.creators.n, 2);
+	if (d.creators.n == 2)
+		CHECK_EQ_STR(d.creators.v[0], "Mary Wollstonecraft Shelley");
+	CHECK_EQ_STR(d.language, "eng");
+	extract_doc_release(&d);
+	CHECK_EQ_INT(extract_opf_meta(notopf, sizeof(notopf) - 1, &d), -EBADMSG);
+	CHECK(d.title == NULL && d.creators.n == 0);
+	CHECK_EQ_INT(extract_opf_meta("\0\1\2", 3, &d), -EBADMSG);
+	/* cut anywhere: an answer, never a crash */
+	for (size_t n = 0; n < sizeof(calopf) - 1; n += 7) {
+		int ret = extract_opf_meta(calopf, n, &d);
+
+		CHECK(ret == 0 || ret == -EBADMSG);
+		extract_doc_release(&d);
+	}
+}
+
 int main(void)
 {
 	RUN(test_plain_text);
@@ -663,5 +698,6 @@ int main(void)
 	RUN(test_time_budget);
 	RUN(test_real_cross_format);
 	RUN(test_real_all);
+	RUN(test_opf_meta);
 	return CHECK_DONE();
 }

@@ -109,7 +109,7 @@ static void teardown(void)
 
 static int scan_once(struct queue *q, uint32_t rec_version, struct scan_progress *pr)
 {
-	struct scan_opts o = { src_fd, NULL, ix, q, idxdir, rec_version };
+	struct scan_opts o = { src_fd, NULL, ix, q, idxdir, rec_version, 0, 0 };
 	struct scan *s = NULL;
 	int ret = scan_new(&s, &o);
 
