@@ -140,6 +140,9 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 		parent[plen] = '\0';
 		name++;
 		if (folder_book(v, parent, &r->id)) {
+			/* a book the caller may not reach has no folder */
+			if (!views_reach(v, parent))
+				return -ENOENT;
 			r->book_depth = views_components(parent);
 			ret = list_get(v, r->id, &r->list);
 			if (ret)
@@ -170,7 +173,7 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 	}
 	/* A folder of SRC (books below it are listed from the index). */
 	if (views_skip(v, rel) || fstatat(v->rootfd, rel, &r->tst, AT_SYMLINK_NOFOLLOW) ||
-	    !S_ISDIR(r->tst.st_mode))
+	    !S_ISDIR(r->tst.st_mode) || !views_reach(v, rel))
 		return -ENOENT;
 	r->node = SN_DIR;
 	return 0;
@@ -218,8 +221,15 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 	switch (r.node) {
 	case SN_DIR:
 		views_fill_dir(v, st, views_ino(VK_SIMILAR, views_hash(rel, 1)));
-		if (*rel)
+		if (*rel) {
+			/* the folder's own owner and search bits: the kernel
+			 * keeps others out of similar/<folder>/ as out of
+			 * <folder>/ */
 			st->st_mtim = r.tst.st_mtim;
+			st->st_mode = S_IFDIR | (r.tst.st_mode & 0555);
+			st->st_uid = r.tst.st_uid;
+			st->st_gid = r.tst.st_gid;
+		}
 		break;
 	case SN_BOOK:
 		views_fill_dir(v, st, views_ino(VK_SIMILAR, r.id));
@@ -258,7 +268,16 @@ int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t fil
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
 	if (r.node == SN_DIR) {
-		ret = idx_list(v->ix, rel, 0, &ents, &n);
+		/* its names only to a caller who could search it */
+		struct sbuf in;
+
+		sbuf_init(&in);
+		ret = sbuf_addf(&in, "%s%s.", rel, *rel ? "/" : "");
+		if (!ret && !views_reach(v, in.buf))
+			ret = -EACCES;
+		sbuf_release(&in);
+		if (!ret)
+			ret = idx_list(v->ix, rel, 0, &ents, &n);
 		if (ret == -ENOENT)
 			ret = 0;
 		for (i = 0; i < n && !ret; i++) {
@@ -298,13 +317,19 @@ int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t fil
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
 			/* With attributes (as sim_getattr() gives them), so the
 			 * kernel needs no lookup per entry; remembered for the
-			 * invalidation like looked-up entries. */
+			 * invalidation like looked-up entries, and dropped from
+			 * the kernel's cache at once when the caller decided. */
+			views_private_take();
 			for (i = 0; i < lr->l->n; i++) {
 				const struct simlist_entry *e = &lr->l->v[i];
 
 				if (!views_target_ok(v, e->path, &tst) ||
-				    simlist_link(link, sizeof(link), 1 + views_components(rel), e->path))
+				    simlist_link(link, sizeof(link), 1 + views_components(rel), e->path)) {
+					views_private_take();
 					continue;
+				}
+				if (views_private_take())
+					views_private_add(v, VK_SIMILAR, rel, e->name);
 				views_fill_entry(v, &st, views_ino(VK_SIMILAR, views_hash(e->path, r.id)),
 					   strlen(link), &tst);
 				filler(buf, e->name, &st, 0, FUSE_FILL_DIR_PLUS);
