@@ -30,6 +30,7 @@ struct view_node {
 struct listref {
 	struct simlist *l;
 	int refs;
+	int own;		/* one caller's copy (some books hidden): not cached */
 };
 
 struct gview;

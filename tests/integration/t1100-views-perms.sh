@@ -87,6 +87,11 @@ one_mode() { # links|files
 	stat "$sec" >/dev/null && ls -la "$MNT/similar/public/a.txt/" >/dev/null
 	! as_nobody "stat '$sec'" >/dev/null 2>&1 || fail "nobody stats root's cached entry $e"
 	! as_nobody "cat '$sec'" >/dev/null 2>&1 || fail "nobody reads root's cached entry $e"
+	if [ "$mode" = files ]; then	# root's open entry is not found by path for nobody
+		exec 3<"$sec"
+		! as_nobody "stat '$sec'" >/dev/null 2>&1 || fail "nobody stats root's open entry $e"
+		exec 3<&-
+	fi
 	stat "$MNT/similar/private/secret-copy.txt" >/dev/null
 	! as_nobody "ls '$MNT/similar/private/'" >/dev/null 2>&1 || fail "nobody lists similar/private/"
 	! as_nobody "stat '$MNT/similar/private/secret-copy.txt'" >/dev/null 2>&1 ||
@@ -99,6 +104,9 @@ one_mode() { # links|files
 	echo "$out" | grep -q "public/public-broken.epub" || fail "nobody: no error of public/"
 	echo "$out" | grep -q "usher1.txt.*usher2.txt" || fail "nobody: public mark not listed"
 	! echo "$out" | grep -q "secret" || fail "nobody sees a private name: $(echo "$out" | grep secret)"
+	# ranked among what nobody may see: no gap where the hidden book ranks
+	echo "$out" | grep -q " 01 100% identical file - a2.txt" || fail "nobody: a2.txt not ranked first"
+	echo "$out" | grep -q " 01 d0 - a.txt" || fail "nobody: lookup/ not ranked for nobody"
 	echo "$out" | grep -q "^duplicates/a (2)$" ||
 		fail "nobody: the group of a.txt is not named after what nobody may see"
 	echo "$out" | grep -q "^clusters/a (2)/a2.txt$" || fail "nobody: clusters/a (2)/a2.txt"
