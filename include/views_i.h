@@ -43,6 +43,7 @@ struct views {
 	uint64_t serial;		/* tells instances apart in thread caches */
 	int rootfd;
 	int files;			/* entries are read-only files, not links */
+	int shared;			/* other users look too (views_set_shared()) */
 	char *prefix;
 	const char *hidden;
 	char *names[VK_N];

@@ -63,7 +63,8 @@ void views_private_add(struct views *v, enum view_kind k, const char *rel, const
 {
 	struct sbuf p;
 
-	if (!v->has_thread)
+	/* one user only: nobody else can be served its answers */
+	if (!v->has_thread || !v->shared)
 		return;
 	sbuf_init(&p);
 	if (sbuf_addf(&p, "/%s%s%s%s%s", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",

@@ -621,6 +621,11 @@ void views_set_files(struct views *v, int on)
 	v->files = on;
 }
 
+void views_set_shared(struct views *v, int on)
+{
+	v->shared = on;
+}
+
 void views_attach(struct views *v, struct opener *op)
 {
 	v->op = op;
