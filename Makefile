@@ -137,7 +137,7 @@ fuzz-bins: $(FUZZ_BIN)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB) | $(BUILD)/fuzz
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/common -fsanitize=fuzzer $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 bench: $(BENCH_BIN) all
 

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <zip.h>
 
+#include <poppler.h>
+
 #include "extract.h"
 #include "norm.h"
 #include "sbuf.h"
@@ -275,6 +277,53 @@ static size_t format_rate(enum extract_format fmt, const struct file *f, size_t 
 	return nf;
 }
 
+/* What pdf.c asks of poppler, alone: every page's text and its character
+ * boxes, over >= 1 s.  The library's own cost is the floor of the PDF
+ * reader's speed; MB/s of the PDF files, 0 without one. */
+static double poppler_rate(const struct file *f, size_t n)
+{
+	double t0 = now(), t;
+	size_t passes = 0, i, fin = 0;
+
+	do {
+		fin = 0;
+		for (i = 0; i < n; i++) {
+			GBytes *b;
+			PopplerDocument *pd;
+			int np, k;
+
+			if (extract_sniff(f[i].data, f[i].len < 4096 ? f[i].len : 4096, f[i].name) !=
+			    EXTRACT_FMT_PDF)
+				continue;
+			b = g_bytes_new_static(f[i].data, f[i].len);
+			pd = poppler_document_new_from_bytes(b, NULL, NULL);
+			g_bytes_unref(b);
+			if (!pd)
+				continue;
+			np = poppler_document_get_n_pages(pd);
+			for (k = 0; k < np; k++) {
+				PopplerPage *pg = poppler_document_get_page(pd, k);
+				PopplerRectangle *r = NULL;
+				guint nr = 0;
+
+				if (!pg)
+					continue;
+				g_free(poppler_page_get_text(pg));
+				poppler_page_get_text_layout(pg, &r, &nr);
+				g_free(r);
+				g_object_unref(pg);
+			}
+			g_object_unref(pd);
+			fin += f[i].len;
+		}
+		if (!fin)
+			return 0.0;
+		passes++;
+		t = now() - t0;
+	} while (t < 1.0);
+	return (double)fin * (double)passes / t / 1e6;
+}
+
 int main(int argc, char **argv)
 {
 	const char *books = argc > 1 ? argv[1] : getenv("SIMBOOK_BOOKS");
@@ -334,6 +383,13 @@ int main(int argc, char **argv)
 			if (c)
 				printf("  %-5s %2zu files  %8.1f MB/s of files  %8.1f MB/s of text\n",
 				       extract_format_name(fmts[k]), c, in, out);
+			if (c && fmts[k] == EXTRACT_FMT_PDF) {
+				double floor = poppler_rate(fm, nf);
+
+				printf("  pdf: poppler's page text + boxes alone (baseline) %6.1f MB/s"
+				       " of files; the reader runs at %.2f of it\n",
+				       floor, floor > 0.0 ? in / floor : 0.0);
+			}
 		}
 		for (i = 0; i < nown; i++)	/* the rest are epub[]'s */
 			free(fm[i].data);

@@ -71,7 +71,12 @@ struct extract_limits {
 					 * text deflates 3-10x, zeros 1000x */
 	uint32_t max_depth;		/* XML/HTML element nesting [256] */
 	uint64_t max_text_bytes;	/* extracted UTF-8 text [32 MiB] */
-	uint32_t max_millis;		/* wall-clock time per file [5000] */
+	uint32_t max_millis;		/* CPU time of the extracting thread per
+					 * file [5000] (CPU time: a busy machine
+					 * or a nice worker must not fail books) */
+	uint32_t millis_per_mib;	/* more time per MiB of the file [500],
+					 * for big PDFs (poppler reads ~3-5 MB/s);
+					 * in all at most 12 x max_millis */
 };
 
 /* A list of owned NUL-terminated strings. */

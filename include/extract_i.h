@@ -15,11 +15,17 @@
 struct ex_ctx {
 	const struct extract_limits *lim;
 	const char *name;		/* file name for messages, never NULL */
-	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	uint64_t start_ns;		/* thread CPU clock at the start */
+	uint64_t deadline_ns;		/* the same clock: start + the budget */
 	struct extract_doc *doc;
 	struct sbuf *err;		/* may be NULL */
 	int failed;			/* ex_fail() already wrote a reason */
 };
+
+/* The CPU time budget of a file of len bytes, in ms: max_millis, and
+ * millis_per_mib for each whole MiB, at most 12 x max_millis (a hostile
+ * file of the largest size must not keep a worker long). */
+uint64_t ex_budget_ms(const struct extract_limits *lim, uint64_t len);
 
 /* Appends "NAME: reason" to ctx->err (only the first reason) and returns
  * code, so callers write `return ex_fail(ctx, -EFBIG, "...")`. */

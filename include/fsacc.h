@@ -42,7 +42,8 @@ int fsacc_reach(struct fsacc *a, const struct fsacc_who *who, const char *path);
  * group and others): an answer that needs no caller. */
 int fsacc_public(struct fsacc *a, const char *path);
 /* Reads every cached folder again; 1 when one changed mode or owner or
- * went away since it was cached, else 0. */
+ * went away since the last call (also when a refresh after ttl found
+ * it), else 0. */
 int fsacc_recheck(struct fsacc *a);
 
 /* The rule for one folder of mode, owner uid and group gid: 1 when who

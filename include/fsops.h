@@ -80,6 +80,10 @@ struct fs_view_ops {
 	int (*readdir)(void *arg, const char *rel, void *buf, fuse_fill_dir_t filler);
 	/* Like readlink(2) but NUL-terminates within size. */
 	int (*readlink)(void *arg, const char *rel, char *buf, size_t size);
+	/* A view's own file: getattr is asked before open (a file gone is
+	 * not opened) and again after it; the second answer (a view should
+	 * give the attributes of the content this open serves) is what the
+	 * open file shows, also once the entry is gone. */
 	int (*open)(void *arg, const char *rel, struct fuse_file_info *fi);
 	int (*read)(void *arg, const char *rel, char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi);

@@ -21,6 +21,7 @@
 #include "fspath.h"
 
 struct dirahead;
+struct fs_links;
 
 struct fs_view {
 	const char *name;
@@ -62,6 +63,7 @@ struct fs {
 	void *xops_arg;
 	pthread_mutex_t open_lock;
 	struct fs_vfile *open_entries;	/* open real-file entries, by path */
+	struct fs_links *links;		/* names of hard-linked files (fsops_links.c) */
 };
 
 /* An open view file: the view's own handle (fd -1), or a file of SRC
@@ -133,6 +135,36 @@ void fs_undo_create(const struct fspath *fp, int flags);
  * of the entry open at the FUSE path path (-ENOENT: none is). */
 int fs_vfile_stat(const struct fs_vfile *vf, struct stat *st);
 int fs_open_entry_stat(struct fs *fs, const char *path, struct stat *st);
+
+/* Hard links (fsops_links.c).  Every name of a file is its own kernel
+ * inode with its own cached attributes: the names of files with several
+ * links that the kernel was given are remembered by inode, and a change
+ * through one name drops the kernel's attributes of the others.  Paths are
+ * FUSE paths; the calls are thread-safe and cost an atomic load while no
+ * hard-linked file was seen. */
+int fs_links_new(struct fs_links **out);
+void fs_links_free(struct fs_links *l);
+/* Whether any name is remembered (when not, callers skip the stat they
+ * would make for the others). */
+bool fs_links_any(const struct fs *fs);
+/* path was handed to the kernel with the attributes st: remembered when a
+ * non-directory has several links; its inode forgotten at one link. */
+void fs_links_seen(struct fs *fs, const char *path, const struct stat *st);
+/* The file st was changed through path (st: its attributes before or
+ * after): the kernel forgets the attributes of its other names. */
+void fs_links_changed(struct fs *fs, const char *path, const struct stat *st);
+/* path, one of the names of st (its attributes before), is gone (unlink,
+ * renamed over): forgotten, and the kernel forgets the others'. */
+void fs_links_gone(struct fs *fs, const char *path, const struct stat *st);
+/* from was renamed to to (swapped with exchange): the names at or below
+ * it follow. */
+void fs_links_moved(struct fs *fs, const char *from, const char *to, bool exchange);
+/* After a change through path (or the open fd >= 0): fs_links_changed()
+ * with the file's attributes now. */
+void fs_links_touched(struct fs *fs, const char *path, int fd);
+/* The attributes of path (not followed) when fs_links_any(), for taking
+ * them before a change; -ENOENT otherwise, or -errno. */
+int fs_links_stat(const struct fs *fs, const char *path, struct stat *st);
 
 /* Each part puts its operations into ops (fs_get_operations()). */
 void fs_node_fill_ops(struct fuse_operations *ops);

@@ -82,10 +82,12 @@
 /* 2: the pruning-key tables; 3: the clusters table; 4: pruning-key postings
  * carry the book's key counts; 5: groups of copies (only a group's
  * representative has band entries, postings, links and relations) and the
- * rel table (every verified relation and the books judged).  A schema 3 or
- * 4 index is upgraded in place on open, its books unjudged; any other is
- * rebuilt. */
-#define IDX_SCHEMA_VERSION 5
+ * rel table (every verified relation and the books judged); 6: the
+ * relation rule of other-translation and dense coverage (relations and
+ * cluster links judged by the rule before it are dropped).  A schema 3, 4
+ * or 5 index is upgraded in place on open, its books unjudged; any other
+ * is rebuilt. */
+#define IDX_SCHEMA_VERSION 6
 #define IDX_PATH_MAX 4095	/* longest relative path accepted */
 #define IDX_ERR_MAX 1000	/* error texts are cut to this many bytes */
 
@@ -386,6 +388,10 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
  * -EIO. */
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats);
+/* The keys of book id with IDX_UQ_HI set (the shingle anchors of
+ * bookrec_fp_make()), that bit cleared: *keys malloc'd (NULL when none),
+ * ascending.  0, -ENOENT (no keys row), -EIO, -ENOMEM. */
+int idx_uq_hi_keys(struct idx *ix, uint64_t id, uint32_t **keys, uint32_t *n);
 /* Books whose exact-text hash is h: *ids malloc'd, ascending. */
 int idx_by_text_hash(struct idx *ix, const uint8_t h[IDX_SH_BYTES], uint64_t **ids, size_t *n);
 /* ---- relations (the rel table) and cluster links (the clusters table) ---- */

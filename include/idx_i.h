@@ -86,8 +86,12 @@
 
 /* Relation row (rel table): version, class, score, simhash distance, then
  * the Jaccard estimate and the two cover fractions as IEEE-754 binary64,
- * big-endian (exact: the views print what the comparison gave). */
-#define REL_VERSION 1
+ * big-endian (exact: the views print what the comparison gave).  Version
+ * 2: the covers are the shares of judge_shares() (5-gram containment; in
+ * version 1 the span of the alignment, which overstated): a book judged
+ * under version 1 reads as not judged, is listed by comparison and judged
+ * again, as after a change of fingerprint. */
+#define REL_VERSION 2
 #define REL_LEN 28
 /* Judged mark (rel table, key id + 0): version, fingerprint tag. */
 #define JUDGED_LEN 9

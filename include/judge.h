@@ -103,10 +103,21 @@ enum relate_class judge_mirror(enum relate_class cls);
 int judge_relation(struct idx *ix, struct judge_cache *c, uint64_t a, uint64_t b,
 		   enum relate_class *cls);
 
-/* The score of a relation: 100 for identical file and same text; a near
- * duplicate's 100 * (1 - estimated difference), at most 99; for
- * containment the part of the contained book found in the other; for
- * overlap the larger covered fraction (or the Jaccard estimate). */
+/* The percentage a list shows for a relation, one meaning for every
+ * class: the share of the listed book's text found in the other
+ * (cover_this), except for a part of the listed book (cls_this
+ * RELATE_A_CONTAINS_B: "part of this"), where it is the share of that
+ * part found in the listed book (cover_other).  Identical file and same
+ * text: 100; otherwise 1..99, and 100 only when all of it was found
+ * (another translation: near 1, its wording is not shared); 0 for
+ * unrelated.  The covers are judge_shares()'s. */
+unsigned judge_share(enum relate_class cls_this, double cover_this, double cover_other);
+/* The fractions of a found in b (*a) and of b found in a (*b) that the
+ * lists show: the anchor shares (relate_signals share_a/b: the word
+ * 5-gram containment), for books too short for anchors the block cover,
+ * else the matched text windows. */
+void judge_shares(const struct relate_signals *sig, double *a, double *b);
+/* judge_share() of the relation from a's side (the pair's score). */
 unsigned judge_score(const struct relate_signals *sig, const struct relate_result *rel);
 
 /* Clusters (clusters/ and `simbook clusters`, groups.h): a cluster is a

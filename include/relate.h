@@ -4,7 +4,8 @@
  * e-books: identical file; same text in another format or markup; near
  * duplicate (with an estimate of how much differs); one book contains the
  * other (a volume inside the complete work, a story inside an anthology);
- * overlapping text; unrelated.
+ * overlapping text; the same work in other wording (another translation:
+ * names and numbers in order, no text shared); unrelated.
  *
  * relate_decide() is a pure function of the signals below, which the
  * fingerprint comparison produces (book.h fills them from two records).
@@ -25,6 +26,11 @@ enum relate_class {
 	RELATE_A_CONTAINS_B,	/* B is a contiguous part of A */
 	RELATE_B_CONTAINS_A,	/* A is a contiguous part of B */
 	RELATE_OVERLAP,
+	/* the same work in other wording: another translation (or language)
+	 * whose names and numbers align in order but whose text is not
+	 * shared; never a duplicate.  Appended: stored classes keep their
+	 * values. */
+	RELATE_OTHER_TRANSLATION,
 	RELATE_NCLASSES
 };
 
@@ -41,6 +47,9 @@ struct relate_signals {
 	double bsim;		/* S4 Broder B-similarity as a fraction 0..1 */
 	double dupniq_cs;	/* S5 |LCS| / sqrt(|X||Y|) */
 	double dupniq_its;	/* S5 log|LCS| / log(|X|+|Y|-|LCS|) */
+	uint32_t dupniq_common;	/* S5 distinctive words in both books */
+	uint32_t dupniq_lcs;	/* S5 of them, the longest run in the same
+				 * order in both (|LCS|) */
 	double span_cover_a;	/* S5: fraction of A's words inside the span
 				 * of the LCS (first to last aligned word) */
 	double span_cover_b;	/* the same for B */
@@ -58,6 +67,12 @@ struct relate_signals {
 	double chunk_cover_a;	/* fraction of A's text windows whose sketch
 				 * matches a window of B */
 	double chunk_cover_b;	/* fraction of B's windows matched by A's */
+	double share_a;		/* fraction of A's word 5-shingles found in B,
+				 * from the anchor samples (anchorshare.h);
+				 * -1 when A has too few anchors.  What the
+				 * views list (judge_share()), not read by the
+				 * rule */
+	double share_b;		/* the same for B in A */
 };
 
 /* Books shorter than this (words) may align nothing even when related:
@@ -74,6 +89,10 @@ struct relate_params {
 	double jaccard_min;	/* S2 Jaccard at or above: related */
 	double cover_min;	/* less aligned than this on both sides: unrelated */
 	double cover_whole;	/* aligned at least this much: (nearly) all of it */
+	double windows_wording;	/* matched text windows at or above: shared
+				 * wording (relate.c, other_wording()) */
+	int simhash_wording;	/* S1 distance at or below, with cs_min:
+				 * the same wording under OCR damage */
 };
 
 struct relate_result {

@@ -10,9 +10,10 @@
  * judge_cache); unrelated books and "not a duplicate" exemptions are
  * dropped either way.
  *
- * Ranking (best first): identical file, same text, near duplicate, one
- * contains the other, overlap; within a class by score (descending), then
- * path.  Entry names "RR SSS% RELATION - BASENAME": RR the 1-based rank,
+ * Ranking (best first): by score (judge_share(): the share of text found
+ * in the other book, one meaning for every relation), then by class
+ * (identical file, same text, near duplicate, one contains the other,
+ * overlap), then path.  Entry names "RR SSS% RELATION - BASENAME": RR the 1-based rank,
  * zero-padded to at least two digits so a name-sorted listing keeps the
  * rank order; SSS the score; the rank makes names unique.
  */
@@ -32,7 +33,7 @@ struct simlist_entry {
 	char *path;		/* its path relative to SRC, owned */
 	char *name;		/* the entry name, owned (NAME_MAX bytes at most) */
 	enum relate_class cls;	/* A = the listed book, B = this entry */
-	unsigned score;		/* 0..100, see judge_score() */
+	unsigned score;		/* 0..100, judge_share() from this side */
 	int simhash_distance;	/* S1 bits */
 	double jaccard;		/* S2 estimate */
 	double cover_this;	/* fraction of the listed book found in this one */

@@ -6,6 +6,7 @@
 #define VIEWS_I_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -21,6 +22,7 @@ enum view_kind { VK_SIMILAR, VK_CLUSTERS, VK_DUPLICATES, VK_LOOKUP, VK_META, VK_
 #define LIST_SLOTS 1024		/* cached similar lists (direct-mapped by id) */
 #define SERVED_MAX 65536	/* view paths remembered for invalidation */
 #define SEEN_SLOTS (2 * SERVED_MAX)	/* set of their hashes (no duplicates) */
+#define SNAP_SLOTS 256		/* generated files' snapshots (view_snap.c) */
 
 struct view_node {
 	struct views *v;
@@ -38,6 +40,7 @@ struct gcaller;
 
 #define PRIV_MAX 4096		/* caller-dependent answers awaiting invalidation */
 #define GCALLER_SLOTS 8		/* group views named for one caller, per view */
+struct vsnap;
 
 struct views {
 	uint64_t serial;		/* tells instances apart in thread caches */
@@ -75,6 +78,8 @@ struct views {
 	char **priv;			/* view paths whose answer depended on the caller */
 	size_t npriv;
 	int priv_lost;			/* more than PRIV_MAX: invalidate all served */
+	pthread_mutex_t snap_lock;
+	struct vsnap *snaps[SNAP_SLOTS];
 	/* invalidation thread */
 	struct fuse *fuse;
 	pthread_t thread;
@@ -141,6 +146,31 @@ void views_served_add(struct views *v, enum view_kind k, const char *rel, const 
 /* Has the thread invalidate the view path rel (or rel/name) at once: its
  * answer depended on the caller. */
 void views_private_add(struct views *v, enum view_kind k, const char *rel, const char *name);
+
+/* ---- view_snap.c: snapshots of generated files ---- */
+
+/* For a getattr of kind k's generated file rel by the calling user: 1 and
+ * *st when a snapshot of it is current (not stale, or open), 0 when the
+ * content must be generated and offered. */
+int snap_current(struct views *v, enum view_kind k, const char *rel, struct stat *st);
+/* The content just generated for rel, with its attributes *st, becomes
+ * its snapshot (content is taken: left empty); when the current one has
+ * the same bytes, or is open, that one stays and *st becomes its. */
+void snap_offer(struct views *v, enum view_kind k, const char *rel, struct sbuf *content,
+		struct stat *st);
+/* The snapshot of rel (stale or not) opened, or NULL when there is none;
+ * snap_close() it. */
+struct vsnap *snap_open(struct views *v, enum view_kind k, const char *rel);
+/* An opened snapshot of content (taken) kept by no table; NULL: ENOMEM. */
+struct vsnap *snap_private(struct sbuf *content);
+/* Its bytes, valid until snap_close(). */
+const char *snap_data(const struct vsnap *s, size_t *len);
+void snap_close(struct views *v, struct vsnap *s);
+/* Before the kernel is told to forget what it holds: every snapshot (or
+ * only .simbookfs/status's) is stale. */
+void snap_stale(struct views *v, bool status_only);
+/* At the views' end. */
+void snap_free_all(struct views *v);
 
 /* ---- view_similar.c: similar/ ---- */
 

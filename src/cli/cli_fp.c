@@ -148,8 +148,16 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 	printf("A: %s %s %u words %s\n", ia, extract_format_name(a->format), s->a_nwords, pa);
 	printf("B: %s %s %u words %s\n", ib, extract_format_name(b->format), s->b_nwords, pb);
 	printf("relation:            %s", relate_class_name(c->rel.cls));
-	if (c->rel.cls == RELATE_NEAR_DUPLICATE && c->rel.difference >= 0)
-		printf(" (about %.0f%% of distinctive words differ)", 100.0 * c->rel.difference);
+	/* the numbers the verdict rests on, so words and numbers agree */
+	if (c->rel.cls == RELATE_NEAR_DUPLICATE && c->sig.block_cover_a + c->sig.block_cover_b > 0)
+		printf(" (aligned text: A %.0f%%, B %.0f%%)", 100.0 * c->sig.block_cover_a,
+		       100.0 * c->sig.block_cover_b);
+	else if (c->rel.cls == RELATE_NEAR_DUPLICATE)
+		printf(" (matched text windows: A %.0f%%, B %.0f%%)", 100.0 * c->sig.chunk_cover_a,
+		       100.0 * c->sig.chunk_cover_b);
+	else if (c->rel.cls == RELATE_OTHER_TRANSLATION)
+		printf(" (no wording shared; %u of %u common distinctive words in order)",
+		       d->lcs, d->common);
 	printf("  [%s]\n", c->rel.rule);
 	printf("same file:           %s\n", c->sig.same_file ? "yes" : "no");
 	printf("same text:           %s\n", s->same_text ? "yes" : "no");

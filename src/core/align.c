@@ -84,6 +84,17 @@ static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, uint32_
 	return g < ALIGN_MIN_GAP ? ALIGN_MIN_GAP : g;
 }
 
+/* 1 when the LCS pairs [from, to) are at least ALIGN_MIN_DENSITY of the
+ * distinctive words inside their stretch on one side (the side with fewer:
+ * OCR garbage adds distinctive words to a noisy copy). */
+static int dense(const struct dupniq_lcs *l, uint32_t from, uint32_t to)
+{
+	uint32_t ua = l->xi[l->chain[to - 1]] - l->xi[l->chain[from]] + 1;
+	uint32_t ub = l->yi[l->chain[to - 1]] - l->yi[l->chain[from]] + 1;
+
+	return (double)(to - from) >= ALIGN_MIN_DENSITY * (double)(ua < ub ? ua : ub);
+}
+
 int align_blocks_lcs(const struct dupniq_seq *a, const struct dupniq_seq *b,
 		     const struct dupniq_lcs *l, double gap_factor, struct align_cover *out)
 {
@@ -121,7 +132,7 @@ int align_blocks_lcs(const struct dupniq_seq *a, const struct dupniq_seq *b,
 	for (i = 1, start = 0; i <= len; i++) {
 		if (i < len && pa[i] - pa[i - 1] <= ga && pb[i] - pb[i - 1] <= gb)
 			continue;
-		if (i - start >= ALIGN_MIN_PAIRS) {
+		if (i - start >= ALIGN_MIN_PAIRS && dense(l, start, i)) {
 			cov_a += pa[i - 1] - pa[start];
 			cov_b += pb[i - 1] - pb[start];
 			out->blocks++;

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "align.h"
+#include "anchorshare.h"
 #include "norm.h"
 
 static char *dup_or_null(const char *s)
@@ -190,12 +191,18 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	sig->bsim = (double)sc->minhash_bsim / MINHASH_K;
 	sig->dupniq_cs = sc->dupniq.cs;
 	sig->dupniq_its = sc->dupniq.its;
+	sig->dupniq_common = sc->dupniq.common;
+	sig->dupniq_lcs = sc->dupniq.lcs;
 	sig->span_cover_a = sc->dupniq.lcs ? sc->dupniq.a_cover : 0.0;
 	sig->span_cover_b = sc->dupniq.lcs ? sc->dupniq.b_cover : 0.0;
 	sig->stretch_cover_a = sc->dupniq.lcs ? sc->dupniq.a_covered : 0.0;
 	sig->stretch_cover_b = sc->dupniq.lcs ? sc->dupniq.b_covered : 0.0;
 	sig->chunk_cover_a = sc->win_fit.a_matched;
 	sig->chunk_cover_b = sc->win_fit.b_matched;
+	if (!ret)
+		ret = anchorshare(a->anchors, a->nanchors, a->nanchors >= FP_ANCHORS_MAX, b->anchors,
+				  b->nanchors, b->nanchors >= FP_ANCHORS_MAX, &sig->share_a,
+				  &sig->share_b);
 	return ret;
 }
 

@@ -35,6 +35,7 @@ void extract_limits_default(struct extract_limits *lim)
 	lim->max_depth = 256;
 	lim->max_text_bytes = 32u << 20;
 	lim->max_millis = 5000;
+	lim->millis_per_mib = 500;
 }
 
 static void strv_release(struct extract_strv *v)
@@ -234,9 +235,23 @@ int ex_warn(struct ex_ctx *ctx, const char *fmt, ...)
 
 int ex_check_time(struct ex_ctx *ctx)
 {
-	if ((uint64_t)monoclock_ns() <= ctx->deadline_ns)
+	if ((uint64_t)monoclock_thread_cpu_ns() <= ctx->deadline_ns)
 		return 0;
-	return ex_fail(ctx, -ETIMEDOUT, "took longer than the limit of %u ms", ctx->lim->max_millis);
+	return ex_fail(ctx, -ETIMEDOUT, "took more than the limit of %llu ms of CPU time",
+		       (unsigned long long)(ctx->deadline_ns - ctx->start_ns) / 1000000u);
+}
+
+uint64_t ex_budget_ms(const struct extract_limits *lim, uint64_t len)
+{
+	uint64_t ms = lim->max_millis, cap = 12u * (uint64_t)lim->max_millis;
+
+	ms += (len >> 20) * lim->millis_per_mib;
+	return ms < cap ? ms : cap;
+}
+
+static void ctx_budget(struct ex_ctx *ctx, uint64_t len)
+{
+	ctx->deadline_ns = ctx->start_ns + ex_budget_ms(ctx->lim, len) * 1000000u;
 }
 
 /* libxml2 may only ever see the bytes we hand it: no file, no network. */
@@ -413,7 +428,8 @@ static void ctx_start(struct ex_ctx *ctx, const char *name, const struct extract
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->lim = lim;
 	ctx->name = name ? name : "(buffer)";
-	ctx->deadline_ns = (uint64_t)monoclock_ns() + (uint64_t)lim->max_millis * 1000000u;
+	ctx->start_ns = (uint64_t)monoclock_thread_cpu_ns();
+	ctx_budget(ctx, 0);
 	ctx->doc = doc;
 	ctx->err = err;
 }
@@ -424,6 +440,7 @@ static int run(struct ex_ctx *ctx, enum extract_format fmt, const char *data, si
 	struct extract_doc *doc = ctx->doc;
 	int ret;
 
+	ctx_budget(ctx, len);
 	doc->format = fmt;
 	switch (fmt) {
 	case EXTRACT_FMT_EPUB:

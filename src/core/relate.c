@@ -2,7 +2,14 @@
  *
  * The rule, in order (the first that applies decides):
  *  1. same file bytes -> identical file; same normalised text -> same text.
- *  2. Evidence of shared text: DUPNIQ its or cs at the published
+ *  2. Shared wording (other_wording()): a min-hash Jaccard or matched text
+ *     windows above their thresholds, or distinctive words aligned (cs)
+ *     with the same common-word profile (close simhash: OCR damage keeps
+ *     it, rewording changes it).  Without it the books share no text
+ *     whatever their distinctive words do: names and numbers aligned in
+ *     order through the shorter book (names_in_order()) -> other translation,
+ *     else unrelated.  Not for books under RELATE_SHORT_WORDS words.
+ *  3. Evidence of shared text: DUPNIQ its or cs at the published
  *     thresholds, a min-hash Jaccard above its threshold, matched text
  *     windows covering some of either book, or unique-word blocks covering
  *     nearly all of both (heavy OCR noise pushes the scores under their
@@ -10,18 +17,19 @@
  *     chance blocks cover at most ~40%).
  *     None of them -> unrelated: a close simhash alone is not enough, books
  *     of one author or genre come close without sharing text.
- *  3. Coverage of each book by the other: the unique-word block cover
+ *  4. Coverage of each book by the other: the unique-word block cover
  *     (align.h), or the matched text windows (chunksketch.h) without blocks.
  *     (Nearly) all of both covered -> near duplicate, its difference the
  *     distinctive words that did not align (1 - cs).
- *  4. (Nearly) all of one covered, not the other -> the other contains it.
- *  5. Little of either covered -> unrelated; otherwise overlapping text.
- *  6. Without any coverage (not computed, or nothing aligned with a book of
+ *  5. (Nearly) all of one covered, not the other -> the other contains it.
+ *  6. Little of either covered -> unrelated; otherwise overlapping text.
+ *  7. Without any coverage (not computed, or nothing aligned with a book of
  *     under RELATE_SHORT_WORDS words): close simhash and similar sizes ->
  *     near duplicate, else overlapping text.
  */
 #include "relate.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /* Defaults and where they come from (docs/ACCURACY.md has the numbers):
@@ -40,7 +48,18 @@
  *                    half, seed 1; 0.80 let a book with 19% replaced pass
  *                    as contained in the original).  Near duplicates, even
  *                    at 10% OCR errors, keep a block cover of 0.91 or more;
- *                    partly replaced books reach 0.84. */
+ *                    partly replaced books reach 0.84;
+ *  windows_wording 0.50  chosen here: a book reworded by half (another
+ *                    translation) matches at most 0.40 of its windows and
+ *                    mostly none, a revision (10% reworded) 0.73 or more;
+ *                    below it the windows must be most of the aligned part
+ *                    (a partly replaced book), or the Jaccard or the
+ *                    simhash must show wording;
+ *  simhash_wording 12  bits: OCR at 10% moves the simhash to 12 at most,
+ *                    rewording half the words to 19 or more (the harness's
+ *                    reworded pairs, docs/ACCURACY.md); with it the
+ *                    distinctive words must align (cs, or blocks covering
+ *                    almost all of both). */
 void relate_params_default(struct relate_params *p)
 {
 	p->simhash_near = 7;
@@ -50,7 +69,25 @@ void relate_params_default(struct relate_params *p)
 	p->jaccard_min = 0.10;
 	p->cover_min = 0.10;
 	p->cover_whole = 0.85;
+	p->windows_wording = 0.5;
+	p->simhash_wording = 12;
 }
+
+/* Names in order: at least ORDER_MIN_LCS distinctive words aligned, ORDER_CHANCE
+ * times the longest run in order that the common distinctive words of two
+ * unrelated books give by chance (about 2 sqrt(common): the longest
+ * increasing run of a random order) and ORDER_SHARE of them, spread over
+ * at least ORDER_SPAN of the shorter book (which may be a translation
+ * inside a larger volume).  The 12 scattered words of two
+ * unrelated scripture books (issue 13) are below; so are two volumes of
+ * one series of legends (63 of 258 common words in order, place names on
+ * one railway); the German and French Alice align 19 of 21, Butler's and
+ * Pope's Iliad 203 of 551. */
+#define ORDER_MIN_LCS 16
+#define ORDER_CHANCE 1.5
+#define ORDER_SHARE 0.3
+#define ORDER_SPAN 0.5
+#define WINDOWS_OF_BLOCKS 0.6
 
 static const char *const class_names[RELATE_NCLASSES] = {
 	[RELATE_UNRELATED] = "unrelated",
@@ -60,6 +97,7 @@ static const char *const class_names[RELATE_NCLASSES] = {
 	[RELATE_A_CONTAINS_B] = "a-contains-b",
 	[RELATE_B_CONTAINS_A] = "b-contains-a",
 	[RELATE_OVERLAP] = "overlap",
+	[RELATE_OTHER_TRANSLATION] = "other-translation",
 };
 
 const char *relate_class_name(enum relate_class c)
@@ -104,6 +142,54 @@ static double difference(const struct relate_signals *s)
 	return d < 0.0 ? -1.0 : d > 1.0 ? 1.0 : d;
 }
 
+/* 1 when the matched text windows of one book (win) show its aligned
+ * part (block) is shared text: windows_wording of the book, or at least
+ * cover_min and WINDOWS_OF_BLOCKS of an aligned part (a partly replaced
+ * book matches its windows where its blocks are; a reworded one aligns
+ * its distinctive words throughout and matches few windows). */
+static int worded(double win, double block, const struct relate_params *p)
+{
+	return win >= p->windows_wording ||
+	       (block > 0.0 && win >= p->cover_min && win >= WINDOWS_OF_BLOCKS * block);
+}
+
+/* 1 when the two books share wording, not only names (rule step 2). */
+static int shares_wording(const struct relate_signals *s, const struct relate_params *p)
+{
+	return s->jaccard >= p->jaccard_min || worded(s->chunk_cover_a, s->block_cover_a, p) ||
+	       worded(s->chunk_cover_b, s->block_cover_b, p) ||
+	       (s->simhash_distance >= 0 && s->simhash_distance <= p->simhash_wording &&
+		(s->dupniq_cs >= p->cs_min || (s->block_cover_a >= p->cover_whole &&
+					       s->block_cover_b >= p->cover_whole)));
+}
+
+/* 1 when the books' distinctive words (names, numbers, rare words) align
+ * in one order through both, far beyond chance: one work. */
+static int names_in_order(const struct relate_signals *s)
+{
+	double chance = 2.0 * sqrt((double)s->dupniq_common);
+
+	return s->dupniq_lcs >= ORDER_MIN_LCS && s->dupniq_lcs >= ORDER_CHANCE * chance &&
+	       s->dupniq_lcs >= ORDER_SHARE * s->dupniq_common &&
+	       (s->words_a <= s->words_b ? s->span_cover_a : s->span_cover_b) >= ORDER_SPAN;
+}
+
+/* Rule step 2: 1 when it decided (no shared wording). */
+static int other_wording(const struct relate_signals *s, const struct relate_params *p,
+			 struct relate_result *out)
+{
+	/* short texts have too few distinctive words and windows to tell
+	 * (rule step 7 decides them) */
+	if (shares_wording(s, p) || s->words_a < RELATE_SHORT_WORDS ||
+	    s->words_b < RELATE_SHORT_WORDS)
+		return 0;
+	if (names_in_order(s))
+		set(out, RELATE_OTHER_TRANSLATION, -1.0, "names in order, no wording shared");
+	else
+		set(out, RELATE_UNRELATED, -1.0, "no wording shared");
+	return 1;
+}
+
 void relate_decide(const struct relate_signals *s, const struct relate_params *pp,
 		   struct relate_result *out)
 {
@@ -124,6 +210,8 @@ void relate_decide(const struct relate_signals *s, const struct relate_params *p
 		set(out, RELATE_SAME_TEXT, 0.0, "same normalised text");
 		return;
 	}
+	if (other_wording(s, p, out))
+		return;
 	cover(s, &ca, &cb, &have_cover);
 	lo = ca < cb ? ca : cb;
 	hi = ca < cb ? cb : ca;

@@ -49,6 +49,7 @@ struct procgroups {
 struct fsacc {
 	int rootfd;
 	int64_t ttl;
+	int changed;		/* a refresh found a folder changed (fsacc_recheck()) */
 	pthread_mutex_t lock;
 	struct folder folder[FOLDER_SLOTS];
 	struct procgroups proc[PROC_SLOTS];
@@ -188,6 +189,9 @@ static void chain_get(struct fsacc *a, const char *dir, struct chain *c)
 	if (!copy)
 		return;
 	pthread_mutex_lock(&a->lock);
+	if (f->dir && !strcmp(f->dir, dir) &&
+	    (c->n != f->c.n || memcmp(c->f, f->c.f, (size_t)c->n * sizeof(c->f[0]))))
+		a->changed = 1;
 	free(f->dir);
 	f->dir = copy;
 	f->at = now;
@@ -326,7 +330,12 @@ int fsacc_recheck(struct fsacc *a)
 	struct chain c;
 	size_t i;
 	char *dir;
-	int changed = 0;
+	int changed;
+
+	pthread_mutex_lock(&a->lock);
+	changed = a->changed;
+	a->changed = 0;
+	pthread_mutex_unlock(&a->lock);
 
 	for (i = 0; i < FOLDER_SLOTS; i++) {
 		pthread_mutex_lock(&a->lock);

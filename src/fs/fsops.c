@@ -30,7 +30,12 @@ int fs_new(struct fs **out, int rootfd, const struct fs_options *opt)
 	fs->rootfd = rootfd;
 	fs->opt = *opt;
 	fs->as_root = geteuid() == 0;
+	if (fs_links_new(&fs->links) != 0) {
+		free(fs);
+		return -ENOMEM;
+	}
 	if (dirahead_new(&fs->dra, &fs->gen) != 0) {
+		fs_links_free(fs->links);
 		free(fs);
 		return -ENOMEM;
 	}
@@ -45,6 +50,7 @@ void fs_free(struct fs *fs)
 	if (!fs)
 		return;
 	dirahead_free(fs->dra);
+	fs_links_free(fs->links);
 	pthread_mutex_destroy(&fs->listed_lock);
 	pthread_mutex_destroy(&fs->open_lock);
 	free(fs);

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -221,13 +222,25 @@ static int fs_readdir_root_views(struct fs *fs, struct fs_dir *d, void *buf, fus
 	return ret;
 }
 
+/* A hard-linked entry name of the directory path handed to the kernel with
+ * its attributes (no lookup of it will follow). */
+static void fs_links_seen_in(struct fs *fs, const char *path, const char *name,
+			     const struct stat *st)
+{
+	char full[PATH_MAX];
+
+	if (snprintf(full, sizeof(full), "%s/%s", strcmp(path, "/") ? path : "", name) <
+	    (int)sizeof(full))
+		fs_links_seen(fs, full, st);
+}
+
 /* A directory of SRC, from offset off.  ls -l lists again and again:
  * attributes the kernel still holds (d->known) are not fetched and sent
  * again.  Otherwise the helper fetches them ahead (dirahead.h): as many as
  * this reply held, while the kernel digests it, so the next request finds
  * its entries ready (a 10,000-entry ls -l is 51 requests). */
-static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_dir_t filler,
-			  off_t off, bool plus)
+static int fs_readdir_src(struct fs *fs, const char *path, struct fs_dir *d, void *buf,
+			  fuse_fill_dir_t filler, off_t off, bool plus)
 {
 	bool attrs = plus && !d->known;
 	unsigned sent = 0;
@@ -261,6 +274,8 @@ static int fs_readdir_src(struct fs *fs, struct fs_dir *d, void *buf, fuse_fill_
 			}
 			if (filler(buf, e.name, &st, e.next, fill))
 				break;
+			if (fill && st.st_nlink > 1 && !S_ISDIR(st.st_mode))
+				fs_links_seen_in(fs, path, e.name, &st);
 			sent++;
 		}
 		dirahead_take(d->dd);
@@ -309,7 +324,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	}
 	if (fs->nviews && path && !strcmp(path, "/"))
 		return fs_readdir_root_views(fs, d, buf, filler);
-	return fs_readdir_src(fs, d, buf, filler, off, plus);
+	return fs_readdir_src(fs, path, d, buf, filler, off, plus);
 }
 
 static int fs_releasedir(const char *path, struct fuse_file_info *fi)

@@ -176,6 +176,14 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, &vf->st) : 0;
 		if (!ret)
 			ret = v->ops->open ? v->ops->open(v->arg, rel, fi) : -EACCES;
+		/* Once open, the attributes of the content it serves
+		 * (fs_view_ops.open). */
+		if (!ret && v->ops->getattr) {
+			struct stat st;
+
+			if (v->ops->getattr(v->arg, rel, &st) == 0)
+				vf->st = st;
+		}
 		vf->fh = fi->fh;
 		if (!ret && v->ops->getattr && (vf->path = strdup(fpath))) {
 			pthread_mutex_lock(&fs->open_lock);
@@ -341,6 +349,9 @@ static int fs_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	dst.buf[0].pos = off;
 	n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
 	fs_changed(fs_cur());
+	/* at once: close() does not wait for the release */
+	if (n > 0)
+		fs_links_touched(fs_cur(), path, (int)fi->fh);
 	return (int)n;
 }
 
@@ -407,6 +418,8 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len,
 		return -EOPNOTSUPP;
 	ret = fallocate((int)fi->fh, mode, off, len) < 0 ? -errno : 0;
 	fs_changed(fs_cur());
+	if (!ret)
+		fs_links_touched(fs_cur(), path, (int)fi->fh);
 	return ret;
 }
 
@@ -425,6 +438,7 @@ static ssize_t fs_copy_file_range(const char *path_in, struct fuse_file_info *fi
 	fs_changed(fs);
 	if (n < 0)
 		return -errno;
+	fs_links_touched(fs, path_out, (int)fi_out->fh);
 	fs_notify(fs, FS_CHANGE_WRITE, path_out, NULL);
 	return n;
 }

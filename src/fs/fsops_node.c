@@ -57,21 +57,25 @@ int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 	int ret;
 
 	if ((v = fs_view_of(fs, path, &rel))) {
-		/* An open real-file entry stays what it was, even once gone. */
-		if (fi && fs_vfile_of(fi)->fd >= 0)
+		/* An open entry stays what it was, even once gone. */
+		if (fi && (fs_vfile_of(fi)->fd >= 0 || fs_vfile_of(fi)->path))
 			return fs_vfile_stat(fs_vfile_of(fi), st);
 		ret = v->ops->getattr ? v->ops->getattr(v->arg, rel, st) : -ENOENT;
 		if (ret == -ENOENT)
 			ret = fs_open_entry_stat(fs, path, st);
 		return ret;
 	}
-	if (fi)
-		return fstat((int)fi->fh, st) < 0 ? -errno : 0;
-	ret = fspath_resolve(&fp, fs->rootfd, path);
-	if (ret)
-		return ret;
-	ret = fstatat(fp.dirfd, fp.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-	fspath_release(&fp);
+	if (fi) {
+		ret = fstat((int)fi->fh, st) < 0 ? -errno : 0;
+	} else {
+		ret = fspath_resolve(&fp, fs->rootfd, path);
+		if (ret)
+			return ret;
+		ret = fstatat(fp.dirfd, fp.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		fspath_release(&fp);
+	}
+	if (!ret)
+		fs_links_seen(fs, path, st);
 	return ret;
 }
 
@@ -178,16 +182,21 @@ static int fs_remove(const char *path, int flags)
 	const struct fs_view *v;
 	struct fspath fp = FSPATH_INIT;
 	const char *rel;
+	struct stat old;
+	bool linked;
 	int ret;
 
 	if ((v = fs_view_of(fs, path, &rel)))
 		return !flags && v->ops->unlink ? v->ops->unlink(v->arg, rel) : -EROFS;
+	linked = !flags && fs_links_stat(fs, path, &old) == 0;
 	ret = fspath_resolve(&fp, fs->rootfd, path);
 	if (ret)
 		return ret;
 	ret = unlinkat(fp.dirfd, fp.name, flags) < 0 ? -errno : 0;
 	fspath_release(&fp);
 	fs_changed(fs);
+	if (!ret && linked)
+		fs_links_gone(fs, path, &old);
 	if (!ret && !flags)
 		fs_notify(fs, FS_CHANGE_UNLINK, path, NULL);
 	return ret;
@@ -224,15 +233,31 @@ static int fs_rename(const char *from, const char *to, unsigned int flags)
 {
 	struct fs *fs = fs_cur();
 	struct fspath fa = FSPATH_INIT, fb = FSPATH_INIT;
+	struct stat sf, st;
+	bool lf, lt;
 	int ret;
 
 	ret = fs_resolve2(fs, from, to, &fa, &fb);
 	if (ret)
 		return ret;
+	/* Hard-linked files: both names' inodes as they were (a rename over
+	 * a name takes a link from what it named). */
+	lf = fs_links_stat(fs, from, &sf) == 0;
+	lt = fs_links_stat(fs, to, &st) == 0 && !(lf && st.st_ino == sf.st_ino && st.st_dev == sf.st_dev);
 	ret = renameat2(fa.dirfd, fa.name, fb.dirfd, fb.name, flags) < 0 ? -errno : 0;
 	fspath_release(&fa);
 	fspath_release(&fb);
 	fs_changed(fs);
+	if (!ret && lt && !(flags & RENAME_EXCHANGE))
+		fs_links_gone(fs, to, &st);
+	if (!ret && (lf || lt)) {
+		fs_links_moved(fs, from, to, flags & RENAME_EXCHANGE);
+		/* the moved inodes' ctime changed */
+		if (lf)
+			fs_links_changed(fs, to, &sf);
+		if (lt && (flags & RENAME_EXCHANGE))
+			fs_links_changed(fs, from, &st);
+	}
 	if (!ret)
 		fs_notify(fs, flags & RENAME_EXCHANGE ? FS_CHANGE_EXCHANGE : FS_CHANGE_RENAME,
 			  from, to);
@@ -253,9 +278,15 @@ static int fs_link(const char *from, const char *to)
 	fspath_release(&fb);
 	fs_changed(fs);
 	if (!ret) {
+		struct stat st;
+
 		/* The high-level API gives each name its own kernel inode: drop
-		 * the old name's cached attributes so its link count is fresh. */
+		 * the old name's cached attributes so its link count is fresh,
+		 * and those of the file's other names; from is remembered as one
+		 * of them (to is, once the kernel is given it). */
 		fuse_invalidate_path(fuse_get_context()->fuse, from);
+		if (fs_getattr(from, &st, NULL) == 0)
+			fs_links_changed(fs, from, &st);
 		fs_notify(fs, FS_CHANGE_LINK, from, to);
 	}
 	return ret;
@@ -278,6 +309,8 @@ static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 		fspath_release(&fp);
 	}
 	fs_changed(fs);
+	if (!ret)
+		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
 	return ret;
 }
 
@@ -298,6 +331,8 @@ static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		fspath_release(&fp);
 	}
 	fs_changed(fs);
+	if (!ret)
+		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
 	return ret;
 }
 
@@ -327,8 +362,10 @@ out:
 		close(fd);
 	fspath_release(&fp);
 	fs_changed(fs);
-	if (!ret)
+	if (!ret) {
+		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
 		fs_notify(fs, FS_CHANGE_WRITE, path, NULL);
+	}
 	return ret;
 }
 
@@ -349,6 +386,8 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 		fspath_release(&fp);
 	}
 	fs_changed(fs);
+	if (!ret)
+		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
 	return ret;
 }
 

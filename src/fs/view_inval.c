@@ -161,6 +161,8 @@ static void *views_thread(void *arg)
 		/* Let a burst of changes settle into one invalidation. */
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 		gen = views_open(v) ? idx_generation(v->ix) : 0;
+		/* before the kernel forgets sizes: the next open measures again */
+		snap_stale(v, gen == last_gen && !force);
 		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
 		fuse_invalidate_path(v->fuse, top);
 		pthread_mutex_lock(&v->lock);

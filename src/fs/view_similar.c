@@ -303,11 +303,15 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 				   strlen(buf), &r.tst);
 		break;
 	case SN_LISTING:
+		if (snap_current(v, VK_SIMILAR, rel, st))
+			break;
 		sbuf_init(&sb);
 		ret = sim_listing(v, r.list->l, &sb);
-		if (!ret)
+		if (!ret) {
 			views_fill_file(st, views_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au), sb.len,
 				  views_file_time(v, -1, NULL));
+			snap_offer(v, VK_SIMILAR, rel, &sb, st);
+		}
 		sbuf_release(&sb);
 		break;
 	}

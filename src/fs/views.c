@@ -306,12 +306,19 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 			return 0;
 		}
 		/* Counted as served: the kernel keeps the size it is given,
-		 * and cmp or rsync trust it; it must go when the index moves. */
+		 * and cmp or rsync trust it; it must go when the index moves.
+		 * The content measured is the one the next open serves. */
+		if (snap_current(v, VK_META, rel, st)) {
+			ret = 0;
+			break;
+		}
 		sbuf_init(&sb);
 		ret = meta_content(v, rel, &sb);
-		if (!ret)
+		if (!ret) {
 			views_fill_file(st, views_ino(VK_META, views_hash(rel, 6)), sb.len,
 				  views_file_time(v, meta_slot(rel), &sb));
+			snap_offer(v, VK_META, rel, &sb, st);
+		}
 		sbuf_release(&sb);
 		break;
 	}
@@ -384,19 +391,15 @@ static int v_source(void *arg, const char *rel, char *buf, size_t size)
 	return v_target(arg, rel, buf, size, TF_SOURCE);
 }
 
-/* Regular view files (listings, status) are generated whole at open, so a
- * reader sees one consistent snapshot; direct I/O because the size can
- * change between getattr and open. */
-struct vfile {
-	char *data;
-	size_t len;
-};
-
+/* Regular view files (listings, status) are served from the snapshot
+ * their getattr measured (view_snap.c; fsops asks for the attributes just
+ * before the open), so a reader sees the content and size stat gave it;
+ * direct I/O because a later open may see another. */
 static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
 {
 	struct view_node *nd = arg;
 	struct views *v = nd->v;
-	struct vfile *vf = NULL;
+	struct vsnap *s;
 	struct sbuf sb;
 	int ret;
 
@@ -410,65 +413,53 @@ static int v_open(void *arg, const char *rel, struct fuse_file_info *fi)
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
 		return -EROFS;
-	sbuf_init(&sb);
-	if (nd->kind == VK_META) {
-		ret = meta_content(v, rel, &sb);
-	} else if (!views_open(v)) {
-		ret = -ENOENT;
-	} else if (nd->kind == VK_SIMILAR) {
-		ret = sim_open(v, rel, &sb);
-	} else {
-		ret = -EACCES;
+	if (nd->kind != VK_META && !views_open(v))
+		return -ENOENT;
+	if (nd->kind != VK_META && nd->kind != VK_SIMILAR)
+		return -EACCES;
+	s = snap_open(v, nd->kind, rel);
+	if (!s) {	/* not kept (another file's snapshot is open in its slot) */
+		sbuf_init(&sb);
+		ret = nd->kind == VK_META ? meta_content(v, rel, &sb) : sim_open(v, rel, &sb);
+		s = ret ? NULL : snap_private(&sb);
+		sbuf_release(&sb);
+		if (ret)
+			return ret;
+		if (!s)
+			return -ENOMEM;
 	}
-	if (ret)
-		goto out;
-	vf = malloc(sizeof(*vf));
-	if (!vf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	vf->data = sbuf_detach(&sb, &vf->len);
-	if (!vf->data) {
-		free(vf);
-		ret = -ENOMEM;
-		goto out;
-	}
-	fi->fh = (uintptr_t)vf;
+	fi->fh = (uintptr_t)s;
 	fi->direct_io = 1;
-out:
-	sbuf_release(&sb);
-	return ret;
+	return 0;
 }
 
 static int v_read(void *arg, const char *rel, char *buf, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
-	struct vfile *vf = (struct vfile *)(uintptr_t)fi->fh;
+	size_t len;
+	const char *data = snap_data((struct vsnap *)(uintptr_t)fi->fh, &len);
 
 	(void)arg;
 	(void)rel;
 	if (off < 0)
 		return -EINVAL;
-	if ((size_t)off >= vf->len)
+	if ((size_t)off >= len)
 		return 0;
-	if (size > vf->len - (size_t)off)
-		size = vf->len - (size_t)off;
+	if (size > len - (size_t)off)
+		size = len - (size_t)off;
 	if (size > INT_MAX)
 		size = INT_MAX;
-	memcpy(buf, vf->data + off, size);
+	memcpy(buf, data + off, size);
 	return (int)size;
 }
 
 static void v_release(void *arg, const char *rel, struct fuse_file_info *fi)
 {
-	struct vfile *vf = (struct vfile *)(uintptr_t)fi->fh;
+	struct view_node *nd = arg;
 
-	(void)arg;
 	(void)rel;
-	if (vf) {
-		free(vf->data);
-		free(vf);
-	}
+	if (fi->fh)
+		snap_close(nd->v, (struct vsnap *)(uintptr_t)fi->fh);
 }
 
 static int v_write(void *arg, const char *rel, const char *buf, size_t size, off_t off,
@@ -596,6 +587,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 		v->nodes[k] = (struct view_node){ v, (enum view_kind)k };
 	}
 	pthread_mutex_init(&v->lock, NULL);
+	pthread_mutex_init(&v->snap_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&v->cond, &ca);
@@ -664,6 +656,8 @@ void views_free(struct views *v)
 		free(v->priv[i]);
 	free(v->priv);
 	fsacc_free(v->acc);
+	snap_free_all(v);
+	pthread_mutex_destroy(&v->snap_lock);
 	for (i = 0; i < v->nserved; i++)
 		free(v->served[i]);
 	free(v->served);

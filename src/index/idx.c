@@ -90,7 +90,7 @@ static enum schema_kind schema_judge(const MDB_val *v)
 	n = be_get(v->mv_data, 4);
 	if (n == IDX_SCHEMA_VERSION)
 		return SCHEMA_CURRENT;
-	if (n == 3 || n == 4)
+	if (n >= 3 && n <= 5)
 		return SCHEMA_UPGRADE;
 	if (n == 1 || n == 2)
 		return SCHEMA_OLD;
@@ -178,15 +178,18 @@ static int init_fn(struct wtx *w, void *arg)
 	if (upgrade) {
 		uint8_t s[4];
 
-		/* 3: the postings get their counts; 3 and 4: the rel table
-		 * starts empty, every book unjudged (its list is computed at
-		 * read time until the daemon judges it) */
+		/* 3: the postings get their counts; 3 and 4: the groups of
+		 * copies; 5: the links of the old relation rule go; every
+		 * one: the rel table starts empty, every book unjudged (its
+		 * list is computed at read time until the daemon judges it) */
 		be_put(s, IDX_SCHEMA_VERSION, 4);
 		ret = upgrade == 3 ? idx_rebuild_uqkey(w) : 0;
 		if (ret == 0)
 			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
-		if (ret == 0)
+		if (ret == 0 && upgrade < 5)
 			ret = idx_upgrade_copies(w);
+		if (ret == 0 && upgrade == 5)
+			ret = idx_err(mdb_drop(w->txn, ix->db[DB_CLUSTER], 0));
 		if (ret == 0) {
 			uint8_t z[8] = { 0 };
 

@@ -310,3 +310,42 @@ out:
 	*nhits = nh;
 	return 0;
 }
+
+struct hikeys_arg {
+	uint32_t **keys;
+	uint32_t *n;
+};
+
+static int hi_keys_get(int ret, const MDB_val *v, void *arg)
+{
+	struct hikeys_arg *a = arg;
+	uint32_t n, nhi, i;
+
+	if (ret == 0 && (v->mv_size % 4 || v->mv_size / 4 > IDX_UQ_MAX))
+		ret = -EIO;
+	if (ret)
+		return ret;
+	n = (uint32_t)(v->mv_size / 4);
+	nhi = uq_count_hi(v->mv_data, n);
+	if (!nhi)
+		return 0;
+	*a->keys = malloc((size_t)nhi * sizeof(**a->keys));
+	if (!*a->keys)
+		return -ENOMEM;
+	for (i = 0; i < nhi; i++)
+		(*a->keys)[i] = (uint32_t)be_get((const uint8_t *)v->mv_data + 4 * (size_t)(n - nhi + i),
+						 4) & ~IDX_UQ_HI;
+	*a->n = nhi;
+	return 0;
+}
+
+int idx_uq_hi_keys(struct idx *ix, uint64_t id, uint32_t **keys, uint32_t *n)
+{
+	struct hikeys_arg a = { keys, n };
+	uint8_t kb[8];
+
+	*keys = NULL;
+	*n = 0;
+	be_put(kb, id, 8);
+	return idx_read_get(ix, DB_UQBOOK, kb, 8, hi_keys_get, &a);
+}

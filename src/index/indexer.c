@@ -91,6 +91,8 @@ struct indexer {
 	struct ixop *ops_head, **ops_tail;
 	uint64_t ops_pending;		/* appended and not yet applied */
 	uint64_t paths_pending;		/* of which path changes */
+	uint64_t paths_applying;	/* path changes a flush has taken and
+					 * not yet applied */
 	uint64_t puts_pending;		/* of which books */
 	uint64_t put_since_ns;		/* when the oldest pending book came */
 	int put_now;			/* no more work queued: store them now */
@@ -882,8 +884,10 @@ static void indexer_flush(struct indexer *ixr, int all)
 	size_t n, puts;
 	int changed = 0;
 
+	/* A path change another thread has taken is not in the index yet:
+	 * wait for it on flush_lock, which that thread holds until applied. */
 	pthread_mutex_lock(&ixr->ops_lock);
-	n = (size_t)(all ? ixr->ops_pending : ixr->paths_pending);
+	n = (size_t)(all ? ixr->ops_pending : ixr->paths_pending + ixr->paths_applying);
 	pthread_mutex_unlock(&ixr->ops_lock);
 	if (!n)
 		return;
@@ -900,6 +904,7 @@ static void indexer_flush(struct indexer *ixr, int all)
 		/* taken: room for the workers' next books */
 		ixr->puts_pending -= puts;
 		ixr->paths_pending -= n - puts;
+		ixr->paths_applying += n - puts;
 		ixr->put_now = ixr->put_now && ixr->puts_pending;
 		pthread_cond_broadcast(&ixr->puts_cond);
 		pthread_mutex_unlock(&ixr->ops_lock);
@@ -910,6 +915,7 @@ static void indexer_flush(struct indexer *ixr, int all)
 		 * their follow-ups are done */
 		pthread_mutex_lock(&ixr->ops_lock);
 		ixr->ops_pending -= n;
+		ixr->paths_applying -= n - puts;
 		pthread_mutex_unlock(&ixr->ops_lock);
 		while (n)
 			ixop_free(batch[--n]);

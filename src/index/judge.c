@@ -116,11 +116,6 @@ static void cache_put(struct judge_cache *c, const struct judge_pair *r)
 
 /* ---- the score ---- */
 
-static double max2(double a, double b)
-{
-	return a > b ? a : b;
-}
-
 static unsigned pct(double x, unsigned lo, unsigned hi)
 {
 	long v = x < 0 ? 0 : (long)(x * 100.0 + 0.5);
@@ -132,25 +127,56 @@ static unsigned pct(double x, unsigned lo, unsigned hi)
 	return (unsigned)v;
 }
 
-unsigned judge_score(const struct relate_signals *sig, const struct relate_result *rel)
+/* The fraction of one side found in the other: the anchor share
+ * (anchorshare.h, the 5-gram containment); for a book too short for one,
+ * the aligned blocks, else the matched text windows. */
+static double side_share(double share, double block, double block_other, double chunk)
 {
-	switch (rel->cls) {
+	if (share >= 0)
+		return share;
+	if (block >= 0 && block_other >= 0 && block + block_other > 0)
+		return block;
+	return chunk > 0 ? chunk : 0;
+}
+
+void judge_shares(const struct relate_signals *sig, double *a, double *b)
+{
+	*a = side_share(sig->share_a, sig->block_cover_a, sig->block_cover_b, sig->chunk_cover_a);
+	*b = side_share(sig->share_b, sig->block_cover_b, sig->block_cover_a, sig->chunk_cover_b);
+}
+
+unsigned judge_share(enum relate_class cls_this, double cover_this, double cover_other)
+{
+	double f;
+
+	switch (cls_this) {
 	case RELATE_IDENTICAL_FILE:
 	case RELATE_SAME_TEXT:
 		return 100;
+	case RELATE_A_CONTAINS_B:	/* the part listed: its text found in this */
+		f = cover_other;
+		break;
 	case RELATE_NEAR_DUPLICATE:
-		if (rel->difference >= 0)
-			return pct(1.0 - rel->difference, 1, 99);
-		return pct(max2(sig->jaccard, 1.0 - sig->simhash_distance / 128.0), 1, 99);
-	case RELATE_A_CONTAINS_B:
-		return pct(max2(sig->chunk_cover_b, sig->span_cover_b), 1, 100);
 	case RELATE_B_CONTAINS_A:
-		return pct(max2(sig->chunk_cover_a, sig->span_cover_a), 1, 100);
 	case RELATE_OVERLAP:
-		return pct(max2(max2(sig->chunk_cover_a, sig->chunk_cover_b), sig->jaccard), 1, 99);
+	case RELATE_OTHER_TRANSLATION:	/* near 0: its wording is not shared */
+		f = cover_this;
+		break;
 	default:
 		return 0;
 	}
+	/* 100 only when all of it was found; 1 at least for a relation */
+	if (f >= 1.0)
+		return 100;
+	return pct(f, 1, 99);
+}
+
+unsigned judge_score(const struct relate_signals *sig, const struct relate_result *rel)
+{
+	double a, b;
+
+	judge_shares(sig, &a, &b);
+	return judge_share(rel->cls, a, b);
 }
 
 /* ---- comparing a pair ---- */
@@ -167,6 +193,17 @@ static int load_book(struct idx *ix, uint64_t id, struct book **b)
 	if (!ret)
 		ret = ver == BOOKREC_IDX_VERSION ? bookrec_decode(rec, len, b) : -ENOTSUP;
 	free(rec);
+	/* the anchors are not in the record but in the pruning keys: the
+	 * share of the text found in the other book (anchorshare.h) */
+	if (!ret) {
+		ret = idx_uq_hi_keys(ix, id, &(*b)->fp.anchors, &(*b)->fp.nanchors);
+		if (ret == -ENOENT || ret == -EIO)
+			ret = 0;
+	}
+	if (ret) {
+		book_free(*b);
+		*b = NULL;
+	}
 	return ret;
 }
 
@@ -209,8 +246,7 @@ int judge_compare(struct idx *ix, struct judge_cache *c, const struct idx_file *
 	r->score = judge_score(&cmp.sig, &cmp.rel);
 	r->dist = cmp.sig.simhash_distance;
 	r->jaccard = cmp.sig.jaccard;
-	r->cover_a = max2(cmp.sig.chunk_cover_a, cmp.sig.span_cover_a);
-	r->cover_b = max2(cmp.sig.chunk_cover_b, cmp.sig.span_cover_b);
+	judge_shares(&cmp.sig, &r->cover_a, &r->cover_b);
 	r->used = 1;
 	if (c)
 		cache_put(c, r);

@@ -22,13 +22,14 @@ static const char *const labels[RELATE_NCLASSES] = {
 	[RELATE_A_CONTAINS_B] = "part of this",
 	[RELATE_B_CONTAINS_A] = "contains this",
 	[RELATE_OVERLAP] = "overlap",
+	[RELATE_OTHER_TRANSLATION] = "other translation",
 };
 
-/* Sort order of the classes, best first. */
+/* Sort order of the classes among equal shares, best first. */
 static const int class_rank[RELATE_NCLASSES] = {
 	[RELATE_IDENTICAL_FILE] = 0, [RELATE_SAME_TEXT] = 1, [RELATE_NEAR_DUPLICATE] = 2,
 	[RELATE_A_CONTAINS_B] = 3, [RELATE_B_CONTAINS_A] = 3, [RELATE_OVERLAP] = 4,
-	[RELATE_UNRELATED] = 5,
+	[RELATE_OTHER_TRANSLATION] = 5, [RELATE_UNRELATED] = 6,
 };
 
 const char *simlist_label(enum relate_class cls)
@@ -69,10 +70,15 @@ static int entry_cmp(const void *pa, const void *pb)
 	const struct simlist_entry *a = pa, *b = pb;
 	int ra = class_rank[a->cls], rb = class_rank[b->cls];
 
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
+	/* other translations after every duplicate (they share no text);
+	 * then by the share (one meaning for every class, judge_share()), so
+	 * a name-sorted listing is sorted by the percentage in the names */
+	if ((a->cls == RELATE_OTHER_TRANSLATION) != (b->cls == RELATE_OTHER_TRANSLATION))
+		return a->cls == RELATE_OTHER_TRANSLATION ? 1 : -1;
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	return strcmp(a->path, b->path);
 }
 
@@ -267,12 +273,13 @@ void simlist_free(struct simlist *l)
 static struct simlist_entry pair_entry(const struct judge_pair *r, uint64_t id)
 {
 	int lo = id == r->a;
+	enum relate_class cls = lo ? r->cls : judge_mirror(r->cls);
+	double ct = lo ? r->cover_a : r->cover_b, co = lo ? r->cover_b : r->cover_a;
 
 	return (struct simlist_entry){
-		.id = lo ? r->b : r->a, .cls = lo ? r->cls : judge_mirror(r->cls), .score = r->score,
+		.id = lo ? r->b : r->a, .cls = cls, .score = judge_share(cls, ct, co),
 		.simhash_distance = r->dist, .jaccard = r->jaccard,
-		.cover_this = lo ? r->cover_a : r->cover_b,
-		.cover_other = lo ? r->cover_b : r->cover_a,
+		.cover_this = ct, .cover_other = co,
 	};
 }
 
@@ -549,7 +556,9 @@ static int stored_list(struct idx *ix, struct judge_cache *c, const struct idx_f
 			!(skip && skip(arg, fs[i].path));
 		e = (struct simlist_entry){
 			.id = rels[i].id, .cls = (enum relate_class)rels[i].cls_this,
-			.score = rels[i].score, .simhash_distance = rels[i].dist,
+			.score = judge_share((enum relate_class)rels[i].cls_this,
+					     rels[i].cover_this, rels[i].cover_other),
+			.simhash_distance = rels[i].dist,
 			.jaccard = rels[i].jaccard, .cover_this = rels[i].cover_this,
 			.cover_other = rels[i].cover_other,
 		};

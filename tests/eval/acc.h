@@ -52,6 +52,10 @@ struct acc_summary {
 	/* real books (opts.real): pairs listed as related found related, and
 	 * other pairs flagged */
 	unsigned real_pos, real_pos_found, real_neg, real_neg_flagged;
+	/* translations (synthetic and real): how many, and how many were
+	 * called near duplicate, containment or overlap; sparse-alignment
+	 * negatives and how many were called anything but unrelated */
+	unsigned transl, transl_dup, sparse, sparse_flagged;
 	/* opts.index: the views' answer against book_compare()'s.  A pair
 	 * "differs" when the class the views list (none = unrelated) is not
 	 * the class relate() gives the pair compared in memory; why: no

@@ -20,11 +20,15 @@
 const char *const acc_cat_names[ACC_NCAT] = {
 	"identical file", "format (txt/html/epub)", "OCR 0.5-5%", "OCR 7-10%",
 	"sentence edits", "partial 15-80%", "volume in whole", "book in anthology",
-	"unrelated", "same author", "real: edition", "real: part of", "real: unrelated",
+	"reworded 5-10% (revision)", "unrelated", "same author",
+	"anthology vs third book, middle replaced", "reworded 50-100% (translation)",
+	"real: edition", "real: part of", "real: unrelated", "real: other translation",
 };
 
+/* an edition of the same work: any relation, another wording included */
 #define ANY_RELATED (BIT(RELATE_SAME_TEXT) | BIT(RELATE_NEAR_DUPLICATE) | \
-	BIT(RELATE_A_CONTAINS_B) | BIT(RELATE_B_CONTAINS_A) | BIT(RELATE_OVERLAP))
+	BIT(RELATE_A_CONTAINS_B) | BIT(RELATE_B_CONTAINS_A) | BIT(RELATE_OVERLAP) | \
+	BIT(RELATE_OTHER_TRANSLATION))
 
 struct base {
 	char *text;
@@ -483,6 +487,75 @@ static int derive_anthology(struct derive *dv)
 	return ret;
 }
 
+/* Rewording (mut_reword()): a revision (5% and 10% of the words, with
+ * synonyms and 1% OCR errors) is a near duplicate; another translation
+ * (50% with synonyms, 75% and 100% in a pseudo-language) keeps only the
+ * names and numbers in order and is a relation of its own. */
+static int derive_reword(struct derive *dv)
+{
+	static const struct {
+		double rate;
+		unsigned variants;
+		double ocr;
+	} kinds[] = { { 0.05, 3, 0.01 }, { 0.10, 3, 0.01 }, { 0.50, 3, 0 },
+		      { 0.75, 1, 0 }, { 1.0, 1, 0.02 } };
+	const struct base *b = &dv->bv[dv->i];
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !ret; k++) {
+		int transl = kinds[k].rate >= 0.5;
+
+		sbuf_setlen(&dv->t, 0);
+		ret = mut_reword(&dv->r, b->text, b->len, kinds[k].rate, 1 + dv->i % 3 + k,
+				 kinds[k].variants, &dv->t);
+		if (!ret && kinds[k].ocr > 0) {
+			sbuf_setlen(&dv->u, 0);
+			ret = mut_ocr(&dv->r, dv->t.buf, dv->t.len, kinds[k].ocr, &dv->u, NULL);
+			sbuf_setlen(&dv->t, 0);
+			if (!ret)
+				ret = sbuf_add(&dv->t, dv->u.buf, dv->u.len);
+		}
+		if (!ret)
+			ret = derived_pair(dv->c, dv->orig, &dv->t, transl ? "translated.txt" :
+					   "revised.txt", transl ? ACC_TRANSL : ACC_REVISED,
+					   transl ? RELATE_OTHER_TRANSLATION : RELATE_NEAR_DUPLICATE,
+					   0, kinds[k].rate, (int)(k & 1), NULL);
+	}
+	return ret;
+}
+
+/* The sparse-alignment negative: an anthology of the next two bases
+ * against the third one with its middle 40% replaced by the fourth: books
+ * of one genre (or of one synthetic author) share scattered rare words in
+ * order by chance, but no text. */
+static int derive_sparse(struct derive *dv)
+{
+	const struct base *bv = dv->bv;
+	size_t nb = dv->nb, i = dv->i;
+	const struct base *x = &bv[(i + 1) % nb], *y = &bv[(i + 2) % nb];
+	const struct base *z = &bv[(i + 3) % nb], *w = &bv[(i + 4) % nb];
+	const char *parts[2] = { x->text, y->text };
+	size_t lens[2] = { x->len, y->len };
+	uint32_t ia, ib;
+	int ret;
+
+	if (nb < 5)
+		return 0;
+	sbuf_setlen(&dv->t, 0);
+	ret = mut_join(parts, lens, 2, &dv->t);
+	if (!ret)
+		ret = load_buf(dv->c, dv->t.buf, dv->t.len, "anthology2.txt", &ia);
+	sbuf_setlen(&dv->t, 0);
+	if (!ret)
+		ret = mut_replace(&dv->r, z->text, z->len, w->text, w->len, 0.4, &dv->t, NULL);
+	if (!ret)
+		ret = load_buf(dv->c, dv->t.buf, dv->t.len, "middle.txt", &ib);
+	if (!ret)
+		ret = corpus_add_pair(dv->c, ia, ib, ACC_SPARSE, RELATE_UNRELATED, 0, 0.4);
+	return ret;
+}
+
 /* Negatives: every pair of originals, and a noisy copy against another
  * book (a derived book sharing no text with it). */
 static int add_negatives(struct corpus *c, const struct base *bv, size_t nb, const uint32_t *orig,
@@ -553,6 +626,10 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 			ret = derive_volume(&dv);
 		if (!ret)
 			ret = derive_anthology(&dv);
+		if (!ret)
+			ret = derive_reword(&dv);
+		if (!ret)
+			ret = derive_sparse(&dv);
 	}
 	if (!ret)
 		ret = add_negatives(c, bv, nb, orig, noisy);
@@ -569,6 +646,65 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 1 when RELATIONS.tsv (rel) joins files a and b through rows of the
+ * same work (editions, translations), two steps at most. */
+static int linked(const char *rel, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	const char *p, *e;
+
+	for (p = rel; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		if (!((!strncmp(p, a, la) && p[la] == '\t' && !strncmp(p + la + 1, b, lb) &&
+		       p[la + 1 + lb] == '\t') ||
+		      (!strncmp(p, b, lb) && p[lb] == '\t' && !strncmp(p + lb + 1, a, la) &&
+		       p[lb + 1 + la] == '\t')))
+			continue;
+		p += la + lb + 2;
+		return !strncmp(p, "same-work", 9) || !strncmp(p, "other-translation", 17);
+	}
+	return 0;
+}
+
+static int same_work(const char *rel, const char *a, const char *b)
+{
+	const char *p, *t, *e;
+	char mid[512];
+	size_t n;
+
+	/* every file named first or second in a row is a candidate middle */
+	for (p = rel; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		for (t = p; t < e && *t != '\t'; t++)
+			;
+		n = (size_t)(t - p);
+		if (n && n < sizeof(mid)) {
+			memcpy(mid, p, n);
+			mid[n] = '\0';
+			if (linked(rel, a, mid) && linked(rel, mid, b))
+				return 1;
+		}
+		if (t < e) {
+			const char *u = t + 1;
+
+			for (t = u; t < e && *t != '\t'; t++)
+				;
+			n = (size_t)(t - u);
+			if (n && n < sizeof(mid)) {
+				memcpy(mid, u, n);
+				mid[n] = '\0';
+				if (linked(rel, a, mid) && linked(rel, mid, b))
+					return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Real books: every text and EPUB of the corpus, every pair of them; the
  * label comes from RELATIONS.tsv (pairs not listed are unrelated, as the
  * corpus README states). */
@@ -578,7 +714,7 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 	char **names = NULL;
 	uint32_t *idx = NULL;
 	size_t n = 0, cap = 0, i, j;
-	const char *sub[2] = { "texts", "epub" };
+	const char *sub[3] = { "texts", "epub", "translations" };
 	int ret = 0, s;
 
 	sbuf_init(&rel);
@@ -592,7 +728,7 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 	}
 	if (ret)
 		fprintf(stderr, "accuracy: %s: %s\n", path.buf, strerror(-ret));
-	for (s = 0; s < 2 && !ret; s++) {
+	for (s = 0; s < 3 && !ret; s++) {
 		struct dirent *de;
 		DIR *dir;
 
@@ -664,8 +800,19 @@ static int build_real(const struct acc_opts *o, struct corpus *c)
 				} else if (!strncmp(p, "volume-of", 9) || !strncmp(p, "contained-in", 12)) {
 					cat = ACC_REAL_PART;
 					label = RELATE_B_CONTAINS_A;	/* row: part, whole */
+				} else if (!strncmp(p, "other-translation", 17)) {
+					cat = ACC_REAL_TRANSL;
+					label = RELATE_OTHER_TRANSLATION;
 				}
 				break;
+			}
+			/* not listed, but the same work as a translation through
+			 * listed rows (the Rackham Alice and the German one) */
+			if (cat == ACC_REAL_UNREL && same_work(rel.buf, names[i], names[j]) &&
+			    (!strncmp(names[i], "translations/", 13) ||
+			     !strncmp(names[j], "translations/", 13))) {
+				cat = ACC_REAL_TRANSL;
+				label = RELATE_OTHER_TRANSLATION;
 			}
 			if (swap)
 				ret = corpus_add_pair(c, idx[j], idx[i], cat, label, accept, 0);

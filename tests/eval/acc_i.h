@@ -26,11 +26,16 @@ enum acc_cat {
 	ACC_PARTIAL,	/* 15-80% replaced by another book's text */
 	ACC_VOLUME,	/* a leading part inside the whole */
 	ACC_ANTHOLOGY,	/* a book inside an anthology */
+	ACC_REVISED,	/* 5-10% of the words reworded (a revision) */
 	ACC_UNREL,
 	ACC_AUTHOR,	/* same author (or series), different books */
+	ACC_SPARSE,	/* anthology of two books vs a third with its middle
+			 * replaced: sparse chance alignment, no shared text */
+	ACC_TRANSL,	/* 50-100% reworded, names and numbers kept in order */
 	ACC_REAL_EDITION,
 	ACC_REAL_PART,
 	ACC_REAL_UNREL,
+	ACC_REAL_TRANSL,	/* RELATIONS.tsv other-translation rows */
 	ACC_NCAT
 };
 
@@ -39,7 +44,7 @@ extern const char *const acc_cat_names[ACC_NCAT];
 
 /* Groups of classes for the per-class figures: both containment
  * directions are one group. */
-enum acc_group { G_IDENT, G_SAME, G_NEAR, G_CONTAIN, G_OVERLAP, G_UNREL, G_N };
+enum acc_group { G_IDENT, G_SAME, G_NEAR, G_CONTAIN, G_OVERLAP, G_TRANSL, G_UNREL, G_N };
 
 /* Row labels of the groups (acc_score.c). */
 extern const char *const acc_group_names[G_N];
@@ -53,6 +58,7 @@ static inline enum acc_group group_of(enum relate_class c)
 	case RELATE_A_CONTAINS_B:
 	case RELATE_B_CONTAINS_A: return G_CONTAIN;
 	case RELATE_OVERLAP: return G_OVERLAP;
+	case RELATE_OTHER_TRANSLATION: return G_TRANSL;
 	default: return G_UNREL;
 	}
 }
@@ -107,12 +113,25 @@ static inline double f1(const struct prf *m)
 
 static inline int is_synth_pos(int cat)
 {
-	return cat <= ACC_ANTHOLOGY;
+	return cat <= ACC_REVISED;
 }
 
 static inline int is_synth_neg(int cat)
 {
-	return cat == ACC_UNREL || cat == ACC_AUTHOR;
+	return cat == ACC_UNREL || cat == ACC_AUTHOR || cat == ACC_SPARSE;
+}
+
+/* Translations, synthetic or real: never to be called a duplicate. */
+static inline int is_transl(int cat)
+{
+	return cat == ACC_TRANSL || cat == ACC_REAL_TRANSL;
+}
+
+/* 1 for the classes that say the texts are the same or share text. */
+static inline int is_dup_class(enum relate_class c)
+{
+	return c == RELATE_NEAR_DUPLICATE || c == RELATE_A_CONTAINS_B ||
+	       c == RELATE_B_CONTAINS_A || c == RELATE_OVERLAP;
 }
 
 /* pred[i] = relate()'s class for pair i with parameters p (pred: npairs

@@ -29,13 +29,14 @@ static int task_side(enum task t, const struct acc_pair *p)
 
 	switch (t) {
 	case T_NEAR:
-		return cat == ACC_OCR_LOW || cat == ACC_SENT ? 1 : is_synth_neg(cat) ? -1 : 0;
+		return cat == ACC_OCR_LOW || cat == ACC_SENT || cat == ACC_REVISED ? 1 :
+		       is_synth_neg(cat) ? -1 : 0;
 	case T_ALL:
 		return is_synth_pos(cat) ? 1 : is_synth_neg(cat) ? -1 : 0;
 	case T_NEAR_CLASS:
 		if (ambiguous(p) || cat >= ACC_REAL_EDITION)
 			return 0;
-		return cat == ACC_OCR_LOW || cat == ACC_SENT ? 1 : -1;
+		return cat == ACC_OCR_LOW || cat == ACC_SENT || cat == ACC_REVISED ? 1 : -1;
 	case T_CONTAIN_CLASS:
 		if (ambiguous(p) || cat >= ACC_REAL_EDITION)
 			return 0;

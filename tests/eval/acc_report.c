@@ -82,7 +82,8 @@ static void report_real(FILE *f, const struct corpus *c, const enum relate_class
 		bar = p->name ? strchr(p->name, '|') : NULL;
 		fprintf(f, "| %.*s | %s | %s | %s%s | %d | %.3f | %.3f | %.3f | %.2f/%.2f | %.2f/%.2f |\n",
 			bar ? (int)(bar - p->name - 1) : 1, p->name ? p->name : "?", bar ? bar + 2 : "?",
-			p->cat == ACC_REAL_EDITION ? "edition" : "part of B",
+			p->cat == ACC_REAL_EDITION ? "edition" :
+			p->cat == ACC_REAL_TRANSL ? "other translation" : "part of B",
 			relate_class_name(pred[i]), (p->accept & BIT(pred[i])) ? "" : " (miss)",
 			s->simhash_distance, s->jaccard, s->dupniq_cs, s->dupniq_its,
 			s->chunk_cover_a, s->chunk_cover_b, s->block_cover_a, s->block_cover_b);
@@ -159,6 +160,11 @@ static void report_summary(FILE *f, const struct acc_summary *s)
 		s->best_single_any, s->combined_any_f1, s->best_single_any_f1,
 		s->combined_any_f1 > s->best_single_any_f1 ? "higher" :
 		s->combined_any_f1 == s->best_single_any_f1 ? "equal" : "lower");
+	fprintf(f, "| translations (reworded 50-100%%, real) called near duplicate, containment or overlap | %u of %u (%.2f%%) | <= 1%% | %s |\n",
+		s->transl_dup, s->transl, s->transl ? 100.0 * s->transl_dup / s->transl : 0.0,
+		s->transl_dup <= 0.01 * s->transl ? "yes" : "NO");
+	fprintf(f, "| sparse-alignment negatives (anthology vs third book) flagged | %u of %u | 0 | %s |\n",
+		s->sparse_flagged, s->sparse, s->sparse_flagged ? "NO" : "yes");
 	if (s->real_pos + s->real_neg)
 		fprintf(f, "| real books: listed relations found / other pairs flagged | %u of %u / %u of %u | | |\n",
 			s->real_pos_found, s->real_pos, s->real_neg_flagged, s->real_neg);
@@ -185,25 +191,29 @@ void acc_dump_pairs(FILE *f, const struct corpus *c, const enum relate_class *pr
 	size_t i;
 
 	fprintf(f, "kind\tparam\tlabel\tpredicted\twords_a\twords_b\tsimhash\trsimhash\tmlsh\t"
-		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tname\n");
+		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tshare_a\tshare_b\tcommon\tlcs\tname\n");
 	for (i = 0; i < c->npairs; i++) {
 		const struct acc_pair *p = &c->pairs[i];
 		const struct relate_signals *s = &p->sig;
 
 		fprintf(f, "%s\t%.3f\t%s\t%s\t%llu\t%llu\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t"
-			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", acc_cat_names[p->cat], p->param,
+			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%u\t%u\t%s\n",
+			acc_cat_names[p->cat], p->param,
 			relate_class_name((enum relate_class)p->label), relate_class_name(pred[i]),
 			(unsigned long long)s->words_a, (unsigned long long)s->words_b,
 			s->simhash_distance, s->rsimhash_distance, s->mlsimhash_distance, s->jaccard,
 			s->dupniq_cs, s->dupniq_its, s->span_cover_a, s->span_cover_b,
 			s->block_cover_a, s->block_cover_b, s->chunk_cover_a, s->chunk_cover_b,
-			s->stretch_cover_a, s->stretch_cover_b, p->name ? p->name : "");
+			s->stretch_cover_a, s->stretch_cover_b, s->share_a, s->share_b,
+			s->dupniq_common, s->dupniq_lcs,
+			p->name ? p->name : "");
 	}
 }
 
 void acc_report_params(FILE *f, const struct relate_params *p)
 {
 	fprintf(f, "simhash_near=%d rsimhash_near=%d its_min=%.2f cs_min=%.2f jaccard_min=%.2f "
-		"cover_min=%.2f cover_whole=%.2f\n", p->simhash_near, p->rsimhash_near, p->its_min,
-		p->cs_min, p->jaccard_min, p->cover_min, p->cover_whole);
+		"cover_min=%.2f cover_whole=%.2f windows_wording=%.2f simhash_wording=%d\n",
+		p->simhash_near, p->rsimhash_near, p->its_min, p->cs_min, p->jaccard_min,
+		p->cover_min, p->cover_whole, p->windows_wording, p->simhash_wording);
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 const char *const acc_group_names[G_N] = {
-	"identical file", "same text", "near duplicate", "containment", "overlap", "unrelated",
+	"identical file", "same text", "near duplicate", "containment", "overlap",
+	"other translation", "unrelated",
 };
 
 /* Per-group figures of the relate decision over the synthetic pairs
@@ -79,6 +80,14 @@ void acc_summarise(const struct corpus *c, const enum relate_class *pred, struct
 			s->negatives++;
 			neg++;
 			negflag += pred[i] != RELATE_UNRELATED;
+		}
+		if (is_transl(p->cat)) {
+			s->transl++;
+			s->transl_dup += is_dup_class(pred[i]);
+		}
+		if (p->cat == ACC_SPARSE) {
+			s->sparse++;
+			s->sparse_flagged += pred[i] != RELATE_UNRELATED;
 		}
 		if (p->cat == ACC_REAL_EDITION || p->cat == ACC_REAL_PART) {
 			s->real_pos++;

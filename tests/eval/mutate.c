@@ -742,3 +742,85 @@ int mut_synth(uint64_t author, uint64_t seed, size_t nwords, struct sbuf *out)
 	free(s);
 	return ret;
 }
+
+/* The counterpart of word w[0..n) (lower-cased) in pseudo-language lang,
+ * variant v: syllables drawn from a hash of the three, about as long as
+ * w, so a given word always becomes the same word (buf: 64 bytes). */
+static void counterpart(const char *w, size_t n, uint64_t lang, unsigned v, char *buf)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ lang * UINT64_C(0x9e3779b97f4a7c15) ^ v;
+	size_t i, k = 0, nsyl;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)w[i];
+
+		h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32 : c)) * UINT64_C(0x100000001b3);
+	}
+	h = splitmix64(&h);
+	nsyl = 1 + n / 4 + (h & 1);
+	if (nsyl > 5)
+		nsyl = 5;
+	h >>= 1;
+	for (i = 0; i < nsyl; i++) {
+		if (h < 1000)
+			h = splitmix64(&h);
+		k += (size_t)snprintf(buf + k, 64 - k, "%s%s%s", onsets[h % NELEM(onsets)],
+				      vowels[h / NELEM(onsets) % NELEM(vowels)],
+				      codas[h / NELEM(onsets) / NELEM(vowels) % NELEM(codas)]);
+		h /= NELEM(onsets) * NELEM(vowels) * NELEM(codas);
+	}
+}
+
+/* 1 when word w[0..n) is kept by mut_reword(): a name (capital first) or
+ * a number (any digit). */
+static int identity_word(const char *w, size_t n)
+{
+	size_t i;
+
+	if (w[0] >= 'A' && w[0] <= 'Z')
+		return 1;
+	for (i = 0; i < n; i++)
+		if (w[i] >= '0' && w[i] <= '9')
+			return 1;
+	return 0;
+}
+
+/* 1 for a byte of a word: a letter, a digit, any byte of a multi-byte
+ * character; inner apostrophes with quote 1. */
+static int word_byte(unsigned char c, int quote)
+{
+	return c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (quote && c == '\'');
+}
+
+int mut_reword(struct mut_rng *r, const char *in, size_t len, double rate, uint64_t lang,
+	       unsigned variants, struct sbuf *out)
+{
+	size_t i = 0, j;
+	char buf[64];
+	int ret = 0;
+
+	if (rate < 0 || rate > 1 || variants < 1)
+		return -EINVAL;
+	while (i < len && !ret) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (!word_byte(c, 0)) {
+			ret = sbuf_addch(out, (char)c);
+			i++;
+			continue;
+		}
+		for (j = i; j < len && word_byte((unsigned char)in[j], 1); j++)
+			;
+		/* one draw per word, kept or not, so the rate alone decides */
+		if (mut_rng_unit(r) < rate && !identity_word(in + i, j - i)) {
+			counterpart(in + i, j - i, lang,
+				    (unsigned)mut_rng_below(r, variants), buf);
+			ret = sbuf_addstr(out, buf);
+		} else {
+			ret = sbuf_add(out, in + i, j - i);
+		}
+		i = j;
+	}
+	return ret;
+}

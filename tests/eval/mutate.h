@@ -102,4 +102,16 @@ int mut_epub_write(const char *path, const char *title, const char *text, size_t
  * seed selects the book.  Same (author, seed, nwords), same bytes. */
 int mut_synth(uint64_t author, uint64_t seed, size_t nwords, struct sbuf *out);
 
+/* Rewording, as another translation or a revised one does: every word
+ * that names or counts (a capital first: names, places, sentence starts;
+ * or a digit: numbers, verses) is kept, in its place; every other word is,
+ * with probability rate (0..1), replaced by a counterpart in the
+ * pseudo-language lang: one of variants (>= 1) words that are a function
+ * of the word, lang and the variant alone, so a word is translated the
+ * same way throughout with one variant, and with a few synonyms with more.
+ * Punctuation and white space are kept.  -EINVAL for a rate out of range
+ * or no variant. */
+int mut_reword(struct mut_rng *r, const char *in, size_t len, double rate, uint64_t lang,
+	       unsigned variants, struct sbuf *out);
+
 #endif

@@ -116,7 +116,7 @@ one_mode() { # links|files
 	until_ok 10 as_nobody "ls '$MNT/similar/public/a.txt/' | grep -q 'secret-copy.txt$'" ||
 		fail "nobody does not see secret-copy.txt after chmod 755"
 	until_ok 10 as_nobody "stat '$sec'" || fail "nobody cannot stat the entry after chmod 755"
-	as_nobody "grep -q secret-copy '$MNT/similar/public/a.txt/.similar.tsv'" ||
+	until_ok 10 as_nobody "grep -q secret-copy '$MNT/similar/public/a.txt/.similar.tsv'" ||
 		fail "nobody: .similar.tsv without secret-copy after chmod 755"
 	as_nobody "ls '$MNT/duplicates/'" | grep -q "^secret-copy (3)$" ||
 		fail "nobody: the group of a.txt not whole after chmod 755"

@@ -52,7 +52,7 @@ for n in "${names[@]}"; do
 	i=$((i + 1))
 	[ "$((10#${n%% *}))" -eq "$i" ] || fail "entry $i in name order has rank ${n%% *}: $n"
 done
-case ${names[0]} in *"near duplicate - "*) ;; *) fail "best match is not a near duplicate: ${names[0]}" ;; esac
+case "${names[*]}" in *"near duplicate - "*) ;; *) fail "no near duplicate: ${names[*]}" ;; esac
 say "${#names[@]} entries in similar/$BOOK"
 
 say "Xvfb on a free display"

@@ -15,6 +15,9 @@ static void test_quick_targets(void)
 	CHECK(s.contain_p >= 0.99 && s.contain_r >= 0.95);
 	CHECK(s.overlap_p >= 0.99 && s.overlap_r >= 0.95);
 	CHECK(s.neg_flagged <= 0.01);
+	/* translations are never duplicates; sparse alignments never related */
+	CHECK(s.transl > 10 && s.transl_dup <= 0.01 * s.transl);
+	CHECK(s.sparse > 0 && s.sparse_flagged == 0);
 	/* the classes: no single score separates near duplicates from partial
 	 * and contained books */
 	CHECK(s.combined_f1 > s.best_single_f1);

@@ -14,48 +14,10 @@
 
 #include "check.h"
 #include "extract.h"
+#include "extract_i.h"
 #include "norm.h"
 #include "sbuf.h"
-
-/* Builds a zip in memory from n (name, content) pairs; "mimetype" stored. */
-static int make_zip(struct sbuf *out, const char *const *kv, size_t n)
-{
-	zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, NULL);
-	zip_t *za;
-	size_t i;
-	zip_int64_t sz;
-
-	if (!src)
-		return -1;
-	zip_source_keep(src);
-	za = zip_open_from_source(src, ZIP_TRUNCATE, NULL);
-	if (!za)
-		return -1;
-	for (i = 0; i < n; i++) {
-		zip_int64_t idx = zip_file_add(za, kv[2 * i],
-			zip_source_buffer(za, kv[2 * i + 1], strlen(kv[2 * i + 1]), 0), 0);
-
-		if (idx < 0)
-			return -1;
-		if (!strcmp(kv[2 * i], "mimetype"))
-			zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
-	}
-	if (zip_close(za))
-		return -1;
-	sbuf_setlen(out, 0);
-	if (zip_source_open(src))
-		return -1;
-	zip_source_seek(src, 0, SEEK_END);
-	sz = zip_source_tell(src);
-	zip_source_seek(src, 0, SEEK_SET);
-	sbuf_grow(out, (size_t)sz);
-	if (zip_source_read(src, out->buf, (zip_uint64_t)sz) != sz)
-		return -1;
-	out->len = (size_t)sz;
-	zip_source_close(src);
-	zip_source_free(src);
-	return 0;
-}
+#include "zipgen.h"
 
 static int is_valid_utf8(const char *s, size_t n)
 {
@@ -323,7 +285,7 @@ static void test_epub(void)
 	sbuf_init(&zip);
 	sbuf_init(&err);
 	extract_doc_init(&d);
-	REQUIRE(make_zip(&zip, kv, sizeof(kv) / sizeof(kv[0]) / 2) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, sizeof(kv) / sizeof(kv[0]) / 2) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, NULL), EXTRACT_FMT_EPUB);
 	REQUIRE(extract_buffer(zip.buf, zip.len, "t.epub", NULL, &d, &err) == 0);
 	CHECK_EQ_STR(d.text.buf,
@@ -406,7 +368,7 @@ static void test_epub_fragments(void)
 	sbuf_init(&zip);
 	sbuf_init(&err);
 	extract_doc_init(&d);
-	REQUIRE(make_zip(&zip, kv, sizeof(kv) / sizeof(kv[0]) / 2) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, sizeof(kv) / sizeof(kv[0]) / 2) == 0);
 	REQUIRE(extract_buffer(zip.buf, zip.len, "f.epub", NULL, &d, &err) == 0);
 	CHECK_EQ_STR(d.text.buf, "First part.\n\nSecond part.\n\nThird part.\n\nMore text.");
 	REQUIRE(d.nchunks == 2);
@@ -442,7 +404,7 @@ static void test_broken_epub(void)
 	sbuf_init(&zip);
 	sbuf_init(&err);
 	extract_doc_init(&d);
-	REQUIRE(make_zip(&zip, no_container, 5) == 0);
+	REQUIRE(zipgen_strs(&zip, no_container, 5) == 0);
 	REQUIRE(extract_buffer(zip.buf, zip.len, "b.epub", NULL, &d, &err) == 0);
 	CHECK_EQ_STR(d.text.buf, "Bee\n\nAy");
 	CHECK_EQ_INT(d.nchunks, 2);
@@ -452,12 +414,12 @@ static void test_broken_epub(void)
 
 	/* invalid container.xml: the .opf entry is found anyway (its items are
 	 * missing, so the archive order is used) */
-	REQUIRE(make_zip(&zip, bad_container, 4) == 0);
+	REQUIRE(zipgen_strs(&zip, bad_container, 4) == 0);
 	REQUIRE(extract_buffer(zip.buf, zip.len, "c.epub", NULL, &d, &err) == 0);
 	CHECK_EQ_STR(d.text.buf, "x");
 	extract_doc_release(&d);
 
-	REQUIRE(make_zip(&zip, not_epub, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, not_epub, 2) == 0);
 	CHECK_EQ_INT(extract_buffer(zip.buf, zip.len, NULL, NULL, &d, &err), EXTRACT_NOTBOOK);
 	CHECK(strstr(err.buf, "not a book") != NULL);
 	sbuf_setlen(&err, 0);
@@ -470,6 +432,34 @@ static void test_broken_epub(void)
 
 /* Well-formed XHTML goes through the XML parser (CDATA is text, HTML named
  * references still decode); anything else falls back to the HTML parser. */
+/* The CPU time budget grows with the file (big PDFs are slow to read) up to
+ * 12 times the base; a timed-out extraction names the budget it had. */
+static void test_time_budget(void)
+{
+	struct extract_limits lim;
+	struct extract_doc doc;
+	struct sbuf err;
+	static char text[3 << 20];
+
+	extract_limits_default(&lim);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 0), 5000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, (1 << 20) - 1), 5000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 30u << 20), 20000);
+	CHECK_EQ_INT(ex_budget_ms(&lim, 1ull << 30), 60000);
+	lim.millis_per_mib = 0;
+	CHECK_EQ_INT(ex_budget_ms(&lim, 30u << 20), 5000);
+	/* no base time: no time at all, whatever the size (12 x 0) */
+	lim.max_millis = 0;
+	lim.millis_per_mib = 1000;
+	memset(text, 'a', sizeof(text));
+	extract_doc_init(&doc);
+	sbuf_init(&err);
+	CHECK_EQ_INT(extract_buffer(text, sizeof(text), "big.txt", &lim, &doc, &err), -ETIMEDOUT);
+	CHECK(strstr(err.buf, "limit of 0 ms of CPU time") != NULL);
+	extract_doc_release(&doc);
+	sbuf_release(&err);
+}
+
 static void test_xhtml_modes(void)
 {
 	const char *kv[] = {
@@ -485,7 +475,7 @@ static void test_xhtml_modes(void)
 
 	sbuf_init(&zip);
 	extract_doc_init(&d);
-	REQUIRE(make_zip(&zip, kv, 4) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, 4) == 0);
 	REQUIRE(extract_buffer(zip.buf, zip.len, "m.epub", NULL, &d, NULL) == 0);
 	CHECK_EQ_STR(d.text.buf, "x\xC2\xA0y\xC3\xA9 <cdata> z\n\nunclosed bold\n\nnext \xC2\xA0\xC2\xA9\nend"
 		     "\n\n&unknownentity; after");
@@ -670,6 +660,7 @@ int main(void)
 	RUN(test_epub_fragments);
 	RUN(test_broken_epub);
 	RUN(test_xhtml_modes);
+	RUN(test_time_budget);
 	RUN(test_real_cross_format);
 	RUN(test_real_all);
 	return CHECK_DONE();

@@ -14,48 +14,7 @@
 #include "extract.h"
 #include "relate.h"
 #include "sbuf.h"
-
-/* Builds a zip in memory from n (name, content) pairs; "mimetype" stored,
- * every entry dated 2020-01-01 so the bytes do not depend on the clock. */
-static int make_zip(struct sbuf *out, const char *const *kv, size_t n)
-{
-	zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, NULL);
-	zip_t *za;
-	size_t i;
-	zip_int64_t sz;
-
-	if (!src)
-		return -1;
-	zip_source_keep(src);
-	za = zip_open_from_source(src, ZIP_TRUNCATE, NULL);
-	if (!za)
-		return -1;
-	for (i = 0; i < n; i++) {
-		zip_int64_t idx = zip_file_add(za, kv[2 * i],
-			zip_source_buffer(za, kv[2 * i + 1], strlen(kv[2 * i + 1]), 0), 0);
-
-		if (idx < 0)
-			return -1;
-		zip_file_set_mtime(za, (zip_uint64_t)idx, 1577836800, 0);
-		if (!strcmp(kv[2 * i], "mimetype"))
-			zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
-	}
-	if (zip_close(za))
-		return -1;
-	sbuf_setlen(out, 0);
-	if (zip_source_open(src))
-		return -1;
-	zip_source_seek(src, 0, SEEK_END);
-	sz = zip_source_tell(src);
-	zip_source_seek(src, 0, SEEK_SET);
-	sbuf_grow(out, (size_t)sz);
-	if (zip_source_read(src, out->buf, (zip_uint64_t)sz) != sz)
-		return -1;
-	out->len = (size_t)sz;
-	zip_source_close(src);
-	zip_source_free(src);
-	return 0;
-}
+#include "zipgen.h"
 
 /* Extracts; returns the code, err holds the reason. */
 static int ex(const void *data, size_t len, const char *name, struct extract_doc *d,
@@ -170,7 +129,7 @@ static void test_fb2_zip(void)
 	extract_doc_init(&d);
 	sbuf_init(&zip);
 	sbuf_init(&err);
-	REQUIRE(make_zip(&zip, kv, 1) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, 1) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, "book.fb2.zip"), EXTRACT_FMT_FB2);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, NULL), EXTRACT_FMT_FB2);
 	REQUIRE(ex(zip.buf, zip.len, "book.fb2.zip", &d, &err) == 0);
@@ -182,7 +141,7 @@ static void test_fb2_zip(void)
 	CHECK_EQ_INT(ex(zip.buf, zip.len / 2, "book.fb2.zip", &d, &err), -EBADMSG);
 	CHECK(strstr(err.buf, "zip") != NULL);
 	/* any other zip stays what it was */
-	REQUIRE(make_zip(&zip, other, 1) == 0);
+	REQUIRE(zipgen_strs(&zip, other, 1) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, "x.zip"), EXTRACT_FMT_UNKNOWN);
 	extract_doc_release(&d);
 	sbuf_release(&zip);
@@ -281,7 +240,7 @@ static void test_docx(void)
 	extract_doc_init(&d);
 	sbuf_init(&zip);
 	sbuf_init(&err);
-	REQUIRE(make_zip(&zip, kv, 4) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, 4) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, NULL), EXTRACT_FMT_DOCX);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, "x.docx"), EXTRACT_FMT_DOCX);
 	CHECK_EQ_INT(extract_sniff("PK\3\4", 4, "x.DOCX"), EXTRACT_FMT_DOCX);
@@ -322,10 +281,10 @@ static void test_docx_broken(void)
 	sbuf_init(&err);
 	sbuf_init(&deep);
 	REQUIRE(spaces);
-	REQUIRE(make_zip(&zip, nodoc, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, nodoc, 2) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.docx", &d, &err), -EBADMSG);
 	CHECK(strstr(err.buf, "no word/document.xml") != NULL);
-	REQUIRE(make_zip(&zip, bad, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, bad, 2) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.docx", &d, &err), -EBADMSG);
 	CHECK(strstr(err.buf, "malformed XML in word/document.xml") != NULL);
 	CHECK_EQ_INT(ex(zip.buf, zip.len - 10, "x.docx", &d, &err), -EBADMSG);
@@ -334,7 +293,7 @@ static void test_docx_broken(void)
 	spaces[big] = '\0';
 	memcpy(spaces, "<w:document>", 12);
 	bomb[3] = spaces;
-	REQUIRE(make_zip(&zip, bomb, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, bomb, 2) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.docx", &d, &err), -EFBIG);
 	CHECK(strstr(err.buf, "ratio") != NULL);
 	/* deep nesting */
@@ -342,12 +301,12 @@ static void test_docx_broken(void)
 	for (i = 0; i < 400; i++)
 		sbuf_addstr(&deep, "<w:tbl>");
 	bomb[3] = deep.buf;
-	REQUIRE(make_zip(&zip, bomb, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, bomb, 2) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.docx", &d, &err), -EFBIG);
 	CHECK(strstr(err.buf, "nested deeper") != NULL);
 	/* a valid document without text */
 	bad[3] = "<w:document " W_NS "><w:body><w:p/></w:body></w:document>";
-	REQUIRE(make_zip(&zip, bad, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, bad, 2) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.docx", &d, &err), EXTRACT_NOTBOOK);
 	CHECK(strstr(err.buf, "without text") != NULL);
 	/* a password-protected document (an OLE compound file) */
@@ -412,7 +371,7 @@ static void test_odt(void)
 	extract_doc_init(&d);
 	sbuf_init(&zip);
 	sbuf_init(&err);
-	REQUIRE(make_zip(&zip, kv, 4) == 0);
+	REQUIRE(zipgen_strs(&zip, kv, 4) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, NULL), EXTRACT_FMT_ODT);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, "x.zip"), EXTRACT_FMT_ODT);
 	REQUIRE(ex(zip.buf, zip.len, "x.odt", &d, &err) == 0);
@@ -427,10 +386,10 @@ static void test_odt(void)
 	REQUIRE(d.creators.n == 1);
 	CHECK_EQ_STR(d.creators.v[0], "First Writer");
 	CHECK_EQ_STR(d.language, "fr");
-	REQUIRE(make_zip(&zip, enc, 3) == 0);
+	REQUIRE(zipgen_strs(&zip, enc, 3) == 0);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.odt", &d, &err), -EACCES);
 	CHECK(strstr(err.buf, "DRM-protected") != NULL);
-	REQUIRE(make_zip(&zip, calc, 2) == 0);
+	REQUIRE(zipgen_strs(&zip, calc, 2) == 0);
 	CHECK_EQ_INT(extract_sniff(zip.buf, zip.len, NULL), EXTRACT_FMT_EPUB);
 	CHECK_EQ_INT(ex(zip.buf, zip.len, "x.odt", &d, &err), EXTRACT_NOTBOOK);
 	extract_doc_release(&d);

@@ -131,11 +131,14 @@ static void test_paths(void)
 	CHECK_EQ_INT(fsacc_reach(a, &root, "pub/in/a.txt"), 0);
 	fsacc_free(a);
 
-	/* no time to live: every answer reads the folders again */
+	/* no time to live: every answer reads the folders again, and a
+	 * change found so is still reported */
 	REQUIRE(fsacc_new(&a, fd, 0) == 0);
 	CHECK_EQ_INT(fsacc_reach(a, &w, "priv/s.txt"), 1);
 	REQUIRE(fchmodat(fd, "priv", 0700, 0) == 0);
 	CHECK_EQ_INT(fsacc_reach(a, &w, "priv/s.txt"), 0);
+	CHECK_EQ_INT(fsacc_recheck(a), 1);
+	CHECK_EQ_INT(fsacc_recheck(a), 0);
 	fsacc_free(a);
 	close(fd);
 }

@@ -796,6 +796,69 @@ static void test_schema4_upgrade(void)
 	idx_close(ix);
 }
 
+/* A schema 5 index holds relations and cluster links of the relation rule
+ * before other-translation: the upgrade drops both, keeps every book and
+ * mark, and owes every book a judgement. */
+static void test_schema5_upgrade(void)
+{
+	const char *dir = check_tmpdir();
+	uint8_t sh[16], th[16], v5[4] = { 0, 0, 0, 5 };
+	uint64_t a, b, un[4];
+	struct idx_file fa = { 0 }, fb = { 0 };
+	struct idx_rel rel, *r = NULL;
+	struct idx_groups g;
+	struct idx *ix = NULL;
+	struct idx_counts c;
+	size_t n = 0;
+
+	REQUIRE(dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	simgen_sh(&rng_state, sh);
+	simgen_sh(&rng_state, th);
+	a = add_book(ix, "a", sh, th, NULL, 0, NULL);
+	th[0] ^= 1;
+	b = add_book(ix, "b", sh, th, NULL, 0, NULL);
+	REQUIRE(a && b);
+	REQUIRE(idx_get_id(ix, a, &fa) == 0 && idx_get_id(ix, b, &fb) == 0);
+	memset(&rel, 0, sizeof(rel));
+	rel.id = b;
+	rel.tag = idx_fp_tag(&fb);
+	rel.cls_this = rel.cls_other = 3;
+	rel.score = 90;
+	rel.link = 1;
+	REQUIRE(idx_rels_set(ix, &(struct idx_judgement){ a, idx_fp_tag(&fa), &rel, 1 }, 1) >= 0);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 1);
+	idx_groups_release(&g);
+	CHECK_EQ_INT(idx_rels_get(ix, a, idx_fp_tag(&fa), &r, &n), 1);
+	CHECK_EQ_INT(n, 1);
+	free(r);
+	r = NULL;
+	REQUIRE(idx_debug_raw_put(ix, "meta", "schema", 6, v5, 4) == 0);
+	idx_close(ix);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	REQUIRE(idx_counts(ix, &c) == 0);
+	CHECK_EQ_INT(c.books, 2);
+	CHECK_EQ_INT(idx_rels_get(ix, a, idx_fp_tag(&fa), &r, &n), 0);
+	CHECK_EQ_INT(n, 0);
+	free(r);
+	REQUIRE(idx_link_groups(ix, &g) == 0);
+	CHECK_EQ_INT(g.ngroups, 0);
+	idx_groups_release(&g);
+	CHECK_EQ_INT(idx_catchup_get(ix, un), 1);
+	CHECK_EQ_INT(un[0], 0);
+	REQUIRE(idx_unjudged(ix, 0, un, 4, &n) == 0);
+	CHECK(n == 2 && un[0] == a && un[1] == b);
+	idx_file_release(&fa);
+	idx_file_release(&fb);
+	idx_close(ix);
+	/* and the next open finds the current schema: no second upgrade */
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	idx_close(ix);
+}
+
 static void put_be64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -1540,6 +1603,7 @@ int main(void)
 	RUN(test_exemptions);
 	RUN(test_schema_rebuild);
 	RUN(test_schema4_upgrade);
+	RUN(test_schema5_upgrade);
 	RUN(test_rebuild_keeps_marks);
 	RUN(test_hostile_values);
 	RUN(test_growth_concurrent);

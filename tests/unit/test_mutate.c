@@ -238,6 +238,41 @@ static void test_epub(void)
 	sbuf_release(&a);
 }
 
+static void test_reword(void)
+{
+	static const char in[] = "Achilles sang of the wrath in 1184 BC, and the wrath "
+				 "of the \xc3\xa9lan grew.\nHector heard it.";
+	struct sbuf a, b;
+	struct mut_rng r;
+
+	sbuf_init(&a);
+	sbuf_init(&b);
+	mut_rng_seed(&r, 5);
+	REQUIRE(mut_reword(&r, in, sizeof(in) - 1, 0.0, 1, 1, &a) == 0);
+	CHECK_EQ_STR(a.buf, in);
+	/* every other word replaced; names, numbers, punctuation kept */
+	sbuf_setlen(&a, 0);
+	REQUIRE(mut_reword(&r, in, sizeof(in) - 1, 1.0, 1, 1, &a) == 0);
+	CHECK(strncmp(a.buf, "Achilles ", 9) == 0);
+	CHECK(strstr(a.buf, " 1184 BC, ") != NULL);
+	CHECK(strstr(a.buf, ".\nHector ") != NULL);
+	CHECK(strstr(a.buf, "wrath") == NULL && strstr(a.buf, " the ") == NULL);
+	CHECK(strstr(a.buf, "\xc3") == NULL);
+	CHECK_EQ_INT(count_char(a.buf, a.len, ' '), count_char(in, sizeof(in) - 1, ' '));
+	/* one variant at rate 1: a word is translated the same way each time,
+	 * whatever the generator's state; another language, other words */
+	mut_rng_seed(&r, 9);
+	REQUIRE(mut_reword(&r, in, sizeof(in) - 1, 1.0, 1, 1, &b) == 0);
+	CHECK_EQ_STR(a.buf, b.buf);
+	sbuf_setlen(&b, 0);
+	REQUIRE(mut_reword(&r, in, sizeof(in) - 1, 1.0, 2, 1, &b) == 0);
+	CHECK(strcmp(a.buf, b.buf) != 0);
+	CHECK_EQ_INT(mut_reword(&r, in, 4, 1.5, 1, 1, &b), -EINVAL);
+	CHECK_EQ_INT(mut_reword(&r, in, 4, 0.5, 1, 0, &b), -EINVAL);
+	sbuf_release(&a);
+	sbuf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_rng_golden);
@@ -248,5 +283,6 @@ int main(void)
 	RUN(test_replace_and_slice);
 	RUN(test_html);
 	RUN(test_epub);
+	RUN(test_reword);
 	return CHECK_DONE();
 }

@@ -67,8 +67,9 @@ static void test_near(void)
 	relate_decide(&s, NULL, &r);
 	CHECK_EQ_INT(r.cls, RELATE_NEAR_DUPLICATE);
 	CHECK(r.difference > 0.19 && r.difference < 0.21);
-	/* heavy OCR noise: windows stop matching, unique-word blocks hold */
-	s.simhash_distance = 25;
+	/* heavy OCR noise: windows stop matching, unique-word blocks hold,
+	 * and the common words keep the simhash close */
+	s.simhash_distance = 9;
 	s.chunk_cover_a = 0.05;
 	s.chunk_cover_b = 0.04;
 	s.block_cover_a = 0.97;
@@ -88,6 +89,87 @@ static void test_near(void)
 	/* ... unless the sizes differ too much */
 	s.words_a = 1000;
 	CHECK_EQ_INT(decide(&s), RELATE_OVERLAP);
+}
+
+/* Butler's and Pope's Iliad as `simbook compare` measures them: names in
+ * order, no wording shared. */
+static void iliad(struct relate_signals *s)
+{
+	unrelated(s);
+	s->words_a = 153298;
+	s->words_b = 189079;
+	s->simhash_distance = 17;
+	s->rsimhash_distance = 56;
+	s->jaccard = 0.0;
+	s->dupniq_cs = 0.048;
+	s->dupniq_its = 0.587;
+	s->dupniq_common = 551;
+	s->dupniq_lcs = 203;
+	s->span_cover_a = 0.985;
+	s->span_cover_b = 0.88;
+}
+
+static void test_other_translation(void)
+{
+	struct relate_signals s;
+	struct relate_result r;
+
+	CHECK_EQ_STR(relate_class_name(RELATE_OTHER_TRANSLATION), "other-translation");
+	iliad(&s);
+	relate_decide(&s, NULL, &r);
+	CHECK_EQ_INT(r.cls, RELATE_OTHER_TRANSLATION);
+	CHECK(r.difference < 0);
+	/* half the words reworded: distinctive words align densely through
+	 * both books, yet no shingle and few windows match: never a
+	 * duplicate */
+	s.dupniq_cs = 0.4;
+	s.dupniq_its = 0.83;
+	s.block_cover_a = s.block_cover_b = 0.99;
+	s.chunk_cover_a = s.chunk_cover_b = 0.4;
+	s.simhash_distance = 29;
+	s.dupniq_common = 730;
+	s.dupniq_lcs = 730;
+	CHECK_EQ_INT(decide(&s), RELATE_OTHER_TRANSLATION);
+	/* the same with the wording shared: a near duplicate */
+	s.jaccard = 0.3;
+	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
+	/* or with OCR damage: the common words keep the simhash close */
+	s.jaccard = 0.02;
+	s.simhash_distance = 9;
+	CHECK_EQ_INT(decide(&s), RELATE_NEAR_DUPLICATE);
+	/* a translation inside a larger volume: the shorter book's span */
+	iliad(&s);
+	s.words_b = 900000;
+	s.span_cover_b = 0.2;
+	CHECK_EQ_INT(decide(&s), RELATE_OTHER_TRANSLATION);
+	s.span_cover_a = 0.3;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+}
+
+/* Aligned names without shared wording that are not one work: unrelated. */
+static void test_sparse_names(void)
+{
+	struct relate_signals s;
+
+	/* two scripture books (issue 13): a dozen names in order, the block
+	 * cover of the old rule spanning them */
+	iliad(&s);
+	s.dupniq_common = 40;
+	s.dupniq_lcs = 12;
+	s.dupniq_cs = 0.025;
+	s.block_cover_a = 0.96;
+	s.block_cover_b = 0.95;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+	/* two volumes of one series: place names, in order, but few of the
+	 * common ones (63 of 258) */
+	iliad(&s);
+	s.dupniq_common = 258;
+	s.dupniq_lcs = 63;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+	/* as many in order as chance gives (2 sqrt(common)) */
+	s.dupniq_common = 900;
+	s.dupniq_lcs = 60;
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
 }
 
 static void test_short_books(void)
@@ -152,6 +234,8 @@ int main(void)
 {
 	RUN(test_names);
 	RUN(test_exact);
+	RUN(test_other_translation);
+	RUN(test_sparse_names);
 	RUN(test_near);
 	RUN(test_short_books);
 	RUN(test_containment);

@@ -70,20 +70,25 @@ static void set(struct simlist_entry *e, uint64_t id, const char *path, enum rel
 
 static void test_rank_order(void)
 {
-	struct simlist *l = mk(5);
+	struct simlist *l = mk(6);
 	size_t i;
 
+	/* another translation after every duplicate, whatever its score */
+	set(&l->v[5], 6, "f/traduction.txt", RELATE_OTHER_TRANSLATION, 95);
 	set(&l->v[0], 1, "d/overlap.txt", RELATE_OVERLAP, 90);
 	set(&l->v[1], 2, "a/near-80.txt", RELATE_NEAR_DUPLICATE, 80);
 	set(&l->v[2], 3, "b/same.epub", RELATE_SAME_TEXT, 100);
 	set(&l->v[3], 4, "c/near-95.txt", RELATE_NEAR_DUPLICATE, 95);
 	set(&l->v[4], 5, "e/vol1.txt", RELATE_A_CONTAINS_B, 99);
 	REQUIRE(simlist_rank(l) == 0);
+	/* by the share whatever the class (one meaning: text found in the other) */
 	CHECK_EQ_STR(l->v[0].name, "01 100% same text - same.epub");
-	CHECK_EQ_STR(l->v[1].name, "02 95% near duplicate - near-95.txt");
-	CHECK_EQ_STR(l->v[2].name, "03 80% near duplicate - near-80.txt");
-	CHECK_EQ_STR(l->v[3].name, "04 99% part of this - vol1.txt");
-	CHECK_EQ_STR(l->v[4].name, "05 90% overlap - overlap.txt");
+	CHECK_EQ_STR(l->v[1].name, "02 99% part of this - vol1.txt");
+	CHECK_EQ_STR(l->v[2].name, "03 95% near duplicate - near-95.txt");
+	CHECK_EQ_STR(l->v[3].name, "04 90% overlap - overlap.txt");
+	CHECK_EQ_STR(l->v[4].name, "05 80% near duplicate - near-80.txt");
+	/* after every duplicate, whatever its share */
+	CHECK_EQ_STR(l->v[5].name, "06 95% other translation - traduction.txt");
 	/* a name-sorted listing is the rank order */
 	for (i = 1; i < l->n; i++)
 		CHECK(strcmp(l->v[i - 1].name, l->v[i].name) < 0);
@@ -119,18 +124,43 @@ static void test_score(void)
 	rel.cls = RELATE_SAME_TEXT;
 	rel.difference = -1;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 100);
+	/* the anchor share decides, whatever the other covers say */
 	rel.cls = RELATE_NEAR_DUPLICATE;
 	rel.difference = 0.07;
-	CHECK_EQ_INT(judge_score(&sig, &rel), 93);
-	rel.difference = 0.0;	/* never 100: that means the same text */
+	sig.share_a = 0.666;
+	sig.share_b = 0.499;
+	sig.span_cover_a = sig.span_cover_b = 1.0;
+	sig.block_cover_a = sig.block_cover_b = 1.0;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 67);
+	sig.share_a = 0.996;	/* 100 only when all of it was found */
 	CHECK_EQ_INT(judge_score(&sig, &rel), 99);
+	sig.share_a = 1.0;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 100);
+	/* "part of this" from A's side: the share of the part, B, found in A */
 	rel.cls = RELATE_A_CONTAINS_B;
-	sig.chunk_cover_b = 0.42;
-	sig.span_cover_b = 0.97;
+	sig.share_a = 0.08;
+	sig.share_b = 0.97;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 97);
 	rel.cls = RELATE_B_CONTAINS_A;
-	sig.chunk_cover_a = 0.88;
+	sig.share_a = 0.88;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 88);
+	CHECK_EQ_INT(judge_share(RELATE_B_CONTAINS_A, 0.88, 0.08), 88);
+	CHECK_EQ_INT(judge_share(RELATE_A_CONTAINS_B, 0.08, 0.88), 88);
+	CHECK_EQ_INT(judge_share(RELATE_OVERLAP, 0.001, 0.5), 1);
+	/* without anchors (a short book): the block cover, else the windows */
+	sig.share_a = sig.share_b = -1;
+	sig.block_cover_a = 0.42;
+	sig.block_cover_b = 0.9;
+	rel.cls = RELATE_OVERLAP;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 42);
+	sig.block_cover_a = sig.block_cover_b = 0;
+	sig.chunk_cover_a = 0.3;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 30);
+	/* another translation: its share too, near nothing */
+	rel.cls = RELATE_OTHER_TRANSLATION;
+	sig.block_cover_a = 0.02;
+	sig.block_cover_b = 0.03;
+	CHECK_EQ_INT(judge_score(&sig, &rel), 2);
 	rel.cls = RELATE_UNRELATED;
 	CHECK_EQ_INT(judge_score(&sig, &rel), 0);
 	CHECK_EQ_STR(simlist_label(RELATE_A_CONTAINS_B), "part of this");
