@@ -16,13 +16,17 @@
 #                warm: p50/p99 per listing, against the same work on a native
 #                directory holding as many symlinks
 #   rescan       a remount with no change: time until idle
+# -p K: before the listings, K of the 20 shelves become 0700 through the
+# mount (the listing then checks who may see each book, and drops the
+# entries of those shelves from the kernel's cache once handed out).
 # Not a test; prints numbers.  Needs python3.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 N=200
+PRIV=0
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
 [ -d "$BOOKS/texts" ] || { echo "viewsbench: no $BOOKS/texts" >&2; exit 1; }
-bench_init viewsbench "n:N d:DIR" "$@"
+bench_init viewsbench "n:N d:DIR p:PRIV" "$@"
 LIB=$W/lib
 mkdir -p "$LIB"
 
@@ -75,6 +79,7 @@ cp_mnt=$(echo "$t1 - $t0" | bc); idx=$(echo "$t2 - $t0" | bc)
 echo "copy into the mount      $cp_mnt s   (native cp: $native_cp s)"
 rate "cp -r into the mount + index until idle" "$idx" "$(echo "scale=3; ($c1 - $c0) / $(getconf CLK_TCK)" | bc)"
 grep -o '"books":[0-9]*' "$MNT/.simbookfs/status"
+for ((k = 0; k < PRIV && k < 20; k++)); do chmod 700 "$MNT/$(printf 'shelf%02d' "$k")"; done
 
 python3 - "$MNT" "$W/native" <<'PY'
 import os, sys, time

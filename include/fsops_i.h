@@ -78,6 +78,7 @@ struct fs_vfile {
 	 * the entry is gone (its book deleted or renamed) */
 	struct fs_vfile *next;
 	char *path;
+	uid_t uid;	/* who opened it: found by path for that user only */
 };
 
 static inline struct fs_vfile *fs_vfile_of(const struct fuse_file_info *fi)

@@ -60,6 +60,11 @@ void views_set_files(struct views *v, int on);
  * the index of a mount, even one over SRC that hides it.  Both borrowed:
  * they must outlive v.  Call before mounting. */
 void views_set_library(struct views *v, const char *src, const char *index);
+/* Several users use the mount (allow_other, allow_root; on != 0): the
+ * answers that depend on who asked are dropped from the kernel's cache,
+ * which all users share, right after they are handed out.  Call before
+ * mounting. */
+void views_set_shared(struct views *v, int on);
 /* The indexer's notify callback (arg: the struct views). */
 void views_changed(void *arg);
 /* Connects the index that op opens (before mounting).  Until it is open

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fsacc.h"
 #include "idx.h"
 #include "sbuf.h"
 #include "simlist.h"
@@ -31,15 +32,21 @@ struct view_node {
 struct listref {
 	struct simlist *l;
 	int refs;
+	int own;		/* one caller's copy (some books hidden): not cached */
 };
 
 struct gview;
+struct gcaller;
+
+#define PRIV_MAX 4096		/* caller-dependent answers awaiting invalidation */
+#define GCALLER_SLOTS 8		/* group views named for one caller, per view */
 struct vsnap;
 
 struct views {
 	uint64_t serial;		/* tells instances apart in thread caches */
 	int rootfd;
 	int files;			/* entries are read-only files, not links */
+	int shared;			/* other users look too (views_set_shared()) */
 	char *prefix;
 	const char *hidden;
 	const char *src, *index;	/* views_set_library() */
@@ -53,6 +60,7 @@ struct views {
 	pthread_mutex_t lock;		/* lists, groups, served, times */
 	struct listref *slots[LIST_SLOTS];
 	struct gview *groups[2];	/* clusters, duplicates */
+	struct gcaller *gcallers[2][GCALLER_SLOTS];	/* groups as one caller sees them */
 	int building[2];		/* a build of groups[k] is under way */
 	pthread_cond_t built;		/* a build ended (with lock) */
 	char **served;			/* FUSE paths handed to the kernel */
@@ -67,6 +75,11 @@ struct views {
 		struct timespec t;
 	} meta_stamp[4];		/* .simbookfs/ status, errors, not-duplicates,
 					 * skipped */
+	/* who may see which book (views_reach()) */
+	struct fsacc *acc;
+	char **priv;			/* view paths whose answer depended on the caller */
+	size_t npriv;
+	int priv_lost;			/* more than PRIV_MAX: invalidate all served */
 	pthread_mutex_t snap_lock;
 	struct vsnap *snaps[SNAP_SLOTS];
 	/* invalidation thread */
@@ -110,8 +123,19 @@ void views_fill_file(struct stat *st, ino_t ino, size_t size, struct timespec mt
 struct timespec views_file_time(struct views *v, int slot, const struct sbuf *content);
 /* *st of a view folder. */
 void views_fill_dir(struct views *v, struct stat *st, ino_t ino);
-/* 1 when path is a regular file in SRC (*st filled when st is not NULL). */
+/* 1 when path is a regular file in SRC (*st filled when st is not NULL)
+ * that the caller of the request may reach (views_reach()). */
 int views_target_ok(struct views *v, const char *path, struct stat *st);
+/* 1 when the caller of the current request (fuse_get_context()) could
+ * look up path of SRC through the passthrough (fsacc.h); the daemon
+ * itself outside a request. */
+int views_reach(struct views *v, const char *path);
+/* The caller of the current request; 1 when it is root (sees all). */
+int views_who(struct fsacc_who *who);
+/* 1 when an answer since the last call depended on who asked (a book not
+ * every caller may reach), and forgets it: such answers must not stay in
+ * the kernel's cache, which all callers share. */
+int views_private_take(void);
 /* 1 when path's top-level name is not visible in the mount (arg: v). */
 int views_skip(void *arg, const char *path);
 /* The number of components of rel. */
@@ -121,6 +145,9 @@ int views_components(const char *rel);
 
 /* Remembers the view path rel (or rel/name) handed to the kernel. */
 void views_served_add(struct views *v, enum view_kind k, const char *rel, const char *name);
+/* Has the thread invalidate the view path rel (or rel/name) at once: its
+ * answer depended on the caller. */
+void views_private_add(struct views *v, enum view_kind k, const char *rel, const char *name);
 
 /* ---- view_snap.c: snapshots of generated files ---- */
 
@@ -170,6 +197,10 @@ int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *b
 void grp_prebuild(struct views *v);
 /* Frees a group view (NULL is fine) whatever its references. */
 void grp_free(struct gview *gs);
+/* Forgets the group views named for callers (folder permissions moved). */
+void grp_callers_drop(struct views *v);
+/* Frees them at the views' end, before groups[] go. */
+void grp_callers_free(struct views *v);
 
 /* ---- view_lookup.c: lookup/<id>/ ---- */
 

@@ -46,10 +46,12 @@ int fs_open_entry_stat(struct fs *fs, const char *path, struct stat *st)
 {
 	struct fs_vfile *vf;
 	int ret = -ENOENT;
+	uid_t uid = fuse_get_context()->uid;
 
 	pthread_mutex_lock(&fs->open_lock);
 	for (vf = fs->open_entries; vf; vf = vf->next) {
-		if (strcmp(vf->path, path) == 0) {
+		/* another user's open entry may be one they cannot see */
+		if (strcmp(vf->path, path) == 0 && (vf->uid == uid || uid == 0)) {
 			ret = fs_vfile_stat(vf, st);
 			break;
 		}
@@ -148,6 +150,7 @@ static int fs_view_open(struct fs *fs, const struct fs_view *v, const char *fpat
 	if (!vf)
 		return -ENOMEM;
 	vf->fd = -1;
+	vf->uid = fuse_get_context()->uid;
 	path[0] = '/';
 	ret = v->ops->source ? v->ops->source(v->arg, rel, path + 1, sizeof(path) - 1) : -EINVAL;
 	if (!ret && wr) {

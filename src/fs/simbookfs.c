@@ -33,6 +33,7 @@ struct sbfs_opts {
 	int version;
 	int xattr;
 	int idxattr;		/* -o idxattr: serve user.simbookfs.id */
+	int shared;		/* allow_other or allow_root: several users */
 	unsigned int cache_timeout;
 	unsigned int readahead_kb;
 	unsigned int max_read;
@@ -51,7 +52,7 @@ struct sbfs_opts {
 	unsigned int test_open_delay_ms;	/* for tests only (opener.h) */
 };
 
-enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION };
+enum { KEY_FOREGROUND, KEY_DEBUG, KEY_SINGLE, KEY_HELP, KEY_VERSION, KEY_SHARED };
 
 #define SBFS_OPT(t, f, v) { t, offsetof(struct sbfs_opts, f), v }
 static const struct fuse_opt sbfs_opt_table[] = {
@@ -76,6 +77,8 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
 	SBFS_OPT("test_open_delay_ms=%u", test_open_delay_ms, 0),
+	FUSE_OPT_KEY("allow_other", KEY_SHARED),
+	FUSE_OPT_KEY("allow_root", KEY_SHARED),
 	FUSE_OPT_KEY("-f", KEY_FOREGROUND),
 	FUSE_OPT_KEY("-d", KEY_DEBUG),
 	FUSE_OPT_KEY("debug", KEY_DEBUG),
@@ -110,6 +113,10 @@ static int sbfs_opt_proc(void *data, const char *arg, int key, struct fuse_args 
 	case KEY_SINGLE:
 		o->single = 1;
 		return 0;
+	case KEY_SHARED:
+		/* kept for libfuse; the views must know other users look */
+		o->shared = 1;
+		return 1;
 	case KEY_HELP:
 		o->help = 1;
 		return 0;
@@ -578,6 +585,7 @@ static int sbfs_setup_views(struct sbfs *s)
 	if (!ret) {
 		views_set_files(s->views, o->viewmode && !strcmp(o->viewmode, "files"));
 		views_set_library(s->views, s->lr.root, s->lr.index);
+		views_set_shared(s->views, o->shared);
 	}
 	if (!ret && s->hidden)
 		ret = fs_hide_name(s->fs, s->hidden);

@@ -52,6 +52,23 @@ struct gview {
 	struct nameset names;	/* group name -> index in g */
 };
 
+/* A group view as one caller (not root) sees it: a group with fewer than
+ * two members the caller may reach is not shown; one with hidden members
+ * is named from the members the caller may reach only, and counts them
+ * (its title could come from a book the caller may not know of).  Kept
+ * per uid and gid for a second, for the same gview. */
+struct gcaller {
+	int refs;
+	uid_t uid;
+	gid_t gid;
+	int64_t built_ns;
+	struct gview *gs;	/* a reference */
+	char **name;		/* per group of gs: NULL (hidden), its own name or owned */
+	struct nameset names;	/* shown name -> index in gs->g */
+};
+
+#define GCALLER_TTL_NS 1000000000LL
+
 /* ---- clusters/ and duplicates/ ---- */
 
 /* Room for n names.  0 or -ENOMEM. */
@@ -344,8 +361,201 @@ static int gview_get(struct views *v, int dup, struct gview **out)
 	return 0;
 }
 
-/* Finds "group" or "group/member" in gs: *g, *m (m = SIZE_MAX: the group). */
-static int gview_find(const struct gview *gs, const char *rel, size_t *g, size_t *m)
+static void gcaller_free(struct gcaller *gc)
+{
+	size_t i;
+
+	if (!gc)
+		return;
+	for (i = 0; gc->name && i < gc->gs->n; i++)
+		if (gc->name[i] != gc->gs->g[i].name)
+			free(gc->name[i]);
+	free(gc->name);
+	nameset_release(&gc->names);
+	free(gc);
+}
+
+/* Drops a reference taken with v->lock held by gcaller_get(); frees the
+ * caller view and its gview reference when it was the last. */
+static void gcaller_put(struct views *v, struct gcaller *gc)
+{
+	struct gview *gs = NULL;
+	int last;
+
+	if (!gc)
+		return;
+	pthread_mutex_lock(&v->lock);
+	last = --gc->refs == 0;
+	pthread_mutex_unlock(&v->lock);
+	if (last) {
+		gs = gc->gs;
+		gcaller_free(gc);
+		gview_put(v, gs);
+	}
+}
+
+/* The name of group g of gs for the caller, from the members it may
+ * reach (vis of them, ids in order): NULL on -ENOMEM. */
+static char *gcaller_name(struct views *v, const struct group *gr, size_t vis,
+			  struct nameset *names, size_t g)
+{
+	uint64_t ids[GROUPS_TITLE_MEMBERS];
+	const char *first = NULL;
+	char *title = NULL, *name = NULL;
+	struct sbuf sb;
+	size_t j, n = 0;
+
+	for (j = 0; j < gr->n; j++) {
+		if (!views_reach(v, gr->m[j].path))
+			continue;
+		if (!first)
+			first = gr->m[j].path;
+		if (n < GROUPS_TITLE_MEMBERS)
+			ids[n++] = gr->m[j].id;
+	}
+	sbuf_init(&sb);
+	if (!groups_title(v->ix, ids, n, first, &title) && !simlist_fit(&sb, title, 200) &&
+	    !sbuf_addf(&sb, " (%zu)", vis)) {
+		clean_name(sb.buf);
+		name = uniq_name(names, sb.buf, g);
+	}
+	free(title);
+	sbuf_release(&sb);
+	return name;
+}
+
+static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_who *who,
+			 struct gcaller **out)
+{
+	struct gcaller *gc = calloc(1, sizeof(*gc));
+	size_t *vis = NULL, i, j;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!gc)
+		return -ENOMEM;
+	gc->uid = who->uid;
+	gc->gid = who->gid;
+	gc->gs = gs;
+	gc->built_ns = monoclock_ns();
+	gc->name = calloc(gs->n ? gs->n : 1, sizeof(*gc->name));
+	vis = calloc(gs->n ? gs->n : 1, sizeof(*vis));
+	if (!gc->name || !vis || nameset_init(&gc->names, gs->n))
+		goto out;
+	/* groups shown whole keep their names; the others are named after */
+	for (i = 0; i < gs->n; i++) {
+		for (j = 0; j < gs->g[i].n; j++)
+			vis[i] += (size_t)views_reach(v, gs->g[i].m[j].path);
+		if (vis[i] == gs->g[i].n) {
+			size_t k = nameset_slot(&gc->names, gs->g[i].name);
+
+			gc->name[i] = gs->g[i].name;
+			gc->names.slot[k] = gc->name[i];
+			gc->names.val[k] = i;
+		}
+	}
+	for (i = 0; i < gs->n; i++)
+		if (vis[i] >= 2 && vis[i] < gs->g[i].n &&
+		    !(gc->name[i] = gcaller_name(v, &gs->g[i], vis[i], &gc->names, i)))
+			goto out;
+	ret = 0;
+out:
+	free(vis);
+	if (ret) {
+		gcaller_free(gc);
+		return ret;
+	}
+	*out = gc;
+	return 0;
+}
+
+/* The group view gs as the caller sees it: *out NULL for root (gs as it
+ * is), else a reference to drop with gcaller_put().  gs stays referenced
+ * by the caller; the caller view holds its own reference. */
+static int gcaller_get(struct views *v, int dup, struct gview *gs, struct gcaller **out)
+{
+	struct fsacc_who who;
+	struct gcaller *gc, *old, **slot;
+	int ret;
+
+	*out = NULL;
+	if (!v->fuse || views_who(&who))
+		return 0;
+	slot = &v->gcallers[dup][(size_t)(who.uid * 31u + who.gid) % GCALLER_SLOTS];
+	pthread_mutex_lock(&v->lock);
+	gc = *slot;
+	if (gc && gc->gs == gs && gc->uid == who.uid && gc->gid == who.gid &&
+	    monoclock_ns() - gc->built_ns < GCALLER_TTL_NS) {
+		gc->refs++;
+		pthread_mutex_unlock(&v->lock);
+		*out = gc;
+		return 0;
+	}
+	gs->refs++;	/* the caller view's */
+	pthread_mutex_unlock(&v->lock);
+	ret = gcaller_build(v, gs, &who, &gc);
+	if (ret) {
+		gview_put(v, gs);
+		return ret;
+	}
+	gc->refs = 2;	/* the slot's and the caller's */
+	pthread_mutex_lock(&v->lock);
+	old = *slot;
+	*slot = gc;
+	pthread_mutex_unlock(&v->lock);
+	gcaller_put(v, old);
+	*out = gc;
+	return 0;
+}
+
+/* Forgets every caller view: the next request names the groups again
+ * for its caller (a folder's permissions changed). */
+void grp_callers_drop(struct views *v)
+{
+	struct gcaller *gone[2 * GCALLER_SLOTS];
+	size_t d, i, n = 0;
+
+	pthread_mutex_lock(&v->lock);
+	for (d = 0; d < 2; d++)
+		for (i = 0; i < GCALLER_SLOTS; i++) {
+			if (v->gcallers[d][i])
+				gone[n++] = v->gcallers[d][i];
+			v->gcallers[d][i] = NULL;
+		}
+	pthread_mutex_unlock(&v->lock);
+	for (i = 0; i < n; i++)
+		gcaller_put(v, gone[i]);
+}
+
+/* At the views' end, before their gviews are freed: the caller views and
+ * their references (a gview no longer current goes with its last). */
+void grp_callers_free(struct views *v)
+{
+	struct gview *gs;
+	size_t d, i;
+
+	for (d = 0; d < 2; d++)
+		for (i = 0; i < GCALLER_SLOTS; i++) {
+			if (!v->gcallers[d][i])
+				continue;
+			gs = v->gcallers[d][i]->gs;
+			gcaller_free(v->gcallers[d][i]);
+			v->gcallers[d][i] = NULL;
+			if (--gs->refs == 0)
+				grp_free(gs);
+		}
+}
+
+/* The name group g of gs shows (NULL: hidden from the caller of gc). */
+static const char *gview_name(const struct gview *gs, const struct gcaller *gc, size_t g)
+{
+	return gc ? gc->name[g] : gs->g[g].name;
+}
+
+/* Finds "group" or "group/member" in gs as the caller of gc (NULL: root)
+ * sees it: *g, *m (m = SIZE_MAX: the group). */
+static int gview_find(const struct gview *gs, const struct gcaller *gc, const char *rel,
+		      size_t *g, size_t *m)
 {
 	size_t glen = strcspn(rel, "/"), i, j;
 	const char *mem = rel[glen] ? rel + glen + 1 : NULL;
@@ -355,7 +565,7 @@ static int gview_find(const struct gview *gs, const char *rel, size_t *g, size_t
 		return -ENOENT;
 	memcpy(name, rel, glen);
 	name[glen] = '\0';
-	i = nameset_get(&gs->names, name);
+	i = nameset_get(gc ? &gc->names : &gs->names, name);
 	if (i >= gs->n)
 		return -ENOENT;
 	*g = i;
@@ -372,10 +582,11 @@ static int gview_find(const struct gview *gs, const char *rel, size_t *g, size_t
 
 int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat *st)
 {
+	struct gcaller *gc = NULL;
 	struct gview *gs = NULL;
 	char buf[PATH_MAX];
 	struct stat tst;
-	size_t g, m;
+	size_t g, m, j;
 	int ret;
 
 	if (!*rel) {
@@ -383,11 +594,16 @@ int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat 
 		return 0;
 	}
 	ret = gview_get(v, k == VK_DUPLICATES, &gs);
-	if (ret)
-		return ret;
-	ret = gview_find(gs, rel, &g, &m);
+	if (!ret)
+		ret = gcaller_get(v, k == VK_DUPLICATES, gs, &gc);
+	views_private_take();	/* only this node's books count */
+	if (!ret)
+		ret = gview_find(gs, gc, rel, &g, &m);
 	if (!ret && m == SIZE_MAX) {
-		views_fill_dir(v, st, views_ino(k, views_hash(gs->g[g].name, 2)));
+		/* its name depends on the caller when a member is private */
+		for (j = 0; j < gs->g[g].n; j++)
+			views_reach(v, gs->g[g].m[j].path);
+		views_fill_dir(v, st, views_ino(k, views_hash(gview_name(gs, gc, g), 2)));
 	} else if (!ret) {
 		if (!views_target_ok(v, gs->g[g].m[m].path, &tst))
 			ret = -ENOENT;
@@ -396,6 +612,7 @@ int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat 
 		if (!ret)
 			views_fill_entry(v, st, views_ino(k, views_hash(gs->g[g].m[m].path, 3)), strlen(buf), &tst);
 	}
+	gcaller_put(v, gc);
 	gview_put(v, gs);
 	return ret;
 }
@@ -403,6 +620,7 @@ int grp_getattr(struct views *v, enum view_kind k, const char *rel, struct stat 
 int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 		       fuse_fill_dir_t filler)
 {
+	struct gcaller *gc = NULL;
 	struct gview *gs = NULL;
 	struct stat st;
 	size_t g, m, i;
@@ -411,17 +629,26 @@ int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 	ret = gview_get(v, k == VK_DUPLICATES, &gs);
 	if (ret)
 		return ret;
+	ret = gcaller_get(v, k == VK_DUPLICATES, gs, &gc);
+	if (ret) {
+		gview_put(v, gs);
+		return ret;
+	}
 	memset(&st, 0, sizeof(st));
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
 	if (!*rel) {
 		st.st_mode = S_IFDIR;
 		for (i = 0; i < gs->n; i++) {
-			st.st_ino = views_ino(k, views_hash(gs->g[i].name, 2));
-			filler(buf, gs->g[i].name, &st, 0, 0);
+			const char *name = gview_name(gs, gc, i);
+
+			if (!name)
+				continue;
+			st.st_ino = views_ino(k, views_hash(name, 2));
+			filler(buf, name, &st, 0, 0);
 		}
 	} else {
-		ret = gview_find(gs, rel, &g, &m);
+		ret = gview_find(gs, gc, rel, &g, &m);
 		if (!ret && m != SIZE_MAX)
 			ret = -ENOTDIR;
 		st.st_mode = views_entry_type(v);
@@ -432,6 +659,7 @@ int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
 		}
 	}
+	gcaller_put(v, gc);
 	gview_put(v, gs);
 	return ret;
 }
@@ -439,6 +667,7 @@ int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *buf,
 			    size_t size, enum target_form f)
 {
+	struct gcaller *gc = NULL;
 	struct gview *gs = NULL;
 	size_t g, m;
 	int ret;
@@ -448,13 +677,16 @@ int grp_entry_target(struct views *v, enum view_kind k, const char *rel, char *b
 	ret = gview_get(v, k == VK_DUPLICATES, &gs);
 	if (ret)
 		return ret;
-	ret = gview_find(gs, rel, &g, &m);
+	ret = gcaller_get(v, k == VK_DUPLICATES, gs, &gc);
+	if (!ret)
+		ret = gview_find(gs, gc, rel, &g, &m);
 	if (!ret && m == SIZE_MAX)
 		ret = -EINVAL;
 	else if (!ret && !views_target_ok(v, gs->g[g].m[m].path, NULL))
 		ret = -ENOENT;
 	else if (!ret)
 		ret = views_entry_target(buf, size, 2, gs->g[g].m[m].path, f);
+	gcaller_put(v, gc);
 	gview_put(v, gs);
 	return ret;
 }

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monoclock.h"
+
 /* Remembers a view path the kernel now caches (rel, or rel/name when name
  * is not NULL), for the next invalidation. */
 void views_served_add(struct views *v, enum view_kind k, const char *rel, const char *name)
@@ -54,6 +56,47 @@ out:
 	sbuf_release(&p);
 }
 
+/* Caller-dependent answers: with allow_other the kernel would serve an
+ * entry looked up by root to every other user for the cache timeout, so
+ * the thread drops it from the kernel's cache as soon as the reply is in. */
+void views_private_add(struct views *v, enum view_kind k, const char *rel, const char *name)
+{
+	struct sbuf p;
+
+	/* one user only: nobody else can be served its answers */
+	if (!v->has_thread || !v->shared)
+		return;
+	sbuf_init(&p);
+	if (sbuf_addf(&p, "/%s%s%s%s%s", v->names[k], *rel ? "/" : "", rel, name ? "/" : "",
+		      name ? name : "")) {
+		sbuf_release(&p);
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	if (v->npriv < PRIV_MAX)
+		v->priv[v->npriv++] = sbuf_detach(&p, NULL);
+	else
+		v->priv_lost = 1;
+	pthread_cond_signal(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	sbuf_release(&p);
+}
+
+/* Invalidates the private answers taken from v (lock not held): after a
+ * moment, so that the replies they went out with are in the kernel. */
+static void inval_private(struct views *v, char **paths, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	for (i = 0; i < n; i++) {
+		fuse_invalidate_path(v->fuse, paths[i]);
+		free(paths[i]);
+	}
+}
+
 /* ---- invalidation thread ---- */
 
 void views_changed(void *arg)
@@ -71,31 +114,59 @@ static void *views_thread(void *arg)
 {
 	struct views *v = arg;
 	uint64_t last_gen = views_open(v) ? idx_generation(v->ix) : 0, gen;
+	int64_t checked = monoclock_ns();
 	struct timespec ts;
-	char **paths;
+	char **paths, **priv;
 	size_t n, i, k;
 	char top[NAME_MAX + 2];
+	int force;
 
+	priv = calloc(PRIV_MAX, sizeof(*priv));
 	pthread_mutex_lock(&v->lock);
 	while (!v->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
-		while (!v->stop && !v->dirty &&
+		while (!v->stop && !v->dirty && !v->npriv && !v->priv_lost &&
 		       pthread_cond_timedwait(&v->cond, &v->lock, &ts) != ETIMEDOUT)
 			;
 		if (v->stop)
 			break;
+		n = v->npriv;
+		force = v->priv_lost;
+		if (priv) {
+			memcpy(priv, v->priv, n * sizeof(*priv));
+		} else {	/* no room to take them: everything goes */
+			for (i = 0; i < n; i++)
+				free(v->priv[i]);
+			force |= n > 0;
+			n = 0;
+		}
+		v->npriv = 0;
+		v->priv_lost = 0;
+		if (!v->dirty && !force && n && monoclock_ns() - checked < 1000000000) {
+			pthread_mutex_unlock(&v->lock);
+			inval_private(v, priv, n);
+			pthread_mutex_lock(&v->lock);
+			continue;
+		}
 		v->dirty = 0;
 		pthread_mutex_unlock(&v->lock);
+		inval_private(v, priv, n);
+		/* A folder's mode or owner changed (through the mount or behind
+		 * it): what every caller was shown may be wrong now. */
+		if (monoclock_ns() - checked >= 1000000000) {
+			force |= fsacc_recheck(v->acc);
+			checked = monoclock_ns();
+		}
 		/* Let a burst of changes settle into one invalidation. */
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 		gen = views_open(v) ? idx_generation(v->ix) : 0;
 		/* before the kernel forgets sizes: the next open measures again */
-		snap_stale(v, gen == last_gen);
+		snap_stale(v, gen == last_gen && !force);
 		snprintf(top, sizeof(top), "/%s/status", v->names[VK_META]);
 		fuse_invalidate_path(v->fuse, top);
 		pthread_mutex_lock(&v->lock);
-		if (gen == last_gen)
+		if (gen == last_gen && !force)
 			continue;
 		last_gen = gen;
 		paths = v->served;
@@ -110,6 +181,8 @@ static void *views_thread(void *arg)
 			memset(v->seen, 0, SEEN_SLOTS * sizeof(*v->seen));
 		}
 		pthread_mutex_unlock(&v->lock);
+		if (force)
+			grp_callers_drop(v);
 		for (k = 0; k < VK_N; k++) {
 			snprintf(top, sizeof(top), "/%s", v->names[k]);
 			fuse_invalidate_path(v->fuse, top);
@@ -123,6 +196,7 @@ static void *views_thread(void *arg)
 		pthread_mutex_lock(&v->lock);
 	}
 	pthread_mutex_unlock(&v->lock);
+	free(priv);
 	return NULL;
 }
 

@@ -72,7 +72,9 @@ static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size
 	}
 	for (i = 0; i < nh; i++) {
 		idx_file_release(&f);
-		if (idx_get_id(v->ix, hits[i].id, &f) || views_skip(v, f.path))
+		/* ranked among the books the caller may reach only */
+		if (idx_get_id(v->ix, hits[i].id, &f) || views_skip(v, f.path) ||
+		    !views_reach(v, f.path))
 			continue;
 		e[n].path = f.path;
 		e[n].dist = hits[i].dist;

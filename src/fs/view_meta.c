@@ -158,17 +158,59 @@ static int meta_errors(struct views *v, struct sbuf *out)
  * slot in meta_stamp. */
 static const char *const meta_names[] = { "status", "errors", "not-duplicates", "skipped" };
 
+/* The lines of in whose first npaths fields (escaped paths) the caller
+ * may reach, appended to out: a book shows only to who could look it up. */
+static int meta_visible(struct views *v, const struct sbuf *in, int npaths, struct sbuf *out)
+{
+	const char *line = in->buf, *end, *tab;
+	char *field;
+	int k, ok, ret = 0;
+
+	for (; line && *line && !ret; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		ok = 1;
+		for (k = 0, tab = line - 1; k < npaths && ok; k++) {
+			const char *start = tab + 1;
+
+			tab = memchr(start, '\t', (size_t)(end - start));
+			field = strndup(start, (size_t)((tab ? tab : end) - start));
+			if (!field)
+				return -ENOMEM;
+			ok = !simlist_unescape(field) && views_reach(v, field);
+			free(field);
+			if (!tab)
+				break;
+		}
+		if (ok)
+			ret = sbuf_add(out, line, (size_t)(end - line) + 1);
+	}
+	return ret;
+}
+
 int meta_content(struct views *v, const char *rel, struct sbuf *out)
 {
+	struct sbuf all;
+	int ret;
+
 	if (!strcmp(rel, meta_names[0]))
 		return meta_status(v, out);
+	if (strcmp(rel, meta_names[1]) && strcmp(rel, meta_names[2]) && strcmp(rel, meta_names[3]))
+		return -ENOENT;
+	sbuf_init(&all);
 	if (!strcmp(rel, meta_names[1]))
-		return meta_errors(v, out);
-	if (!strcmp(rel, meta_names[2]))
-		return views_open(v) ? simlist_exemptions_tsv(v->ix, out) : 0;
-	if (!strcmp(rel, meta_names[3]))
-		return views_open(v) ? skipped_tsv(v->ix, out) : 0;
-	return -ENOENT;
+		ret = meta_errors(v, &all);
+	else if (!strcmp(rel, meta_names[2]))
+		ret = views_open(v) ? simlist_exemptions_tsv(v->ix, &all) : 0;
+	else
+		ret = views_open(v) ? skipped_tsv(v->ix, &all) : 0;
+	/* the errors and skipped listings name one book per line, the
+	 * not-duplicate marks two */
+	if (!ret && all.len)
+		ret = meta_visible(v, &all, !strcmp(rel, meta_names[2]) ? 2 : 1, out);
+	sbuf_release(&all);
+	return ret;
 }
 
 #define CONTROL_MAX 32768	/* longest command: two escaped IDX_PATH_MAX paths fit */
@@ -208,6 +250,9 @@ int meta_control(struct views *v, const char *buf, size_t size)
 		ret = simlist_unescape(b);
 	if (!ret && !views_open(v))
 		ret = -EAGAIN;
+	/* only books the caller may reach (as if they did not exist) */
+	if (!ret && (!views_reach(v, a) || !views_reach(v, b)))
+		ret = -ENOENT;
 	if (!ret)
 		ret = idx_exempt_set(v->ix, a, b, on);
 	if (!ret)

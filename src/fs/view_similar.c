@@ -58,6 +58,7 @@ static int list_get(struct views *v, uint64_t id, struct listref **out)
 	}
 	r->l = l;
 	r->refs = 2;	/* the slot's and the caller's */
+	r->own = 0;
 	pthread_mutex_lock(&v->lock);
 	old = v->slots[slot];
 	v->slots[slot] = r;
@@ -65,6 +66,66 @@ static int list_get(struct views *v, uint64_t id, struct listref **out)
 	listref_put(v, old);
 	*out = r;
 	return 0;
+}
+
+/* The list *r as the caller may see it: the books it may reach only,
+ * ranked again (a gap in the ranks would tell that a hidden book is
+ * there).  *r is replaced by a copy of its own when one is hidden. */
+static int list_for_caller(struct views *v, struct listref **r)
+{
+	const struct simlist *l = (*r)->l;
+	struct simlist *c = NULL;
+	struct listref *nr = NULL;
+	struct fsacc_who who;
+	size_t i, n = 0;
+	int ret = -ENOMEM;
+
+	if (!v->fuse || views_who(&who))
+		return 0;	/* root (or no request): sees every book */
+	for (i = 0; i < l->n; i++)
+		n += (size_t)views_reach(v, l->v[i].path);
+	if (n == l->n)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	nr = malloc(sizeof(*nr));
+	if (!c || !nr || !(c->v = calloc(n ? n : 1, sizeof(*c->v))))
+		goto out;
+	c->id = l->id;
+	c->generation = l->generation;
+	for (i = 0; i < l->n; i++) {
+		if (!views_reach(v, l->v[i].path))
+			continue;
+		c->v[c->n] = l->v[i];
+		c->v[c->n].name = NULL;
+		c->v[c->n].path = strdup(l->v[i].path);
+		if (!c->v[c->n++].path)
+			goto out;
+	}
+	ret = simlist_rank(c);
+out:
+	if (ret) {
+		simlist_free(c);
+		free(nr);
+		return ret;
+	}
+	nr->l = c;
+	nr->refs = 1;
+	nr->own = 1;
+	listref_put(v, *r);
+	*r = nr;
+	return 0;
+}
+
+/* list_get() as the caller sees it. */
+static int list_get_for(struct views *v, uint64_t id, struct listref **out)
+{
+	int ret = list_get(v, id, out);
+
+	if (!ret && (ret = list_for_caller(v, out))) {
+		listref_put(v, *out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 /* ---- similar/ ---- */
@@ -140,8 +201,11 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 		parent[plen] = '\0';
 		name++;
 		if (folder_book(v, parent, &r->id)) {
+			/* a book the caller may not reach has no folder */
+			if (!views_reach(v, parent))
+				return -ENOENT;
 			r->book_depth = views_components(parent);
-			ret = list_get(v, r->id, &r->list);
+			ret = list_get_for(v, r->id, &r->list);
 			if (ret)
 				return ret == -ENOENT ? -ENOENT : ret;
 			if (!strcmp(name, VIEWS_LISTING)) {
@@ -170,7 +234,7 @@ static int sim_resolve(struct views *v, const char *rel, struct sim_res *r)
 	}
 	/* A folder of SRC (books below it are listed from the index). */
 	if (views_skip(v, rel) || fstatat(v->rootfd, rel, &r->tst, AT_SYMLINK_NOFOLLOW) ||
-	    !S_ISDIR(r->tst.st_mode))
+	    !S_ISDIR(r->tst.st_mode) || !views_reach(v, rel))
 		return -ENOENT;
 	r->node = SN_DIR;
 	return 0;
@@ -218,8 +282,15 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 	switch (r.node) {
 	case SN_DIR:
 		views_fill_dir(v, st, views_ino(VK_SIMILAR, views_hash(rel, 1)));
-		if (*rel)
+		if (*rel) {
+			/* the folder's own owner and search bits: the kernel
+			 * keeps others out of similar/<folder>/ as out of
+			 * <folder>/ */
 			st->st_mtim = r.tst.st_mtim;
+			st->st_mode = S_IFDIR | (r.tst.st_mode & 0555);
+			st->st_uid = r.tst.st_uid;
+			st->st_gid = r.tst.st_gid;
+		}
 		break;
 	case SN_BOOK:
 		views_fill_dir(v, st, views_ino(VK_SIMILAR, r.id));
@@ -262,7 +333,16 @@ int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t fil
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
 	if (r.node == SN_DIR) {
-		ret = idx_list(v->ix, rel, 0, &ents, &n);
+		/* its names only to a caller who could search it */
+		struct sbuf in;
+
+		sbuf_init(&in);
+		ret = sbuf_addf(&in, "%s%s.", rel, *rel ? "/" : "");
+		if (!ret && !views_reach(v, in.buf))
+			ret = -EACCES;
+		sbuf_release(&in);
+		if (!ret)
+			ret = idx_list(v->ix, rel, 0, &ents, &n);
 		if (ret == -ENOENT)
 			ret = 0;
 		for (i = 0; i < n && !ret; i++) {
@@ -295,20 +375,27 @@ int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t fil
 		char link[PATH_MAX];
 		struct stat tst;
 
-		ret = list_get(v, r.id, &lr);
+		ret = list_get_for(v, r.id, &lr);
 		if (!ret) {
 			st.st_mode = S_IFREG;
 			st.st_ino = views_ino(VK_SIMILAR, r.id ^ 0x5a5a5a5a5a5a5a5au);
 			filler(buf, VIEWS_LISTING, &st, 0, 0);
 			/* With attributes (as sim_getattr() gives them), so the
 			 * kernel needs no lookup per entry; remembered for the
-			 * invalidation like looked-up entries. */
+			 * invalidation like looked-up entries, and dropped from
+			 * the kernel's cache at once when the caller decided. */
+			views_private_take();
 			for (i = 0; i < lr->l->n; i++) {
 				const struct simlist_entry *e = &lr->l->v[i];
 
 				if (!views_target_ok(v, e->path, &tst) ||
-				    simlist_link(link, sizeof(link), 1 + views_components(rel), e->path))
+				    simlist_link(link, sizeof(link), 1 + views_components(rel), e->path)) {
+					views_private_take();
 					continue;
+				}
+				/* names ranked for this caller are its own too */
+				if (views_private_take() || lr->own)
+					views_private_add(v, VK_SIMILAR, rel, e->name);
 				views_fill_entry(v, &st, views_ino(VK_SIMILAR, views_hash(e->path, r.id)),
 					   strlen(link), &tst);
 				filler(buf, e->name, &st, 0, FUSE_FILL_DIR_PLUS);

@@ -37,6 +37,10 @@ static const char *const view_base[VK_N] = {
 
 static _Atomic uint64_t views_serials;	/* instances made so far */
 
+/* How long a folder's mode and owner are trusted (fsacc.h); the
+ * invalidation thread also re-reads them every second. */
+#define VIEWS_ACC_TTL_NS 1000000000LL
+
 /* 1 once the index is open (v->ixr and v->ix set from then on), 0 while it
  * opens, upgrades or rebuilds, or after it failed: the views then show
  * their top folders empty (docs/VIEWS.md). */
@@ -190,14 +194,54 @@ void views_fill_dir(struct views *v, struct stat *st, ino_t ino)
 	st->st_atim = st->st_mtim;
 }
 
-/* The target exists as a regular file in SRC (*st filled). */
+/* The target exists as a regular file in SRC (*st filled) and the caller
+ * may reach it. */
 int views_target_ok(struct views *v, const char *path, struct stat *st)
 {
 	struct stat tmp;
 
 	if (!st)
 		st = &tmp;
-	return fstatat(v->rootfd, path, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode);
+	return fstatat(v->rootfd, path, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode) &&
+	       views_reach(v, path);
+}
+
+/* Set when an answer depended on the caller (views_private_take()). */
+static _Thread_local int private_seen;
+
+int views_who(struct fsacc_who *who)
+{
+	struct fuse_context *ctx = fuse_get_context();
+
+	if (ctx && ctx->fuse) {
+		*who = (struct fsacc_who){ ctx->uid, ctx->gid, ctx->pid };
+	} else {
+		*who = (struct fsacc_who){ geteuid(), getegid(), 0 };
+	}
+	return who->uid == 0;
+}
+
+/* Books every caller may reach need no caller (the common case, and the
+ * same answer for all); the others are remembered as private answers. */
+int views_reach(struct views *v, const char *path)
+{
+	struct fsacc_who who;
+
+	if (fsacc_public(v->acc, path))
+		return 1;
+	private_seen = 1;
+	/* no request outside a mount: the daemon asks for itself */
+	if (!v->fuse)
+		return 1;
+	return views_who(&who) || fsacc_reach(v->acc, &who, path);
+}
+
+int views_private_take(void)
+{
+	int seen = private_seen;
+
+	private_seen = 0;
+	return seen;
 }
 
 /* 1 when path's top-level name is not visible in the mount (a view name or
@@ -233,6 +277,7 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 	struct sbuf sb;
 	int ret;
 
+	views_private_take();
 	if (nd->kind != VK_META && !views_open(v)) {
 		if (*rel)
 			return -ENOENT;
@@ -279,6 +324,8 @@ static int v_getattr(void *arg, const char *rel, struct stat *st)
 	}
 	if (!ret && *rel)
 		views_served_add(v, nd->kind, rel, NULL);
+	if (!ret && *rel && views_private_take())
+		views_private_add(v, nd->kind, rel, NULL);
 	return ret;
 }
 
@@ -526,7 +573,9 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v->served = calloc(SERVED_MAX, sizeof(*v->served));
 	v->seen = calloc(SEEN_SLOTS, sizeof(*v->seen));
 	v->pairs = judge_cache_new(0);
-	if (!v->prefix || !v->served || !v->seen || !v->pairs)
+	v->priv = calloc(PRIV_MAX, sizeof(*v->priv));
+	if (!v->prefix || !v->served || !v->seen || !v->pairs || !v->priv ||
+	    fsacc_new(&v->acc, rootfd, VIEWS_ACC_TTL_NS))
 		goto nomem;
 	for (k = 0; k < VK_N; k++) {
 		size_t len = strlen(prefix) + strlen(view_base[k]) + 1;
@@ -550,6 +599,8 @@ nomem:
 	for (k = 0; k < VK_N; k++)
 		free(v->names[k]);
 	judge_cache_free(v->pairs);
+	fsacc_free(v->acc);
+	free(v->priv);
 	free(v->served);
 	free(v->seen);
 	free(v->prefix);
@@ -560,6 +611,11 @@ nomem:
 void views_set_files(struct views *v, int on)
 {
 	v->files = on;
+}
+
+void views_set_shared(struct views *v, int on)
+{
+	v->shared = on;
 }
 
 void views_attach(struct views *v, struct opener *op)
@@ -599,8 +655,13 @@ void views_free(struct views *v)
 			simlist_free(v->slots[i]->l);
 			free(v->slots[i]);
 		}
+	grp_callers_free(v);
 	grp_free(v->groups[0]);
 	grp_free(v->groups[1]);
+	for (i = 0; i < v->npriv; i++)
+		free(v->priv[i]);
+	free(v->priv);
+	fsacc_free(v->acc);
 	snap_free_all(v);
 	pthread_mutex_destroy(&v->snap_lock);
 	for (i = 0; i < v->nserved; i++)

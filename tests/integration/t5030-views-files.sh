@@ -5,7 +5,8 @@
 # numbers are stable; rsync -a (no -L) copies books, not links; an entry
 # goes with its target, while an already open one stays readable; and, as
 # root with allow_other, another user reads an entry only where the target
-# itself (its mode and the folders above it) would let them.
+# itself would let them (its mode), and sees it only where the folders
+# above it would let them look it up.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 command -v rsync >/dev/null || skip "no rsync"
@@ -93,12 +94,16 @@ if [ "$root" = 1 ]; then
 	say "another user: the target's permissions hold"
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 	as_user cat "$MNT/similar/base2.txt/$e2" >/dev/null || fail "a readable book denied"
-	! as_user cat "$d/${names[$near_i]}" 2>"$T/err" || fail "read a 0600 book of root through the view"
+	# the user's own names: ranked among the books they may see
+	en=$(as_user ls "$d" | grep " - base1-near.txt$") || fail "the user has no entry for b/base1-near.txt"
+	! as_user cat "$d/$en" 2>"$T/err" || fail "read a 0600 book of root through the view"
 	grep -q "Permission denied" "$T/err" || fail "0600: $(cat "$T/err")"
 	e=$(ls "$d" | grep " - base1-vol1.txt$") || fail "no entry for c/base1-vol1.txt"
 	[ "$(stat -c %a "$d/$e")" = 444 ] || fail "mode of the entry: $(stat -c %a "$d/$e")"
+	# a book the user could not look up is not there for them at all
 	! as_user cat "$d/$e" 2>"$T/err" || fail "read a book in a 0700 folder of root through the view"
-	grep -q "Permission denied" "$T/err" || fail "0700 folder: $(cat "$T/err")"
+	grep -q "No such file or directory" "$T/err" || fail "0700 folder: $(cat "$T/err")"
+	! as_user ls "$d" | grep -q " - base1-vol1.txt$" || fail "the user lists a book of a 0700 folder"
 	cat "$d/$e" >/dev/null || fail "root denied"
 fi
 
