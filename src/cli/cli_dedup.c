@@ -418,7 +418,8 @@ static int view_group(const char *mnt, const char *gdir, struct dd_group *g)
 	return ret;
 }
 
-/* The groups of the mount at mnt (its views).  0 or 2 (printed). */
+/* The groups of the mount at mnt (its views).  0, 2 (printed), or 3 when
+ * its view entries are files (-o viewmode=files), not links. */
 static int groups_mount(const char *mnt, const struct dd_opts *o, struct dd_set *s)
 {
 	char vdir[PATH_MAX], gdir[PATH_MAX * 2];
@@ -444,9 +445,8 @@ static int groups_mount(const char *mnt, const struct dd_opts *o, struct dd_set 
 	}
 	closedir(d);
 	if (ret == -EMEDIUMTYPE)
-		fprintf(stderr, "simbook dedup: %s: the view entries are not links (mounted "
-			"with -o viewmode=files): give the groups with --from\n", vdir);
-	else if (ret)
+		return 3;	/* -o viewmode=files: no links to follow */
+	if (ret)
 		fprintf(stderr, "simbook dedup: %s: %s\n", vdir, strerror(-ret));
 	return ret ? 2 : 0;
 }
@@ -538,8 +538,15 @@ static int dd_groups(const struct dd_opts *o, struct dd_set *s, int *via_mount)
 	} else if (!o->index && !o->root &&
 		   libroot_above(p, ".simbookfs/status", &vroot) == 0) {
 		ret = groups_mount(vroot, o, s);
-		if (!ret)
+		if (ret == 3) {
+			/* the entries are files, not links to the books: the
+			 * same groups as JSON, the query reading the mount's
+			 * index through the mount (paths under the mount) */
+			set_release(s);
+			ret = groups_query(o, s);
+		} else if (!ret) {
 			set_scope(s, p);
+		}
 		snprintf(mnt, sizeof(mnt), "%s", vroot);
 		free(vroot);
 		*via_mount = 1;

@@ -3,7 +3,9 @@
 # served by a mount elsewhere acts through the mount (the records name the
 # mount's paths); --from JSON lines of simbook duplicates (file and stdin);
 # a bad input line changes nothing; then mounted over SRC itself (the
-# index hidden under the mount): the groups come from the views.
+# index hidden under the mount): the groups come from the views; and over
+# SRC with -o viewmode=files (entries are files, not links): the groups
+# come from the mount's index, read through the mount.
 # many dedup runs, each reading every member: slow on a loaded machine
 SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
 . "$(dirname "$0")/lib.sh"
@@ -57,3 +59,17 @@ umount_fs
 snap "$SRC" >"$T/after"
 [ "$(changes "$T/before" "$T/after")" = "ino c/tom (2).txt" ] || fail "over SRC: $(changes "$T/before" "$T/after")"
 [ "$(stat -c %i "$SRC/c/tom (2).txt")" = "$(stat -c %i "$SRC/tom.txt")" ] || fail "not a hard link"
+say "a hard link over SRC"
+
+cp "$SRC/usher.txt" "$SRC/c/usher (3).txt"
+touch -d 2000-01-01 "$SRC/usher.txt"
+snap "$SRC" >"$T/before"
+mount_fs "$SRC" "$SRC" -o viewmode=files
+wait_idle 60
+until_ok 20 sh -c "ls '$SRC/duplicates'/*/ | grep -q 'usher (3).txt'" || fail "copy not in duplicates/ (files mode)"
+(cd "$SRC/c" && "$SB" dedup --delete .) >"$T/out" 2>"$T/err" || fail "files mode: $(cat "$T/out" "$T/err")"
+grep -qx "done	delete	$SRC/c/usher (3).txt" "$T/out" || fail "files mode: $(cat "$T/out")"
+umount_fs
+snap "$SRC" >"$T/after"
+[ "$(changes "$T/before" "$T/after")" = "gone c/usher (3).txt" ] || fail "files mode: $(changes "$T/before" "$T/after")"
+say "over SRC with -o viewmode=files: the groups from the index, through the mount"
