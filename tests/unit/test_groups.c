@@ -103,7 +103,7 @@ static int cli_rows(int text, struct rows *r)
 {
 	static char a_clusters[] = "clusters", a_duplicates[] = "duplicates", a_tsv[] = "--tsv",
 		    a_index[] = "--index";
-	char out[PATH_MAX + 16], line[4096], *argv[6], *f[9], *p;
+	char out[PATH_MAX + 16], line[4096], *argv[6], *f[11], *p;
 	int (*cmd)(int, char **) = text ? cli_duplicates : cli_clusters;
 	int fd, saved, status, i;
 	FILE *in;
@@ -133,14 +133,16 @@ static int cli_rows(int text, struct rows *r)
 	}
 	while (fgets(line, sizeof(line), in)) {
 		line[strcspn(line, "\n")] = '\0';
-		for (i = 0, p = line; i < 9 && p; i++) {
+		/* group count title relation score simhash_distance size mtime
+		 * id simhash path */
+		for (i = 0, p = line; i < 11 && p; i++) {
 			f[i] = p;
 			p = strchr(p, '\t');
 			if (p)
 				*p++ = '\0';
 		}
-		if (i == 9)
-			rows_add(r, strtoul(f[0], NULL, 10), f[8]);
+		if (i == 11 && !p)
+			rows_add(r, strtoul(f[0], NULL, 10), f[10]);
 	}
 	fclose(in);
 	return 0;
