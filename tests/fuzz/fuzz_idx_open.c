@@ -99,7 +99,7 @@ static void use(struct idx *ix)
 {
 	struct idx_entry *ents = NULL;
 	struct idx_file f;
-	struct idx_groups g;
+	struct idx_link_graph lg;
 	struct idx_counts c;
 	struct idx_hit *h;
 	uint64_t *ids;
@@ -119,8 +119,8 @@ static void use(struct idx *ix)
 		if (idx_exempt_ids(ix, ents[i].file.id, &ids, &m) == 0)
 			free(ids);
 	}
-	if (idx_link_groups(ix, &g) == 0)
-		idx_groups_release(&g);
+	idx_link_graph(ix, &lg);	/* what clusters/ reads */
+	idx_link_graph_release(&lg);
 	idx_mark_queued(ix, &np, &st, 1, NULL);
 	if (n)
 		idx_unlink(ix, ents[0].name);

@@ -82,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct idx_hit *h;
 	struct idx_pair *pairs;
 	struct idx_groups g;
+	struct idx_link_graph lg;
 	struct idx_counts c;
 	uint8_t sh[16] = { 1 };
 	uint64_t *ids, mh[4] = { 1, 2, 3, 4 }, id;
@@ -123,8 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		idx_groups_release(&g);
 	if (idx_text_groups(ix, &g) == 0)
 		idx_groups_release(&g);
-	if (idx_link_groups(ix, &g) == 0)
-		idx_groups_release(&g);
+	idx_link_graph(ix, &lg);	/* what clusters/ reads */
+	idx_link_graph_release(&lg);
 	if (idx_list(ix, "", 0, &ents, &n) == 0)
 		idx_entries_free(ents, n);
 	if (idx_list(ix, "a", IDX_LIST_RECURSIVE, &ents, &n) == 0)

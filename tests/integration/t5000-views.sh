@@ -166,7 +166,8 @@ until_ok 3 has_entry a/base1.txt d/behind.txt || fail "file added behind the mou
 rm "$SRC/d/behind.txt"
 until_ok 3 no_entry a/base1.txt d/behind.txt || fail "file removed behind the mount still listed"
 grep -q '"watch":"on"' "$MNT/.simbookfs/status" || fail "watch: $(cat "$MNT/.simbookfs/status")"
-grep -q '"rebuilt":{"how":"no","kept_files":0,"kept_marks":0},"index":{"state":"open",' "$MNT/.simbookfs/status" ||
+grep -q '"rebuilt":{"how":"no","kept_files":0,"kept_marks":0},' "$MNT/.simbookfs/status" &&
+	grep -q '"index":{"state":"open",' "$MNT/.simbookfs/status" ||
 	fail "rebuilt: $(cat "$MNT/.simbookfs/status")"
 
 say "simbook not-duplicate on SRC, without a mount"
