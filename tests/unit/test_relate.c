@@ -1,10 +1,13 @@
 /* Unit tests for the relation rule. */
+#include <string.h>
+
 #include "check.h"
 #include "relate.h"
 
 /* Scores of two unrelated books: nothing above any threshold. */
 static void unrelated(struct relate_signals *s)
 {
+	memset(s, 0, sizeof(*s));	/* every field, also those added later */
 	s->same_file = 0;
 	s->same_text = 0;
 	s->words_a = 50000;
