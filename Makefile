@@ -65,11 +65,14 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# Programs the integration tests drive (tests/prog/*.c), e.g. rcltest.
+PROG_SRC := $(wildcard tests/prog/*.c)
+PROG_BIN := $(PROG_SRC:tests/prog/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all test test-fast check check-layers fuzz fuzz-bins bench run install uninstall clean help
-all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN)
+all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN) $(PROG_BIN)
 
 # -MMD -MP: each object depends on the headers it really includes.
 DEPFLAGS = -MMD -MP
@@ -106,6 +109,10 @@ TEST_INC := -Itests/unit -Itests/common -Itests/eval
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(TEST_INC) $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(EVAL_LIB) $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/prog/%.c $(LIB) | $(BUILD)/tests
+	@$(if $(Q),echo "  PROG    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/bench/%: bench/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/bench
 	@$(if $(Q),echo "  BENCH   $@")
@@ -185,7 +192,7 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(EVAL_OBJ:.o=.d) $(BUILD)/obj/fs/simbookfs.d $(BUILD)/obj/cli/simbook.d \
-	$(UNIT_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
+	$(UNIT_BIN:=.d) $(PROG_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
 
 help:
 	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
