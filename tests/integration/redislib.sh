@@ -72,7 +72,8 @@ rcli() { # port args...
 redis_free_port() {
 	local p i
 	for i in $(seq 200); do
-		p=$((20000 + RANDOM % 25000))
+		# below the kernel's ephemeral ports (32768-), bus port included
+		p=$((20000 + RANDOM % 2700))
 		{ (exec 3<>"/dev/tcp/127.0.0.1/$p") || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))"); } \
 			2>/dev/null && continue
 		[ -z "${REDIS_PIDS[$p]:-}" ] && { echo "$p"; return 0; }
@@ -92,11 +93,12 @@ redis_start_node() { # port [args...]
 		--appendonly no --daemonize no --protected-mode yes --dir "$d" \
 		"${args[@]}" >>"$d/log" 2>&1) &
 	REDIS_PIDS[$port]=$!
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		[ "$(rcli "$port" ping 2>/dev/null)" = PONG ] && return 0
+		kill -0 "${REDIS_PIDS[$port]}" 2>/dev/null || fail "redis-server on port $port exited"
 		sleep 0.05
 	done
-	fail "redis-server on port $port did not start"
+	fail "redis-server on port $port did not answer within 15 s"
 }
 
 redis_kill() { # port

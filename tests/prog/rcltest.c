@@ -14,10 +14,13 @@
  *                                made between DIR/ready and DIR/go
  *   rcltest URI bench N          microseconds per command and per
  *                                pipelined command
+ *   rcltest URI threads T N      T threads on one handle, each a fill of
+ *                                N keys and a pipeline of its own tag
  *
  * RCL_TIMEOUT_MS and RCL_DEADLINE_MS set the handle's options.  Exit 0 on
  * success, 1 on a failed check, 2 on bad usage. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +132,7 @@ static int do_fill(struct rcl *c, long n, const char *prefix, int set)
 		if ((set && set_get(c, prefix, i, 1) != 0) || set_get(c, prefix, i, 0) != 0)
 			return 1;
 	printf("ok %ld\n", n);
+	fflush(stdout);
 	return 0;
 }
 
@@ -138,7 +142,7 @@ static int do_pipeline(struct rcl *c, const char *tag, long n)
 	struct rcl_reply **rep = calloc((size_t)n, sizeof(*rep));
 	char (*keys)[64] = calloc((size_t)n, 64), (*vals)[32] = calloc((size_t)n, 32);
 	const char **argv = calloc((size_t)n * 3, sizeof(*argv));
-	size_t *lens = calloc((size_t)n * 3, sizeof(*lens)), tlen = strlen(tag);
+	size_t *lens = calloc((size_t)n * 3, sizeof(*lens));
 	int ret = 1;
 
 	if (!cmds || !rep || !keys || !vals || !argv || !lens)
@@ -174,8 +178,8 @@ static int do_pipeline(struct rcl *c, const char *tag, long n)
 			rep[i] = NULL;
 		}
 	}
-	(void)tlen;
 	printf("ok pipeline %ld\n", n);
+	fflush(stdout);
 	ret = 0;
 out:
 	for (long i = 0; rep && i < n; i++)
@@ -429,6 +433,45 @@ static int do_bench(struct rcl *c, long n)
 	return 0;
 }
 
+struct worker {
+	struct rcl *c;
+	int id;
+	long n;
+	pthread_t t;
+	int ret;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char prefix[32], tag[32];
+
+	snprintf(prefix, sizeof(prefix), "t%d-", w->id);
+	snprintf(tag, sizeof(tag), "thr%d", w->id);
+	w->ret = do_fill(w->c, w->n, prefix, 1) || do_pipeline(w->c, tag, w->n);
+	return NULL;
+}
+
+static int do_threads(struct rcl *c, int nt, long n)
+{
+	struct worker w[64];
+	int ret = 0;
+
+	if (nt < 1 || nt > 64)
+		return 2;
+	for (int i = 0; i < nt; i++) {
+		w[i] = (struct worker){ .c = c, .id = i, .n = n };
+		if (pthread_create(&w[i].t, NULL, worker_main, &w[i]) != 0)
+			return 1;
+	}
+	for (int i = 0; i < nt; i++) {
+		pthread_join(w[i].t, NULL);
+		ret |= w[i].ret;
+	}
+	printf("threads %s\n", ret ? "failed" : "ok");
+	return ret;
+}
+
 static int env_int(const char *name)
 {
 	const char *v = getenv(name);
@@ -475,6 +518,8 @@ int main(int argc, char **argv)
 		ret = do_writer(c, atof(argv[3]), argv[4]);
 	else if (!strcmp(what, "subtest") && argc == 4)
 		ret = do_subtest(c, argv[3]);
+	else if (!strcmp(what, "threads") && argc == 5)
+		ret = do_threads(c, atoi(argv[3]), atol(argv[4]));
 	else if (!strcmp(what, "bench") && argc == 4)
 		ret = do_bench(c, atol(argv[3]));
 	else
