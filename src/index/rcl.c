@@ -348,9 +348,9 @@ static int backoff(int64_t deadline, int64_t *pause)
 	return 0;
 }
 
-/* One reply judged: 1 done, 0 to be resent (target, asking updated). */
-static int judge_reply(struct rcl *c, redisReply *r, struct rcl_node **target, char *asking,
-		       int *transient)
+/* One reply judged: 1 done, 0 to be resent after a pause (a transient
+ * state), 2 to be resent now (redirected: target, asking updated). */
+static int judge_reply(struct rcl *c, redisReply *r, struct rcl_node **target, char *asking)
 {
 	int slot;
 	struct rcl_node *n;
@@ -361,17 +361,16 @@ static int judge_reply(struct rcl *c, redisReply *r, struct rcl_node **target, c
 		pthread_mutex_unlock(&c->topo);
 		*target = n;
 		*asking = 0;
-		return 0;
+		return 2;
 	}
 	if (is_err(r, "ASK ") && (n = redirect_target(c, r, &slot))) {
 		*target = n;
 		*asking = 1;
-		return 0;
+		return 2;
 	}
 	if (is_transient(r)) {
 		*target = NULL;
 		*asking = 0;
-		*transient = 1;
 		return 0;
 	}
 	return 1;
@@ -386,7 +385,7 @@ static int run(struct rcl *c, int slot, size_t n, const struct rcl_cmd *cmds, re
 	size_t *idx = calloc(n, sizeof(*idx));
 	char *asking = calloc(n, 1), *done = calloc(n, 1);
 	int64_t deadline = monoclock_ns() + (int64_t)c->o.deadline_ms * 1000000, pause = RCL_BACKOFF_MIN_NS;
-	int ret = 0, rounds = 0;
+	int ret = 0, redirects = 0;
 
 	if (!target || !idx || !asking || !done) {
 		ret = -ENOMEM;
@@ -396,7 +395,7 @@ static int run(struct rcl *c, int slot, size_t n, const struct rcl_cmd *cmds, re
 	for (;;) {
 		struct rcl_node *node = NULL;
 		size_t m = 0, first = n;
-		int transient = 0;
+		int transient = 0, redirected = 0;
 
 		for (size_t i = 0; i < n; i++)
 			if (!done[i] && first == n)
@@ -408,11 +407,6 @@ static int run(struct rcl *c, int slot, size_t n, const struct rcl_cmd *cmds, re
 		for (size_t i = first; i < n; i++)
 			if (!done[i] && target[i] == target[first] && asking[i] == asking[first])
 				idx[m++] = i;
-		if (++rounds > RCL_MAX_REDIRECTS + 64) {
-			ret = -EIO;
-			set_err(c, node->host, node->port, "too many redirections");
-			goto out;
-		}
 		ret = node_exchange(c, node, cmds, idx, m, asking, rep);
 		if (ret != 0) {
 			memset(target, 0, n * sizeof(*target));
@@ -425,17 +419,23 @@ static int run(struct rcl *c, int slot, size_t n, const struct rcl_cmd *cmds, re
 		for (size_t k = 0; k < m; k++) {
 			size_t i = idx[k];
 
-			if (judge_reply(c, rep[i], &target[i], &asking[i], &transient)) {
-				done[i] = 1;
-				continue;
-			}
+			int v = judge_reply(c, rep[i], &target[i], &asking[i]);
+
 			/* the last transient answer stays if the deadline passes */
-			if (transient && monoclock_ns() >= deadline) {
+			if (v == 1 || (v == 0 && monoclock_ns() >= deadline)) {
 				done[i] = 1;
 				continue;
 			}
+			transient |= v == 0;
+			redirected |= v == 2;
 			freeReplyObject(rep[i]);
 			rep[i] = NULL;
+		}
+		/* slots moving back and forth faster than we follow */
+		if (redirected && ++redirects > RCL_MAX_REDIRECTS) {
+			ret = -EIO;
+			set_err(c, node->host, node->port, "too many redirections");
+			goto out;
 		}
 		if (transient) {
 			backoff(deadline, &pause);
