@@ -95,7 +95,8 @@ void rcl_last_error(struct rcl *c, char *buf, size_t n);
 
 /* Runs one command on the master of key's slot (key NULL: any node).
  * Returns 0 with *out the reply, -EIO with *out the server's RCL_ERROR
- * reply, or another negative errno with *out NULL. */
+ * reply (NULL after a protocol error or endless redirections), or another
+ * negative errno with *out NULL. */
 int rcl_command(struct rcl *c, const void *key, size_t keylen, int argc,
 		const char **argv, const size_t *argvlen, struct rcl_reply **out);
 

@@ -808,7 +808,7 @@ int rcl_eval(struct rcl *c, struct rcl_script *s, int nkeys, const char **keys,
 		for (int i = 0; i < nargs; i++)
 			argv[3 + nkeys + i] = args[i], lens[3 + nkeys + i] = arglens[i];
 		ret = rcl_command(c, key, keylen, argc, argv, lens, out);
-		if (ret != -EIO || strncmp((*out)->str, "NOSCRIPT", 8) != 0)
+		if (ret != -EIO || !*out || strncmp((*out)->str, "NOSCRIPT", 8) != 0)
 			goto out;
 		/* this node has not seen it (new, restarted, promoted) */
 		rcl_reply_free(*out);

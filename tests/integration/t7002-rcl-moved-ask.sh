@@ -42,7 +42,7 @@ r=$(ask '{mv}b SET {mv}b 2')
 [ "$r" = OK ] || fail "SET of a new key during the migration (ASK): $r"
 [ "$(rcli "$dst" cluster countkeysinslot "$slot")" -eq 1 ] || fail "the ASKed key is not on the target"
 # the source has no such key: it sends askers on
-rcli "$src" exists '{mv}b' | grep -q '^ASK ' || fail "the ASKed key is on the source"
+rcli "$src" exists '{mv}b' | grep '^ASK ' >/dev/null || fail "the ASKed key is on the source"
 [ "$(ask '{mv}b GET {mv}b')" = 2 ] || fail "GET of the ASKed key"
 
 rcli "$src" migrate 127.0.0.1 "$dst" "" 0 5000 keys '{mv}a' >/dev/null

@@ -5,11 +5,11 @@
 source "$(dirname "$0")/redislib.sh"
 redis_cluster
 for tag in alpha beta gamma; do
-	"$RCLTEST" "$CLUSTER_URI" pipeline "$tag" 1000 | grep -qx 'ok pipeline 1000' ||
+	"$RCLTEST" "$CLUSTER_URI" pipeline "$tag" 1000 | grep -x 'ok pipeline 1000' >/dev/null ||
 		fail "pipeline $tag"
 	out=$("$RCLTEST" "$CLUSTER_URI" session "$tag") || fail "session $tag: $out"
 	grep -qx 'conflict: EAGAIN' <<<"$out" || fail "session $tag: $out"
-	"$RCLTEST" "$CLUSTER_URI" eval "$tag" | grep -qx 'ok eval' || fail "eval $tag"
+	"$RCLTEST" "$CLUSTER_URI" eval "$tag" | grep -x 'ok eval' >/dev/null || fail "eval $tag"
 done
 loads=0
 for p in $(redis_masters); do
