@@ -2,9 +2,10 @@
 #
 # Skips (exit 77) without redis-server and redis-cli.  Makes a private temp
 # dir $RT, arms a watchdog (REDIS_CASE_TIMEOUT seconds, default 120) and an
-# EXIT/INT/TERM trap that kills every server it started (SIGCONT first, for
-# a stopped one) and removes $RT.  Servers listen on 127.0.0.1 only, on free
-# ports, with no persistence.
+# EXIT/INT/TERM/HUP/PIPE trap that kills every server it started (SIGCONT
+# first, for a stopped one) and every program it left in the background,
+# and removes $RT.  Servers listen on 127.0.0.1 only, on free ports, with
+# no persistence.
 #   redis_single            one node: $REDIS_PORT, $REDIS_URI
 #   redis_cluster           3 masters + 3 replicas: $CLUSTER_PORTS (array),
 #                           $CLUSTER_URI (two seeds)
@@ -34,8 +35,12 @@ CLUSTER_PORTS=()
 redis_cleanup() {
 	local rc=$? p
 	set +e
-	trap - EXIT TERM INT
+	trap - EXIT TERM INT HUP PIPE
 	[ -n "${RWATCHDOG:-}" ] && kill "$RWATCHDOG" 2>/dev/null
+	# the test's own background programs (drivers, coprocesses)
+	for p in $(jobs -p); do
+		[[ " ${REDIS_PIDS[*]} " == *" $p "* ]] || kill -9 "$p" 2>/dev/null
+	done
 	for p in "${REDIS_PIDS[@]}"; do
 		kill -CONT "$p" 2>/dev/null
 		kill -9 "$p" 2>/dev/null
@@ -52,7 +57,7 @@ redis_cleanup() {
 	exit "$rc"
 }
 trap redis_cleanup EXIT
-trap 'echo "FAIL: interrupted or timed out" >&2; exit 124' TERM INT
+trap 'echo "FAIL: interrupted or timed out" >&2; exit 124' TERM INT HUP PIPE
 (
 	trap 'kill $! 2>/dev/null; exit 0' TERM
 	sleep "${REDIS_CASE_TIMEOUT:-120}" &
