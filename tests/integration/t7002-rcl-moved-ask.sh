@@ -3,7 +3,9 @@
 # of the slot is answered with ASK by the source (the client must send
 # ASKING and the command to the target), afterwards the slot's keys are
 # answered with MOVED by the old owner (the client must update its map).
-# The client keeps one process (and its slot map) through the whole move.
+# A session opened on the source before the move ends with EAGAIN at the
+# first MOVED; a new one reaches the new owner.  The client keeps one
+# process (and its slot map) through the whole move.
 source "$(dirname "$0")/redislib.sh"
 redis_cluster
 p0=${CLUSTER_PORTS[0]}
@@ -33,6 +35,9 @@ ask() { # line -> reply
 }
 [ "$(ask '{mv}a SET {mv}a 1')" = OK ] || fail "SET before"
 [ "$(ask '{mv}a GET {mv}a')" = 1 ] || fail "GET before"
+# a session opened on the source before the move
+[ "$(ask '@open {mv}a')" = OK ] || fail "session open"
+[ "$(ask '@cmd GET {mv}a')" = 1 ] || fail "session GET before"
 
 rcli "$dst" cluster setslot "$slot" importing "$src_id" >/dev/null
 rcli "$src" cluster setslot "$slot" migrating "$dst_id" >/dev/null
@@ -50,10 +55,18 @@ for p in $(redis_masters); do
 	rcli "$p" cluster setslot "$slot" node "$dst_id" >/dev/null
 done
 [ "$(rcli "$src" get '{mv}a' 2>&1 | grep -c MOVED)" -eq 1 ] || fail "the source does not answer MOVED"
+# the session is on the old owner: MOVED ends it with EAGAIN, for good
+r=$(ask '@cmd GET {mv}a')
+[ "$r" = "(errno) EAGAIN" ] || fail "session after the move: $r"
+[ "$(ask '@cmd PING')" = "(errno) EAGAIN" ] || fail "a dead session answered"
+[ "$(ask '@close')" = OK ] || fail "session close"
 # the client still maps the slot to the source: MOVED, then the target
 [ "$(ask '{mv}a GET {mv}a')" = 1 ] || fail "GET after the move (MOVED)"
 [ "$(ask '{mv}c SET {mv}c 3')" = OK ] || fail "SET after the move"
 [ "$(rcli "$dst" cluster countkeysinslot "$slot")" -eq 3 ] || fail "keys not on the new owner"
+# a new session goes to the new owner
+[ "$(ask '@open {mv}a')" = OK ] || fail "session reopen"
+[ "$(ask '@cmd GET {mv}c')" = 3 ] || fail "session on the new owner"
 exec {CL[1]}>&-
 wait "$CL_PID" || true
 say "ok"

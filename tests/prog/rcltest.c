@@ -2,7 +2,8 @@
  * t7000-t7009 and bench/rclbench.sh.
  *
  *   rcltest URI repl             one command a line on stdin: KEY ARG...
- *                                (KEY "-": any node); one reply a line out
+ *                                (KEY "-": any node); one reply a line out;
+ *                                "@open KEY", "@cmd ARG...", "@close": a session
  *   rcltest URI fill N PREFIX    SET PREFIX<i> i for i < N, then GET back
  *   rcltest URI pipeline TAG N   N SETs then N GETs in one pipeline each
  *   rcltest URI session TAG      WATCH/MULTI/EXEC, a conflict gives -EAGAIN
@@ -79,8 +80,39 @@ static int cmd(struct rcl *c, const char *key, int argc, const char **argv,
 	return rcl_command(c, key, key ? strlen(key) : 0, argc, argv, lens, out);
 }
 
+/* A repl line for the session: "@open KEY", "@cmd ARG...", "@close". */
+static void repl_session(struct rcl *c, struct rcl_session **s, const char *what,
+			 int argc, const char **argv)
+{
+	struct rcl_reply *r = NULL;
+	size_t lens[16];
+	int rc = -EINVAL;
+
+	for (int i = 0; i < argc; i++)
+		lens[i] = strlen(argv[i]);
+	if (!strcmp(what, "@open") && argc == 1 && !*s) {
+		rc = rcl_session_open(c, argv[0], lens[0], s);
+		if (rc == 0) {
+			puts("OK");
+			fflush(stdout);
+			return;
+		}
+	} else if (!strcmp(what, "@cmd") && *s) {
+		rc = rcl_session_command(*s, argc, argv, lens, &r);
+	} else if (!strcmp(what, "@close") && *s) {
+		rcl_session_close(*s);
+		*s = NULL;
+		puts("OK");
+		fflush(stdout);
+		return;
+	}
+	print_result(rc, r);
+	rcl_reply_free(r);
+}
+
 static int do_repl(struct rcl *c)
 {
+	struct rcl_session *s = NULL;
 	char line[4096];
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -95,12 +127,17 @@ static int do_repl(struct rcl *c)
 			continue;
 		while (argc < 16 && (tok = strtok_r(NULL, " ", &save)))
 			argv[argc++] = tok;
+		if (key[0] == '@') {
+			repl_session(c, &s, key, argc, argv);
+			continue;
+		}
 		if (argc == 0)
 			continue;
 		rc = cmd(c, strcmp(key, "-") ? key : NULL, argc, argv, &r);
 		print_result(rc, r);
 		rcl_reply_free(r);
 	}
+	rcl_session_close(s);
 	return 0;
 }
 
