@@ -314,7 +314,7 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 			 * let in (views_shield()): until those of a changed
 			 * folder are dropped, only its owner, and ask again */
 			fsacc_note(v->acc, rel, &r.tst);
-			if (views_acc_unsettled(v)) {
+			if (v->shared && v->has_thread && views_acc_unsettled(v)) {
 				st->st_mode &= ~(mode_t)0055;
 				views_private_add(v, VK_SIMILAR, rel, NULL);
 			}

@@ -240,7 +240,7 @@ void views_shield(struct views *v, const char *guard, const char *const *paths, 
 {
 	size_t i;
 
-	if (!private_seen || views_acc_unsettled(v))
+	if (!private_seen || !v->shared || !v->has_thread || views_acc_unsettled(v))
 		return;
 	for (i = 0; i < n; i++)
 		if (!fsacc_covers(v->acc, guard, paths[i]))
