@@ -64,6 +64,7 @@ static const char import_usage[] =
 	"Output: one line on stderr per bad record (\"FILE:LINE: REASON\") or record\n"
 	"left out; the summary on stdout:\n"
 	"  imported IDXDIR: N records, B books stored, X bad, S left out; J judged, T s\n"
+	"  (L s loading)\n"
 	"Exit status: 0 every record imported (or left out as above); 1 done, but\n"
 	"some lines were bad (the others are imported); 2 error (bad arguments, the\n"
 	"index unusable, input unreadable); 3 the index is in use.\n";
@@ -621,7 +622,7 @@ int cli_import(int argc, char **argv)
 	struct import *im = calloc(1, sizeof(*im));
 	struct idxlock *lock = NULL;
 	uint64_t judged = 0;
-	int64_t t0 = monoclock_ns();
+	int64_t t0 = monoclock_ns(), t_load;
 	int status, ret;
 	size_t i;
 
@@ -640,16 +641,17 @@ int cli_import(int argc, char **argv)
 		ret = import_flush(im);
 	if (ret)
 		goto out;
+	t_load = monoclock_ns();
 	ret = import_judge(im->ix, a.threads, &judged);
 	if (ret) {
 		fprintf(stderr, "simbook import: cannot judge the books: %s\n", idx_strerror(ret));
 		goto out;
 	}
 	printf("imported %s: %llu records, %llu books stored, %llu bad, %llu left out; "
-	       "%llu judged, %.2f s\n", im->lr.index, (unsigned long long)im->records,
+	       "%llu judged, %.2f s (%.2f s loading)\n", im->lr.index, (unsigned long long)im->records,
 	       (unsigned long long)im->stored, (unsigned long long)im->bad,
 	       (unsigned long long)im->left_out, (unsigned long long)judged,
-	       (double)(monoclock_ns() - t0) / 1e9);
+	       (double)(monoclock_ns() - t0) / 1e9, (double)(t_load - t0) / 1e9);
 	if (im->restat)
 		printf("not found as recorded under %s: %llu (the next scan reads them again)\n",
 		       im->lr.root, (unsigned long long)im->restat);
