@@ -30,10 +30,13 @@ EOF
 books=${SIMBOOK_BOOKS:-}
 if [ -n "$books" ] && [ -d "$books/texts" ]; then
 	mkdir -p "$LIB/shared"
-	for d in texts epub formats translations calibre-library; do
+	sets="texts epub formats translations calibre-library"
+	# the sanitizer pass: the kinds of books without the bulk (time)
+	case $BUILD in *-san) sets="translations calibre-library" ;; esac
+	for d in $sets; do
 		[ -d "$books/$d" ] && cp -r "$books/$d" "$LIB/shared/"
 	done
-	echo "# with the shared books"
+	echo "# with the shared books: $sets"
 fi
 
 # ---- 4 shards under GNU parallel, one record file each ----
