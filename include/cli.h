@@ -24,6 +24,20 @@ int cli_compare(int argc, char **argv);
 /* cli_index.c: `simbook index DIR`: index a library without mounting. */
 int cli_index(int argc, char **argv);
 
+struct idxlock;
+struct libroot;
+/* Locks the index folder of lr for a run of `simbook CMD` as program prog
+ * (idxlock.h: one writer per index).  0, or the exit status after
+ * reporting why not on stderr: 3 in use (a mount or another run, named),
+ * 2 cannot lock. */
+int cli_index_lock(const char *cmd, const char *prog, const struct libroot *lr,
+		   struct idxlock **lock);
+
+/* cli_import.c: `simbook import --index DIR [--library ROOT] [FILE...]`:
+ * bulk-loads the record lines of `simbook fingerprint --records` into a
+ * library's index and judges the books (docs/BULK.md). */
+int cli_import(int argc, char **argv);
+
 /* cli_query.c: `simbook similar FILE`, `simbook clusters [DIR]`,
  * `simbook duplicates [DIR]`: the views' answers from the index. */
 int cli_similar(int argc, char **argv);

@@ -9,6 +9,8 @@ rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
 # man and groff render the man pages in the install test; libclang-rt has
 # the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.
 pkgs="$pkgs man-db groff-base libclang-rt-14-dev jq"
+# GNU parallel: t7100 fingerprints a library over 4 shards with it (docs/BULK.md).
+pkgs="$pkgs parallel"
 # syncthing: t6200 runs it on the mount (localhost only, networking off).
 pkgs="$pkgs syncthing"
 # The file-manager test (t6300) runs pcmanfm on an Xvfb display; xwininfo

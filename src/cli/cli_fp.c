@@ -2,17 +2,21 @@
  *
  * fingerprint is a batch mapper: one output line per input file, in input
  * order, a failing file costs one line on stderr and a non-zero exit status
- * at the end, never the rest of the batch.
+ * at the end, never the rest of the batch.  With --records it is the
+ * mapper of bulk fingerprinting (fpmap.h, docs/BULK.md).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "book.h"
 #include "cli.h"
 #include "climount.h"
 #include "cliopt.h"
+#include "extract.h"
+#include "fpmap.h"
 #include "jsonw.h"
 #include "judge.h"
 #include "simlist.h"
@@ -90,55 +94,150 @@ static int fingerprint_one(const char *path, int json)
 	return ret ? -1 : 0;
 }
 
-static const char fp_usage[] =
-	"usage: simbook fingerprint [--json] [--stdin] FILE...\n"
-	"  one line per file: simhash id, format, words, unique words, text hash, path\n"
-	"  --json   JSON Lines instead: {\"path\",\"id\",\"format\",\"file_bytes\",\n"
-	"           \"text_bytes\",\"words\",\"unique_words\",\"chunks\",\"size_class\",\n"
-	"           \"text_hash\",\"shingles\",\"title\",\"author\"}\n"
-	"  --stdin  also read file names from standard input, one per line\n"
-	"Exit status: 0 every file fingerprinted, 1 some could not be read as a\n"
-	"book (one line each on stderr), 2 bad arguments or an output error.\n";
+/* Writes the whole line with one write(2) when the kernel takes it whole:
+ * records of parallel mappers sharing one output then never mix within a
+ * line (a pipe guarantees it up to PIPE_BUF bytes, a file opened with
+ * O_APPEND for any length on Linux; docs/BULK.md). */
+static int write_line(const struct sbuf *l)
+{
+	size_t off = 0;
+	ssize_t w;
 
-int cli_fingerprint(int argc, char **argv)
+	while (off < l->len) {
+		w = write(STDOUT_FILENO, l->buf + off, l->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* One file as a record line on stdout: 0, or a line on stderr and -1. */
+static int record_one(const char *path, const struct fpmap_opts *o, struct sbuf *line)
+{
+	struct sbuf err;
+	int ret;
+
+	sbuf_init(&err);
+	sbuf_setlen(line, 0);
+	ret = climount_report(path) ? EXTRACT_NOTBOOK : fpmap_file(path, o, line, &err);
+	if (ret && !err.len)
+		sbuf_addf(&err, "%s: a simbookfs status file, not a book", path);
+	if (ret)
+		fprintf(stderr, "simbook fingerprint: %s\n", err.buf);
+	else if (write_line(line))
+		ret = -EPIPE;
+	sbuf_release(&err);
+	if (ret == -EPIPE) {
+		fprintf(stderr, "simbook fingerprint: cannot write the output\n");
+		exit(2);
+	}
+	/* a file that is no book is known for what it is: no failure */
+	return ret && ret != EXTRACT_NOTBOOK ? -1 : 0;
+}
+
+static const char fp_usage[] =
+	"usage: simbook fingerprint [--json] [--stdin] [-0] FILE...\n"
+	"       simbook fingerprint --records [-0] [--extensionless] [FILE...]\n"
+	"  one line per file: simhash id, format, words, unique words, text hash, path\n"
+	"  --json     JSON Lines instead: {\"path\",\"id\",\"format\",\"file_bytes\",\n"
+	"             \"text_bytes\",\"words\",\"unique_words\",\"chunks\",\"size_class\",\n"
+	"             \"text_hash\",\"shingles\",\"title\",\"author\"}\n"
+	"  --stdin    also read file names from standard input, one per line\n"
+	"  -0, --null the names on standard input end with a NUL, not a newline\n"
+	"             (find -print0)\n"
+	"  --records  the stored fingerprint instead, one record line per book for\n"
+	"             simbook import (a mapper for Hadoop Streaming, Spark pipe(),\n"
+	"             GNU parallel: docs/BULK.md); names come from standard input\n"
+	"             when no FILE is given; files that are no book (or a kind the\n"
+	"             index skips) get a line \"PATH: not a book (KIND)\" on stderr\n"
+	"  --extensionless  with --records: plain text without an extension is a\n"
+	"             book (as simbook index --extensionless)\n"
+	"Exit status: 0 every file fingerprinted (or, with --records, recognised as\n"
+	"not a book), 1 some could not be read as a book (one line each on stderr),\n"
+	"2 bad arguments or an output error.\n";
+
+/* The options of `simbook fingerprint`. */
+struct fp_args {
+	int json, from_stdin, nul, records;
+	struct fpmap_opts mo;
+};
+
+/* Returns -1 to go on, else the exit status. */
+static int fp_parse(int argc, char **argv, struct fp_args *a)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
-		{ "stdin", no_argument, NULL, 's' }, { NULL, 0, NULL, 0 }
+		{ "stdin", no_argument, NULL, 's' }, { "null", no_argument, NULL, '0' },
+		{ "records", no_argument, NULL, 'r' },
+		{ "extensionless", no_argument, NULL, 'E' }, { NULL, 0, NULL, 0 }
 	};
-	int json = 0, from_stdin = 0, failed = 0, any = 0, i, c, first = 1;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	int c, first = 1;
 
-	while ((c = cliopt_next("fingerprint", first, argc, argv, ":h", longopts)) != -1) {
+	while ((c = cliopt_next("fingerprint", first, argc, argv, ":h0", longopts)) != -1) {
 		first = 0;
 		if (c == 'h') {
 			fputs(fp_usage, stdout);
 			return 0;
 		} else if (c == 'j') {
-			json = 1;
+			a->json = 1;
 		} else if (c == 's') {
-			from_stdin = 1;
+			a->from_stdin = 1;
+		} else if (c == '0') {
+			a->nul = 1;
+		} else if (c == 'r') {
+			a->records = 1;
+		} else if (c == 'E') {
+			a->mo.extensionless = 1;
 		} else {
 			return 2;
 		}
 	}
-	i = optind;
-	if (i >= argc && !from_stdin)
+	if (a->records && a->json)
+		return cliopt_usage("fingerprint", "--records and --json do not go together");
+	if (a->mo.extensionless && !a->records)
+		return cliopt_usage("fingerprint", "--extensionless goes with --records");
+	if (a->records && optind >= argc)
+		a->from_stdin = 1;
+	if (optind >= argc && !a->from_stdin)
 		return cliopt_usage("fingerprint", "no FILE given");
-	for (; i < argc; i++, any++)
-		failed |= fingerprint_one(argv[i], json);
-	while (from_stdin && (n = getline(&line, &cap, stdin)) > 0) {
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
+	return -1;
+}
+
+static int fp_one(const struct fp_args *a, const char *path, struct sbuf *line)
+{
+	return a->records ? record_one(path, &a->mo, line) : fingerprint_one(path, a->json);
+}
+
+int cli_fingerprint(int argc, char **argv)
+{
+	struct fp_args a;
+	struct sbuf line;
+	int failed = 0, i, ret;
+	char *name = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	memset(&a, 0, sizeof(a));
+	ret = fp_parse(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	sbuf_init(&line);
+	for (i = optind; i < argc; i++)
+		failed |= fp_one(&a, argv[i], &line);
+	while (a.from_stdin && (n = getdelim(&name, &cap, a.nul ? '\0' : '\n', stdin)) > 0) {
+		if (name[n - 1] == (a.nul ? '\0' : '\n'))
+			name[--n] = '\0';
 		if (!n)
 			continue;
-		failed |= fingerprint_one(line, json);
-		fflush(stdout);
-		any++;
+		failed |= fp_one(&a, name, &line);
+		if (!a.records)
+			fflush(stdout);
 	}
-	free(line);
+	free(name);
+	sbuf_release(&line);
 	if (fflush(stdout)) {
 		fprintf(stderr, "simbook fingerprint: cannot write the output\n");
 		return 2;

@@ -199,29 +199,28 @@ static int index_parse(int argc, char **argv, struct index_args *a)
 	return -1;
 }
 
-/* Locks the index folder for this run (*lock): one writer per index.
- * Returns 0, or the exit status after reporting why not (3: in use). */
-static int index_lock(const struct libroot *lr, struct idxlock **lock)
+int cli_index_lock(const char *cmd, const char *prog, const struct libroot *lr,
+		   struct idxlock **lock)
 {
 	struct idxlock_holder h;
 	char why[2 * PATH_MAX + 128];
 	int ret;
 
-	ret = idxlock_take(lock, lr->index, IDXLOCK_PROG_INDEX, lr->root, NULL, &h);
+	ret = idxlock_take(lock, lr->index, prog, lr->root, NULL, &h);
 	if (ret == -EBUSY) {
 		idxlock_describe(&h, why, sizeof(why));
 		if (!*h.src || !strcmp(h.src, lr->root))
-			fprintf(stderr, "simbook index: %s%s\n", why,
+			fprintf(stderr, "simbook %s: %s%s\n", cmd, why,
 				!strcmp(h.prog, IDXLOCK_PROG_DAEMON) ?
 				": the mount keeps its index up to date, nothing to do (simbook "
 				"similar, clusters and duplicates read it)" : "");
 		else
-			fprintf(stderr, "simbook index: the index %s is in use: %s\n", lr->index,
+			fprintf(stderr, "simbook %s: the index %s is in use: %s\n", cmd, lr->index,
 				why);
 		return 3;
 	}
 	if (ret) {
-		fprintf(stderr, "simbook index: cannot lock the index %s: %s\n", lr->index,
+		fprintf(stderr, "simbook %s: cannot lock the index %s: %s\n", cmd, lr->index,
 			strerror(-ret));
 		return 2;
 	}
@@ -257,7 +256,7 @@ static int index_open(struct index_args *a, struct libroot *lr, struct idxlock *
 				" (use --index IDXDIR for a read-only DIR)" : "");
 		return 2;
 	}
-	ret = index_lock(lr, lock);
+	ret = cli_index_lock("index", IDXLOCK_PROG_INDEX, lr, lock);
 	if (ret)
 		return ret;
 	*rootfd = open(lr->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -7,9 +7,10 @@
 static const struct cli_cmd cmds[] = {
 	{ "text", cli_text, "FILE [--normalized]  print a book's text (or the fingerprint input)" },
 	{ "meta", cli_meta, "FILE  print a book's format, metadata and chunks as JSON" },
-	{ "fingerprint", cli_fingerprint, "[--json] [--stdin] FILE...  similarity id and fingerprint summary per book" },
+	{ "fingerprint", cli_fingerprint, "[--json] [--stdin] [--records] FILE...  similarity id and fingerprint summary (or stored record) per book" },
 	{ "compare", cli_compare, "[--json] A B  every similarity score of two books and their relation" },
 	{ "index", cli_index, "DIR [--index IDXDIR] [--threads N]  index a library folder without mounting" },
+	{ "import", cli_import, "--index IDXDIR [--library DIR] [FILE...]  load the records of fingerprint --records into an index" },
 	{ "similar", cli_similar, "FILE [--json|--tsv]  the books similar to FILE, from the index" },
 	{ "clusters", cli_clusters, "[DIR] [--json|--tsv]  groups of near duplicates, from the index" },
 	{ "duplicates", cli_duplicates, "[DIR] [--json|--tsv]  groups of files with the same text, from the index" },

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets of the fingerprint record decoder, the
+# Runs the libFuzzer targets of the fingerprint record decoder, the record
+# line decoder of bulk fingerprinting (fuzz_fpline), the
 # fingerprint families, the index's value decoding and its open over a
 # damaged data file (fuzz_idx_open) for a bounded time
 # each: any crash, leak, timeout or RSS over 1 GB fails.  Skips like t3100
@@ -18,9 +19,10 @@ make -s -j2 fuzz >/dev/null || { echo "FAIL: make fuzz"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rc=0
-for t in record fp idx_values idx_open; do
+for t in record fpline fp idx_values idx_open; do
 	seeds=()
 	[ $t = record ] && seeds=(tests/fuzz/corpus_record)
+	[ $t = fpline ] && seeds=(tests/fuzz/corpus_fpline)
 	mkdir -p "$work/corpus-$t"
 	if ! (cd "$work" && TMPDIR="$work" "$top/build-fuzz/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=1024 -max_len=65536 -print_final_stats=0 \

@@ -1,0 +1,204 @@
+/* fpmap.c - a file to a record line, as the indexer fingerprints (fpmap.h). */
+#include "fpmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "bookrec.h"
+#include "extract.h"
+#include "fpline.h"
+#include "scan.h"
+
+#define SNIFF_BYTES 4096	/* the indexer's sniffing prefix */
+#define OPF_MAX (1u << 20)	/* the indexer's limit for a metadata.opf */
+
+/* Reads fd whole into *buf (malloc'd, *len bytes); -EFBIG past max. */
+static int read_fd(int fd, uint64_t max, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *p = malloc(cap), *np;
+	ssize_t r;
+
+	*buf = NULL;
+	while (p) {
+		if (n == cap) {
+			cap *= 2;
+			np = realloc(p, cap);
+			if (!np)
+				break;
+			p = np;
+		}
+		r = read(fd, p + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(p);
+			return -errno;
+		}
+		if (r == 0) {
+			*buf = p;
+			*len = n;
+			return 0;
+		}
+		n += (size_t)r;
+		if (n > max) {
+			free(p);
+			return -EFBIG;
+		}
+	}
+	free(p);
+	return -ENOMEM;
+}
+
+/* The title and first author of calibre's metadata.opf next to path, when
+ * there is one, replace the book's own (as the indexer stores them). */
+static void calibre_meta(const char *path, struct book *b)
+{
+	const char *slash = strrchr(path, '/');
+	struct extract_doc doc;
+	struct stat sb;
+	char *opf = NULL, *data = NULL, *title = NULL, *author = NULL;
+	size_t len = 0;
+	int fd;
+
+	extract_doc_init(&doc);
+	if (asprintf(&opf, "%.*smetadata.opf", slash ? (int)(slash - path + 1) : 0, path) < 0)
+		return;
+	fd = open(opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	free(opf);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && read_fd(fd, OPF_MAX, &data, &len) == 0 &&
+	    extract_opf_meta(data, len, &doc) == 0 && doc.title) {
+		title = strdup(doc.title);
+		author = doc.creators.n ? strdup(doc.creators.v[0]) : NULL;
+		if (title && (author || !doc.creators.n)) {
+			free(b->title);
+			free(b->author);
+			b->title = title;
+			b->author = author;
+			title = author = NULL;
+		}
+	}
+	free(title);
+	free(author);
+	free(data);
+	extract_doc_release(&doc);
+	close(fd);
+}
+
+/* Whether the last component of path has no extension (COPYING, README). */
+static int no_extension(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return !dot || dot == base;
+}
+
+/* The line of book b read from a file of stat sb. */
+static int encode(const char *path, const struct stat *sb, const struct book *b,
+		  struct sbuf *line)
+{
+	struct bookrec_fp rf;
+	struct fpline r;
+	int ret;
+
+	ret = bookrec_fp_make(b, &rf);
+	if (!ret) {
+		r = (struct fpline){
+			.path = (char *)path, .size = (uint64_t)sb->st_size,
+			.mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec,
+			.rec_version = rf.fp.rec_version, .bands = (uint64_t *)rf.fp.mh_bands,
+			.n_bands = rf.fp.n_mh_bands, .keys = (uint32_t *)rf.fp.uq_keys,
+			.n_keys = rf.fp.n_uq_keys, .rec = (uint8_t *)rf.fp.rec,
+			.rec_len = rf.fp.rec_len,
+		};
+		memcpy(r.simhash, rf.fp.simhash, sizeof(r.simhash));
+		memcpy(r.text_hash, rf.fp.text_hash, sizeof(r.text_hash));
+		ret = fpline_encode(&r, line);
+	}
+	bookrec_fp_release(&rf);
+	return ret;
+}
+
+int fpmap_file(const char *path, const struct fpmap_opts *o, struct sbuf *line,
+	       struct sbuf *err)
+{
+	struct extract_limits lim;
+	struct book *b = NULL;
+	struct stat sb;
+	char head[SNIFF_BYTES], *data = NULL;
+	enum extract_format fmt;
+	size_t len = 0;
+	ssize_t n;
+	int fd, ret;
+
+	extract_limits_default(&lim);
+	/* the scan leaves symbolic links out: so does the mapper */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ret = errno == ELOOP ? EXTRACT_NOTBOOK : -errno;
+		sbuf_addf(err, "%s: %s", path, ret == EXTRACT_NOTBOOK ?
+			  "not a book (a symbolic link: the index leaves links out)" :
+			  strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &sb)) {
+		ret = -errno;
+		sbuf_addf(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		ret = S_ISDIR(sb.st_mode) ? -EISDIR : EXTRACT_NOTBOOK;
+		sbuf_addf(err, "%s: %s", path, S_ISDIR(sb.st_mode) ? strerror(EISDIR) :
+			  "not a book (not a regular file)");
+		goto out;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		ret = -errno;
+		sbuf_addf(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* non-books (pictures, videos) are never read whole */
+	fmt = extract_sniff(head, (size_t)n, path);
+	ret = EXTRACT_NOTBOOK;
+	if (fmt == EXTRACT_FMT_UNKNOWN) {
+		sbuf_addf(err, "%s: not a book (%s)", path,
+			  extract_notbook_kind(head, (size_t)n, path));
+		goto out;
+	}
+	if (fmt == EXTRACT_FMT_TXT && !o->extensionless && no_extension(path)) {
+		sbuf_addf(err, "%s: not a book (%s)", path, SCAN_NOEXT_KIND);
+		goto out;
+	}
+	ret = read_fd(fd, extract_max_file_bytes(&lim, fmt), &data, &len);
+	if (ret) {
+		sbuf_addf(err, "%s: %s", path, ret == -EFBIG ? "too large for its format" :
+			  strerror(-ret));
+		goto out;
+	}
+	ret = book_load_buffer(data, len, path, &lim, &b, err);
+	if (ret) {
+		if (!err->len)
+			sbuf_addf(err, "%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	calibre_meta(path, b);
+	ret = encode(path, &sb, b, line);
+	if (ret)
+		sbuf_addf(err, "%s: cannot encode its record: %s", path, strerror(-ret));
+out:
+	book_free(b);
+	free(data);
+	close(fd);
+	return ret;
+}
