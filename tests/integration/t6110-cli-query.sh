@@ -43,8 +43,8 @@ check "tsv: header" [ "$(head -1 "$T/out")" = $'rank\tscore\trelation\tsimhash_d
 check "tsv: five similar rows (copies, EPUB, hostile names)" [ "$(tail -n +2 "$T/out" | wc -l)" -eq 4 ]
 check "tsv: ten columns each" [ "$(awk -F'\t' 'NF != 10' "$T/out" | wc -l)" -eq 0 ]
 check "tsv: tab and newline escaped" grep -qF 'tab\there\nnewline.txt' "$T/out"
-check "tsv: identical file" grep -Eq $'\tidentical-file\t.*\tbase2-copy\\.txt$' "$T/out"
-check "tsv: EPUB same text" grep -Eq $'\tsame-text\t.*\tbase2\\.epub$' "$T/out"
+check "tsv: identical file" grep -Eq $'\tidentical-file\t.*\tbase2-copy\\.txt\t$' "$T/out"
+check "tsv: EPUB same text" grep -Eq $'\tsame-text\t.*\tbase2\\.epub\t$' "$T/out"
 
 # ---- similar: nothing found ----
 check "similar: unrelated book exits 1" [ "$(rc_of "$SB" similar "$LIB/base3.txt")" -eq 1 ]
