@@ -7,7 +7,8 @@
 # in files mode, and .similar.tsv has the title as its last column.  A
 # metadata.opf written, removed or renamed back through the mount, or
 # written behind it, re-titles its folder's books in similar/ and clusters/
-# without fingerprinting them again (indexed_since_mount stays).
+# without fingerprinting them again (indexed_since_mount stays); one removed
+# while unmounted is seen by the start-up scan.
 export SIMBOOK_CASE_TIMEOUT=240
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
@@ -148,9 +149,12 @@ wait_idle
 [ "$(status_num indexed_since_mount)" = "$n0" ] || fail "books fingerprinted again"
 umount_fs
 
-say "files mode: the same names, regular files holding the books"
+say "removed while unmounted: the start-up scan re-titles; files mode: the same names"
+rm "$SRC/$O/metadata.opf"
 mount_fs -o rescan=0,viewmode=files
 wait_books 4
+until_ok 30 has_name "$BO.txt" "${E}Other - Bob Writer\.txt\$" ||
+	fail "removed while unmounted, still titled: $(names "$BO.txt")"
 has_name "$BO.txt" "${E}Renamed Book - Ann Author\.html\$" || fail "files mode: $(names "$BO.txt")"
 e=$(names "$BO.txt" | grep "Renamed Book - Ann Author\.html\$")
 [ -f "$MNT/similar/$BO.txt/$e" ] && [ ! -L "$MNT/similar/$BO.txt/$e" ] || fail "not a regular file"
