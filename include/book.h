@@ -20,6 +20,10 @@ struct book {
 	uint64_t file_hash_hi, file_hash_lo;	/* XXH3-128 of its bytes */
 	char *title;			/* owned, NULL when unknown */
 	char *author;			/* first creator, owned, NULL when unknown */
+	/* The title and first author of the calibre metadata.opf beside the
+	 * file (owned, NULL when none): the user's own, preferred to the
+	 * file's; set by the indexer, not by book_load(). */
+	char *opf_title, *opf_author;
 	size_t nwarnings;		/* extraction warnings (see extract.h) */
 	struct fp_book fp;		/* every fingerprint of the normalised text */
 };

@@ -14,8 +14,14 @@
  *     8     2  author length A
  *    10     8  file size in bytes
  *    18    16  XXH3-128 of the file's bytes (high half first)
- *    34     T  title, then A bytes of author
- *  34+T+A      the fprec.h record (the rest)
+ *    34     2  metadata.opf title length OT (0: no metadata.opf title)
+ *    36     2  metadata.opf author length OA
+ *    38     T  the file's own title, then A bytes of its author, OT bytes
+ *              of the metadata.opf title, OA bytes of its author
+ *  38+T+A+OT+OA  the fprec.h record (the rest)
+ * The file's own metadata and the metadata.opf's are kept apart so that a
+ * metadata.opf written or removed re-titles the book (bookrec_retitle())
+ * without reading the book again.
  * The index's record version is BOOKREC_IDX_VERSION (this version and
  * fprec's together), so a change of either is seen as "refingerprint".
  */
@@ -31,9 +37,11 @@
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
-#define BOOKREC_VERSION 1
-#define BOOKREC_HEAD_LEN 34
+#define BOOKREC_VERSION 2
+#define BOOKREC_HEAD_LEN 38
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
+/* The first bytes of a record that hold all of its metadata. */
+#define BOOKREC_META_SPAN (BOOKREC_HEAD_LEN + 4 * BOOKREC_META_MAX)
 #define BOOKREC_IDX_VERSION ((uint32_t)BOOKREC_VERSION << 16 | FPREC_VERSION)
 
 /* Min-hash LSH bands stored in the index for candidate search: 64 bands of
@@ -47,9 +55,22 @@ int bookrec_encode(const struct book *b, struct sbuf *out);
 /* Decodes a record into a new book (free with book_free()).  0, -ENOMEM,
  * -EBADMSG (not a record, truncated), -ENOTSUP (another version). */
 int bookrec_decode(const void *buf, size_t len, struct book **out);
-/* The title stored in a record without decoding the fingerprints: *title
- * malloc'd (NULL when the book has none).  0, -ENOMEM, -EBADMSG, -ENOTSUP. */
+/* The title stored in a record without decoding the fingerprints (its
+ * metadata.opf's when it has one, else the file's own): *title malloc'd
+ * (NULL when the book has none).  0, -ENOMEM, -EBADMSG, -ENOTSUP.  The
+ * first BOOKREC_META_SPAN bytes of a record are enough. */
 int bookrec_title(const void *buf, size_t len, char **title);
+/* The name a metadata.opf gives the book in the views, "TITLE - AUTHOR"
+ * (as calibre names its files; "TITLE" without an author): *name malloc'd,
+ * NULL when the record has no metadata.opf title (the file's own metadata
+ * is often a file name or a converter's default, so it names nothing).
+ * 0, -ENOMEM, -EBADMSG, -ENOTSUP.  BOOKREC_META_SPAN bytes are enough. */
+int bookrec_opf_name(const void *buf, size_t len, char **name);
+/* Appends to out the record buf with its metadata.opf title and author
+ * replaced by title and author (NULL or "": none; cut to BOOKREC_META_MAX
+ * bytes), everything else unchanged.  0, -ENOMEM, -EBADMSG, -ENOTSUP. */
+int bookrec_retitle(const void *buf, size_t len, const char *title, const char *author,
+		    struct sbuf *out);
 
 /* Everything the index stores for one book, ready for idx_put() (idx.h):
  * fp points into the other members. */

@@ -282,6 +282,11 @@ int idx_put(struct idx *ix, uint64_t id, const struct idx_stat *st, const struct
  * previous fingerprint is removed.  -ENOENT as for idx_put(). */
 int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum idx_state state,
 		   const char *error);
+/* Replaces the fingerprint record of book id by rec (len bytes) of the same
+ * rec_version, nothing else (bands, copies and relations stay): for parts
+ * of the record no fingerprint depends on (a title).  -ENOENT when id has
+ * no fingerprint, -ESTALE when its record has another version. */
+int idx_set_record(struct idx *ix, uint64_t id, uint32_t rec_version, const void *rec, size_t len);
 /* Updates the stored stat of path without changing its state (after a rename
  * or chmod through the mount, so the next scan does not redo the work).
  * -ENOENT when unknown. */

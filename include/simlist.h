@@ -15,7 +15,9 @@
  * (identical file, same text, near duplicate, one contains the other,
  * overlap), then path.  Entry names "RR SSS% RELATION - BASENAME": RR the 1-based rank,
  * zero-padded to at least two digits so a name-sorted listing keeps the
- * rank order; SSS the score; the rank makes names unique.
+ * rank order; SSS the score; the rank makes names unique.  BASENAME is the
+ * file name, or for a book with a metadata.opf title (bookrec_opf_name())
+ * "TITLE - AUTHOR" with the file's extension (simlist_title_base()).
  */
 #ifndef SIMLIST_H
 #define SIMLIST_H
@@ -32,6 +34,7 @@ struct simlist_entry {
 	uint64_t id;		/* the similar book */
 	char *path;		/* its path relative to SRC, owned */
 	char *name;		/* the entry name, owned (NAME_MAX bytes at most) */
+	char *title;		/* "TITLE - AUTHOR" of its metadata.opf, owned; NULL: none */
 	enum relate_class cls;	/* A = the listed book, B = this entry */
 	unsigned score;		/* 0..100, judge_share() from this side */
 	int simhash_distance;	/* S1 bits */
@@ -73,21 +76,30 @@ void simlist_free(struct simlist *l);
  * "identical file", "same text", "near duplicate", "part of this" (the
  * entry is contained in the listed book), "contains this", "overlap". */
 const char *simlist_label(enum relate_class cls);
-/* Sorts l->v by rank and (re)names the entries.  0 or -ENOMEM. */
+/* Sorts l->v by rank and (re)names the entries (by their titles when they
+ * have one).  0 or -ENOMEM. */
 int simlist_rank(struct simlist *l);
 /* Writes "RR SSS% LABEL - BASENAME" into out (emptied first), cutting the
  * base name (UTF-8 safe, keeping its extension) to fit NAME_MAX bytes.
  * width: digits of the rank.  0 or -ENOMEM. */
 int simlist_name(struct sbuf *out, size_t rank, int width, unsigned score,
 		 const char *label, const char *base);
+/* Writes into out (emptied first) the base name an entry with the title
+ * (a metadata.opf's "TITLE - AUTHOR") takes for the file path: the title
+ * with '/' made '_' and control characters made spaces, then the
+ * extension of path's last component (".epub"; 16 bytes at most, as
+ * simlist_fit() keeps it), so that the formats of one book differ by it
+ * and file managers still open the entry by its type.  0 or -ENOMEM. */
+int simlist_title_base(struct sbuf *out, const char *title, const char *path);
 /* Appends base cut to at most max bytes, keeping its extension when short,
  * never splitting a UTF-8 sequence.  0 or -ENOMEM. */
 int simlist_fit(struct sbuf *out, const char *base, size_t max);
 /* The listing file of the list: a header line, then one line per entry,
  * tab-separated: rank, score, relation (relate_class_name), simhash
  * distance, jaccard, cover_this, cover_other, id (hex), path relative to
- * the mount root.  Tabs, newlines and backslashes in paths are escaped as
- * \t, \n, \\.  0 or -ENOMEM. */
+ * the mount root, title (the metadata.opf's "TITLE - AUTHOR", empty when
+ * none).  Tabs, newlines and backslashes in paths and titles are escaped
+ * as \t, \n, \\.  0 or -ENOMEM. */
 int simlist_tsv(const struct simlist *l, struct sbuf *out);
 /* The relative symlink target of a view entry depth folders below the
  * mount root pointing at path (relative to the root): "../" depth times,

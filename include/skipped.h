@@ -8,7 +8,8 @@
  * The kind is read back from the reason the indexer stored with the file
  * (extract.h's reasons, "PATH: not a book (KIND)"), so an index written
  * before keeps working.  Every function walks the index's file entries
- * once (idx_skipped_walk()).
+ * once (idx_skipped_walk()), except a skipped_cache's answers, which walk
+ * only when the index changed since the counts it keeps.
  */
 #ifndef SKIPPED_H
 #define SKIPPED_H
@@ -43,6 +44,20 @@ struct skipped {
  * skipped_release()).  0 or -errno. */
 int skipped_count(struct idx *ix, struct skipped *s);
 void skipped_release(struct skipped *s);
+
+/* The counts of skipped_count() kept with the index generation they were
+ * counted at (idx_generation()), so that reading them again costs no walk
+ * while the index stays as it is (a status file read over and over).  Any
+ * number of threads may use one cache at once. */
+struct skipped_cache;
+/* NULL when out of memory. */
+struct skipped_cache *skipped_cache_new(void);
+void skipped_cache_free(struct skipped_cache *c);	/* NULL is fine */
+/* skipped_count(ix, s), from c when c holds the counts of ix at its
+ * current generation, or (fresh 0: a busy index, whose counts move anyway)
+ * counted less than max_age_ns ago; else counted and kept.  0 or -errno. */
+int skipped_cache_count(struct skipped_cache *c, struct idx *ix, int fresh, uint64_t max_age_ns,
+			struct skipped *s);
 /* Appends s as a JSON object {"KIND":N,...} to out.  0 or -ENOMEM. */
 int skipped_json(const struct skipped *s, struct sbuf *out);
 /* Appends s as text, "N KIND, N KIND" ("none" when empty).  0 or -ENOMEM. */

@@ -75,6 +75,7 @@ struct views {
 		struct timespec t;
 	} meta_stamp[4];		/* .simbookfs/ status, errors, not-duplicates,
 					 * skipped */
+	struct skipped_cache *skipped;	/* the status's counts by kind */
 	/* who may see which book (views_reach()) */
 	struct fsacc *acc;
 	char **priv;			/* view paths whose answer depended on the caller */

@@ -57,14 +57,16 @@ static const char similar_usage[] =
 	"similar/FILE/ folder).\n"
 	"  default: one line per book: RANK SCORE% RELATION  PATH\n"
 	"  --json: {\"book\",\"rank\",\"score\",\"relation\",\"label\",\"path\",\"abs\",\"id\",\n"
-	"          \"simhash\",\"simhash_distance\",\"jaccard\",\"cover_this\",\"cover_other\"}\n"
+	"          \"simhash\",\"simhash_distance\",\"jaccard\",\"cover_this\",\"cover_other\",\n"
+	"          \"title\"}\n"
 	"  --tsv:  the mount's .similar.tsv format: rank score relation\n"
-	"          simhash_distance jaccard cover_this cover_other id path\n"
+	"          simhash_distance jaccard cover_this cover_other id path title\n"
 	"relation: identical-file, same-text, near-duplicate, a-contains-b (FILE\n"
 	"contains the book), b-contains-a (the book contains FILE), overlap; label:\n"
 	"the same in words as the mount names it; score 0..100; id: the index's\n"
 	"book id (16 hex digits); simhash: the book's similarity id (32 hex digits,\n"
-	"the user.simbookfs.id attribute of the mount).\n"
+	"the user.simbookfs.id attribute of the mount); title: \"TITLE - AUTHOR\" of\n"
+	"the book's calibre metadata.opf, which names its entries (null/empty: none).\n"
 	Q_COMMON_HELP;
 
 static const char groups_usage[] =
@@ -410,8 +412,12 @@ static int similar_entry(struct sbuf *o, struct q_ctx *c, const struct simlist *
 		ret = *hex ? sbuf_addf(o, "\"%s\"", hex) : sbuf_addstr(o, "null");
 	if (!ret)
 		ret = sbuf_addf(o, ",\"simhash_distance\":%d,\"jaccard\":%.3f,\"cover_this\":%.3f,"
-				"\"cover_other\":%.3f}\n", e->simhash_distance, e->jaccard,
+				"\"cover_other\":%.3f,\"title\":", e->simhash_distance, e->jaccard,
 				e->cover_this, e->cover_other);
+	if (!ret)
+		ret = e->title ? jsonw_str(o, e->title) : sbuf_addstr(o, "null");
+	if (!ret)
+		ret = sbuf_addstr(o, "}\n");
 	return ret;
 }
 

@@ -160,6 +160,8 @@ void book_free(struct book *b)
 	fp_book_release(&b->fp);
 	free(b->title);
 	free(b->author);
+	free(b->opf_title);
+	free(b->opf_author);
 	free(b);
 }
 

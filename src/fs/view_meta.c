@@ -78,6 +78,8 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 	return ret ? ret : sbuf_addstr(out, "}\n");
 }
 
+#define META_SKIPPED_AGE_NS 1000000000u
+
 static int meta_status(struct views *v, struct sbuf *out)
 {
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
@@ -115,10 +117,11 @@ static int meta_status(struct views *v, struct sbuf *out)
 			st.judging ? "true" : "false",
 			how >= 0 && how <= 2 ? rebuilt[how] : "no", (unsigned long long)kept_files,
 			(unsigned long long)kept_marks);
-	/* the skipped files by kind: a walk of the file entries, as cheap
-	 * as reading errors */
+	/* the skipped files by kind: a walk of the file entries when the
+	 * index changed since the last one (at most one a second while it
+	 * is busy), so reading status again costs no walk */
 	if (!ret)
-		ret = skipped_count(v->ix, &sk);
+		ret = skipped_cache_count(v->skipped, v->ix, !st.scanning, META_SKIPPED_AGE_NS, &sk);
 	if (!ret) {
 		ret = sbuf_addstr(out, "\"skipped\":");
 		if (!ret)

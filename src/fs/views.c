@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "skipped.h"
 #include "views_i.h"
 
 static const char *const view_base[VK_N] = {
@@ -596,7 +597,8 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	v->seen = calloc(SEEN_SLOTS, sizeof(*v->seen));
 	v->pairs = judge_cache_new(0);
 	v->priv = calloc(PRIV_MAX, sizeof(*v->priv));
-	if (!v->prefix || !v->served || !v->seen || !v->pairs || !v->priv ||
+	v->skipped = skipped_cache_new();
+	if (!v->prefix || !v->served || !v->seen || !v->pairs || !v->priv || !v->skipped ||
 	    fsacc_new(&v->acc, rootfd, VIEWS_ACC_TTL_NS))
 		goto nomem;
 	for (k = 0; k < VK_N; k++) {
@@ -622,6 +624,7 @@ nomem:
 	for (k = 0; k < VK_N; k++)
 		free(v->names[k]);
 	judge_cache_free(v->pairs);
+	skipped_cache_free(v->skipped);
 	fsacc_free(v->acc);
 	free(v->priv);
 	free(v->served);
@@ -694,6 +697,7 @@ void views_free(struct views *v)
 	for (i = 0; i < VK_N; i++)
 		free(v->names[i]);
 	judge_cache_free(v->pairs);
+	skipped_cache_free(v->skipped);
 	pthread_cond_destroy(&v->cond);
 	pthread_cond_destroy(&v->built);
 	pthread_cond_destroy(&v->perm_cond);

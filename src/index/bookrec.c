@@ -21,42 +21,62 @@ static size_t meta_len(const char *s, size_t max)
 	return n;
 }
 
+/* The header and the four metadata strings of a record. */
+static int encode_meta(struct sbuf *out, const uint8_t *head, const char *const meta[4])
+{
+	uint8_t h[BOOKREC_HEAD_LEN];
+	size_t len[4];
+	int i, ret;
+
+	memcpy(h, head, BOOKREC_HEAD_LEN);
+	for (i = 0; i < 4; i++)
+		len[i] = meta_len(meta[i], BOOKREC_META_MAX);
+	be_put(h + 6, len[0], 2);
+	be_put(h + 8, len[1], 2);
+	be_put(h + 34, len[2], 2);
+	be_put(h + 36, len[3], 2);
+	ret = sbuf_add(out, h, sizeof(h));
+	for (i = 0; i < 4 && !ret; i++)
+		if (len[i])
+			ret = sbuf_add(out, meta[i], len[i]);
+	return ret;
+}
+
 int bookrec_encode(const struct book *b, struct sbuf *out)
 {
-	uint8_t head[BOOKREC_HEAD_LEN];
-	size_t tl = meta_len(b->title, BOOKREC_META_MAX);
-	size_t al = meta_len(b->author, BOOKREC_META_MAX);
+	uint8_t head[BOOKREC_HEAD_LEN] = { 0 };
+	const char *meta[4] = { b->title, b->author, b->opf_title, b->opf_author };
 	int ret;
 
 	memcpy(head, BOOKREC_MAGIC, 4);
 	head[4] = BOOKREC_VERSION;
 	head[5] = (uint8_t)b->format;
-	be_put(head + 6, tl, 2);
-	be_put(head + 8, al, 2);
 	be_put(head + 10, b->file_size, 8);
 	be_put(head + 18, b->file_hash_hi, 8);
 	be_put(head + 26, b->file_hash_lo, 8);
-	ret = sbuf_add(out, head, sizeof(head));
-	if (!ret && tl)
-		ret = sbuf_add(out, b->title, tl);
-	if (!ret && al)
-		ret = sbuf_add(out, b->author, al);
+	if (!b->opf_title || !*b->opf_title)
+		meta[2] = meta[3] = NULL;
+	ret = encode_meta(out, head, meta);
 	if (!ret)
 		ret = fprec_encode(&b->fp, out);
 	return ret;
 }
 
-/* Checks the header; *tl, *al: metadata lengths. */
-static int bookrec_head(const uint8_t *p, size_t len, size_t *tl, size_t *al)
+/* Checks the header; ml[]: the lengths of the title, author, metadata.opf
+ * title and author; returns their total in *sum. */
+static int bookrec_head(const uint8_t *p, size_t len, size_t ml[4], size_t *sum)
 {
 	if (len < BOOKREC_HEAD_LEN || memcmp(p, BOOKREC_MAGIC, 4))
 		return -EBADMSG;
 	if (p[4] != BOOKREC_VERSION)
 		return -ENOTSUP;
-	*tl = (size_t)be_get(p + 6, 2);
-	*al = (size_t)be_get(p + 8, 2);
-	if (*tl > BOOKREC_META_MAX || *al > BOOKREC_META_MAX ||
-	    len - BOOKREC_HEAD_LEN < *tl + *al)
+	ml[0] = (size_t)be_get(p + 6, 2);
+	ml[1] = (size_t)be_get(p + 8, 2);
+	ml[2] = (size_t)be_get(p + 34, 2);
+	ml[3] = (size_t)be_get(p + 36, 2);
+	*sum = ml[0] + ml[1] + ml[2] + ml[3];
+	if (ml[0] > BOOKREC_META_MAX || ml[1] > BOOKREC_META_MAX || ml[2] > BOOKREC_META_MAX ||
+	    ml[3] > BOOKREC_META_MAX || len - BOOKREC_HEAD_LEN < *sum)
 		return -EBADMSG;
 	return 0;
 }
@@ -75,26 +95,87 @@ static char *dup_n(const uint8_t *p, size_t n)
 int bookrec_title(const void *buf, size_t len, char **title)
 {
 	const uint8_t *p = buf;
-	size_t tl, al;
+	size_t ml[4], sum;
 	int ret;
 
 	*title = NULL;
-	ret = bookrec_head(p, len, &tl, &al);
-	if (ret || !tl)
+	ret = bookrec_head(p, len, ml, &sum);
+	if (ret)
 		return ret;
-	*title = dup_n(p + BOOKREC_HEAD_LEN, tl);
+	if (ml[2])
+		*title = dup_n(p + BOOKREC_HEAD_LEN + ml[0] + ml[1], ml[2]);
+	else if (ml[0])
+		*title = dup_n(p + BOOKREC_HEAD_LEN, ml[0]);
+	else
+		return 0;
 	return *title ? 0 : -ENOMEM;
+}
+
+int bookrec_opf_name(const void *buf, size_t len, char **name)
+{
+	const uint8_t *p = buf, *t;
+	size_t ml[4], sum;
+	int ret;
+
+	*name = NULL;
+	ret = bookrec_head(p, len, ml, &sum);
+	if (ret || !ml[2])
+		return ret;
+	t = p + BOOKREC_HEAD_LEN + ml[0] + ml[1];
+	*name = malloc(ml[2] + 3 + ml[3] + 1);
+	if (!*name)
+		return -ENOMEM;
+	memcpy(*name, t, ml[2]);
+	if (ml[3]) {
+		memcpy(*name + ml[2], " - ", 3);
+		memcpy(*name + ml[2] + 3, t + ml[2], ml[3]);
+		(*name)[ml[2] + 3 + ml[3]] = '\0';
+	} else {
+		(*name)[ml[2]] = '\0';
+	}
+	return 0;
+}
+
+int bookrec_retitle(const void *buf, size_t len, const char *title, const char *author,
+		    struct sbuf *out)
+{
+	const uint8_t *p = buf;
+	size_t ml[4], sum;
+	char *own[2] = { NULL, NULL };
+	const char *meta[4];
+	int ret = bookrec_head(p, len, ml, &sum);
+
+	if (ret)
+		return ret;
+	own[0] = dup_n(p + BOOKREC_HEAD_LEN, ml[0]);
+	own[1] = dup_n(p + BOOKREC_HEAD_LEN + ml[0], ml[1]);
+	if (!own[0] || !own[1]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	meta[0] = own[0];
+	meta[1] = own[1];
+	meta[2] = title && *title ? title : NULL;
+	meta[3] = meta[2] ? author : NULL;
+	ret = encode_meta(out, p, meta);
+	if (!ret)
+		ret = sbuf_add(out, p + BOOKREC_HEAD_LEN + sum, len - BOOKREC_HEAD_LEN - sum);
+out:
+	free(own[0]);
+	free(own[1]);
+	return ret;
 }
 
 int bookrec_decode(const void *buf, size_t len, struct book **out)
 {
 	const uint8_t *p = buf;
+	char **dst[4];
 	struct book *b = NULL;
-	size_t tl, al, off;
-	int ret;
+	size_t ml[4], sum, off;
+	int i, ret;
 
 	*out = NULL;
-	ret = bookrec_head(p, len, &tl, &al);
+	ret = bookrec_head(p, len, ml, &sum);
 	if (ret)
 		return ret;
 	b = calloc(1, sizeof(*b));
@@ -105,13 +186,18 @@ int bookrec_decode(const void *buf, size_t len, struct book **out)
 	b->file_size = be_get(p + 10, 8);
 	b->file_hash_hi = be_get(p + 18, 8);
 	b->file_hash_lo = be_get(p + 26, 8);
+	dst[0] = &b->title;
+	dst[1] = &b->author;
+	dst[2] = &b->opf_title;
+	dst[3] = &b->opf_author;
 	off = BOOKREC_HEAD_LEN;
-	if ((tl && !(b->title = dup_n(p + off, tl))) ||
-	    (al && !(b->author = dup_n(p + off + tl, al)))) {
-		ret = -ENOMEM;
-		goto out;
+	for (i = 0; i < 4; i++) {
+		if (ml[i] && !(*dst[i] = dup_n(p + off, ml[i]))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		off += ml[i];
 	}
-	off += tl + al;
 	ret = fprec_decode(p + off, len - off, &b->fp);
 out:
 	if (ret) {

@@ -218,7 +218,7 @@ int groups_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path
 	*title = NULL;
 	for (j = 0; j < n && j < GROUPS_TITLE_MEMBERS && !*title; j++) {
 		/* the title sits in the record's header: copy only that */
-		if (idx_record_head(ix, ids[j], BOOKREC_HEAD_LEN + 2 * BOOKREC_META_MAX, &ver, &rec,
+		if (idx_record_head(ix, ids[j], BOOKREC_META_SPAN, &ver, &rec,
 				    &len) == 0 && ver == BOOKREC_IDX_VERSION)
 			bookrec_title(rec, len, title);
 		free(rec);

@@ -228,6 +228,43 @@ int idx_put_failed(struct idx *ix, uint64_t id, const struct idx_stat *st, enum 
 	return write_frec(ix, put_fn, &a, &a.f);
 }
 
+struct record_arg {
+	uint64_t id;
+	uint32_t rec_version;
+	const void *rec;
+	size_t len;
+};
+
+static int set_record_fn(struct wtx *w, void *arg)
+{
+	struct record_arg *a = arg;
+	uint8_t kb[8], *row = NULL, *rec = NULL;
+	struct brec b;
+	int ret = idx_book_load(w, a->id, &row, &b);
+
+	if (ret == 0 && b.rec_version != a->rec_version)
+		ret = -ESTALE;
+	if (ret == 0 && !(rec = malloc(4 + a->len)))
+		ret = -ENOMEM;
+	if (ret == 0) {
+		be_put(kb, a->id, 8);
+		be_put(rec, a->rec_version, 4);
+		if (a->len)
+			memcpy(rec + 4, a->rec, a->len);
+		ret = idx_w_put(w, DB_REC, kb, 8, rec, 4 + a->len);
+	}
+	free(rec);
+	free(row);
+	return ret;
+}
+
+int idx_set_record(struct idx *ix, uint64_t id, uint32_t rec_version, const void *rec, size_t len)
+{
+	struct record_arg a = { id, rec_version, rec, len };
+
+	return idx_write(ix, set_record_fn, &a);
+}
+
 struct stat_arg {
 	const char *path;
 	const struct idx_stat *st;

@@ -266,44 +266,115 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 
 #define OPF_MAX (1u << 20)	/* a calibre metadata.opf is a few KiB */
 
-/* A book in a calibre book folder takes the title and first author of the
- * metadata.opf beside it: what the user typed in calibre, where the file's
- * own (a PDF's Info title, a converted file's name) is often a file name.
- * Any failure keeps the book's own metadata. */
-static void calibre_meta(struct indexer *ixr, const char *path, struct book *b)
+/* The title and first author (*author NULL when none) of the
+ * metadata.opf in the folder of path (a file's path: its last component is
+ * dropped), malloc'd.  1 when found, 0 when there is no readable
+ * metadata.opf with a title there, -ENOMEM. */
+static int opf_read(int rootfd, const char *path, char **title, char **author)
 {
 	const char *slash = strrchr(path, '/');
 	struct extract_doc doc;
 	struct stat sb;
-	char *opf = NULL, *data = NULL, *title = NULL, *author = NULL;
+	char *opf = NULL, *data = NULL;
 	size_t len = 0;
-	int fd;
+	int fd, ret = 0;
 
+	*title = *author = NULL;
 	extract_doc_init(&doc);
 	if (asprintf(&opf, "%.*smetadata.opf", slash ? (int)(slash - path + 1) : 0, path) < 0)
-		return;
-	fd = openat(ixr->rootfd, opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		return -ENOMEM;
+	fd = openat(rootfd, opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	free(opf);
 	if (fd < 0)
-		return;
+		return 0;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= OPF_MAX &&
 	    read_all(fd, OPF_MAX, (uint64_t)sb.st_size, &data, &len) == 0 && len <= OPF_MAX &&
-	    extract_opf_meta(data, len, &doc) == 0 && doc.title) {
-		title = strdup(doc.title);
-		author = doc.creators.n ? strdup(doc.creators.v[0]) : NULL;
-		if (title && (author || !doc.creators.n)) {
-			free(b->title);
-			free(b->author);
-			b->title = title;
-			b->author = author;
-			title = author = NULL;
+	    extract_opf_meta(data, len, &doc) == 0 && doc.title && *doc.title) {
+		*title = strdup(doc.title);
+		*author = doc.creators.n && *doc.creators.v[0] ? strdup(doc.creators.v[0]) : NULL;
+		ret = 1;
+		if (!*title || (doc.creators.n && *doc.creators.v[0] && !*author)) {
+			free(*title);
+			free(*author);
+			*title = *author = NULL;
+			ret = -ENOMEM;
 		}
 	}
-	free(title);
-	free(author);
 	free(data);
 	extract_doc_release(&doc);
 	close(fd);
+	return ret;
+}
+
+/* A book in a calibre book folder takes the title and first author of the
+ * metadata.opf beside it: what the user typed in calibre, where the file's
+ * own (a PDF's Info title, a converted file's name) is often a file name.
+ * Kept apart from the file's own (bookrec.h).  Any failure keeps the
+ * book's own metadata only. */
+static void calibre_meta(struct indexer *ixr, const char *path, struct book *b)
+{
+	char *title, *author;
+
+	if (opf_read(ixr->rootfd, path, &title, &author) == 1) {
+		free(b->opf_title);
+		free(b->opf_author);
+		b->opf_title = title;
+		b->opf_author = author;
+	}
+}
+
+/* Whether the last component of path is "metadata.opf". */
+static int is_opf(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, "metadata.opf");
+}
+
+/* The metadata.opf at path was written, renamed or removed: the books of its
+ * folder take its title and author now (or lose them), their fingerprints
+ * kept (idx_set_record()).  A book read while the metadata.opf changed may
+ * be stored with the older title right after: the next change of either
+ * file puts it right. */
+static void indexer_retitle(struct indexer *ixr, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = strndup(path, slash ? (size_t)(slash - path) : 0), *title = NULL;
+	char *author = NULL;
+	struct idx_entry *ents = NULL;
+	struct sbuf nrec;
+	size_t n = 0, i, len;
+	uint32_t ver;
+	void *rec;
+	int changed = 0;
+
+	sbuf_init(&nrec);
+	if (!dir || opf_read(ixr->rootfd, path, &title, &author) < 0 ||
+	    idx_list(ixr->ix, dir, 0, &ents, &n))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct idx_file *f = &ents[i].file;
+
+		if (ents[i].is_dir || !f->has_fp || f->rec_version != BOOKREC_IDX_VERSION)
+			continue;
+		rec = NULL;
+		sbuf_setlen(&nrec, 0);
+		if (idx_record(ixr->ix, f->id, &ver, &rec, &len) == 0 &&
+		    ver == BOOKREC_IDX_VERSION &&
+		    bookrec_retitle(rec, len, title, author, &nrec) == 0 &&
+		    (nrec.len != len || memcmp(nrec.buf, rec, len)) &&
+		    idx_set_record(ixr->ix, f->id, ver, nrec.buf, nrec.len) == 0)
+			changed = 1;
+		free(rec);
+	}
+	if (changed)
+		indexer_notify(ixr);
+out:
+	idx_entries_free(ents, n);
+	sbuf_release(&nrec);
+	free(title);
+	free(author);
+	free(dir);
 }
 
 /* Whether a folder of path (not its last component) is hidden (".name"):
@@ -482,6 +553,8 @@ static int index_file(struct indexer *ixr, const char *path)
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
 	indexer_flush(ixr, 0);
+	if (is_opf(path))
+		indexer_retitle(ixr, path);
 	if (!ixr->include_hidden && in_hidden_dir(path)) {
 		/* written there, or moved there (calibre's .caltrash) */
 		ret = idx_unlink(ixr->ix, path);
@@ -955,6 +1028,10 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 		} else {
 			changed |= r > 0;
 		}
+		/* a metadata.opf removed or renamed away: its books lose its
+		 * title (the worker re-titles; one renamed in is queued above) */
+		if (op->kind != IXOP_PUT && is_opf(op->from))
+			queue_push(ixr->q, op->from, QUEUE_HIGH);
 	}
 	free(ops);
 	free(stored);

@@ -506,6 +506,14 @@ out:
 
 /* Vanished files that reappear elsewhere (same inode, size, mtime) are
  * renames: keep their ids; the rest leave the index. */
+/* Whether the last component of path is a calibre metadata.opf. */
+static int opf_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, "metadata.opf");
+}
+
 static int settle_gone(struct run *r)
 {
 	struct scan *s = r->s;
@@ -533,10 +541,16 @@ static int settle_gone(struct run *r)
 			if (m->path[0] && m->st.ino == g->st.ino && m->st.dev == g->st.dev &&
 			    m->st.size == g->st.size && m->st.mtime_ns == g->st.mtime_ns)
 				break;
+		/* a metadata.opf gone or moved: the indexer re-titles the
+		 * books of both folders when it takes the paths */
+		if (s->q && opf_path(g->path))
+			queue_push(s->q, g->path, QUEUE_HIGH);
 		if (m) {
 			ret = idx_rename(s->ix, g->path, m->path, 0);
 			if (ret >= 0)
 				ret = idx_set_stat(s->ix, m->path, &m->st);
+			if (ret == 0 && s->q && opf_path(m->path))
+				queue_push(s->q, m->path, QUEUE_HIGH);
 			if (ret == 0) {
 				prog_add(s, &s->prog.renamed, 1);
 				m->path[0] = '\0';	/* matched once */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "book.h"
+#include "bookrec.h"
 #include "grow.h"
 #include "rsort.h"
 
@@ -89,9 +90,28 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+int simlist_title_base(struct sbuf *out, const char *title, const char *path)
+{
+	const char *base = base_of(path), *dot = strrchr(base, '.');
+	size_t i;
+
+	sbuf_setlen(out, 0);
+	if (sbuf_addstr(out, title))
+		return -ENOMEM;
+	for (i = 0; i < out->len; i++) {
+		unsigned char ch = (unsigned char)out->buf[i];
+
+		if (ch == '/')
+			out->buf[i] = '_';
+		else if (ch < 0x20 || ch == 0x7f)
+			out->buf[i] = ' ';
+	}
+	return dot && dot != base && strlen(dot) <= 16 ? sbuf_addstr(out, dot) : 0;
+}
+
 int simlist_rank(struct simlist *l)
 {
-	struct sbuf nm;
+	struct sbuf nm, tb;
 	size_t i, digits = 2, lim = 100;
 	int ret = 0;
 
@@ -101,9 +121,17 @@ int simlist_rank(struct simlist *l)
 		lim *= 10;
 	}
 	sbuf_init(&nm);
+	sbuf_init(&tb);
 	for (i = 0; i < l->n && !ret; i++) {
-		ret = simlist_name(&nm, i + 1, (int)digits, l->v[i].score,
-				   simlist_label(l->v[i].cls), base_of(l->v[i].path));
+		const char *base = base_of(l->v[i].path);
+
+		if (l->v[i].title && *l->v[i].title) {
+			ret = simlist_title_base(&tb, l->v[i].title, l->v[i].path);
+			base = tb.buf;
+		}
+		if (!ret)
+			ret = simlist_name(&nm, i + 1, (int)digits, l->v[i].score,
+					   simlist_label(l->v[i].cls), base);
 		if (!ret) {
 			free(l->v[i].name);
 			l->v[i].name = strdup(nm.buf);
@@ -112,6 +140,7 @@ int simlist_rank(struct simlist *l)
 		}
 	}
 	sbuf_release(&nm);
+	sbuf_release(&tb);
 	return ret;
 }
 
@@ -238,7 +267,7 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 	int ret;
 
 	ret = sbuf_addstr(out, "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\t"
-			       "cover_other\tid\tpath\n");
+			       "cover_other\tid\tpath\ttitle\n");
 	for (i = 0; i < l->n && !ret; i++) {
 		const struct simlist_entry *e = &l->v[i];
 
@@ -247,6 +276,10 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 				e->cover_this, e->cover_other, (unsigned long long)e->id);
 		if (!ret)
 			ret = simlist_escape(out, e->path);
+		if (!ret)
+			ret = sbuf_addch(out, '\t');
+		if (!ret && e->title)
+			ret = simlist_escape(out, e->title);
 		if (!ret)
 			ret = sbuf_addch(out, '\n');
 	}
@@ -262,12 +295,36 @@ void simlist_free(struct simlist *l)
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].path);
 		free(l->v[i].name);
+		free(l->v[i].title);
 	}
 	free(l->v);
 	free(l);
 }
 
 /* ---- computing a list from the judgement ---- */
+
+/* The metadata.opf titles of l's entries (a record without one, or one
+ * that does not decode, names the entry by its file name), then ranked and
+ * named. */
+static int titles_rank(struct idx *ix, struct simlist *l)
+{
+	uint32_t ver;
+	size_t i, len;
+	void *rec;
+
+	for (i = 0; i < l->n; i++) {
+		rec = NULL;
+		free(l->v[i].title);
+		l->v[i].title = NULL;
+		if (idx_record_head(ix, l->v[i].id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
+		    ver == BOOKREC_IDX_VERSION && bookrec_opf_name(rec, len, &l->v[i].title) == -ENOMEM) {
+			free(rec);
+			return -ENOMEM;
+		}
+		free(rec);
+	}
+	return simlist_rank(l);
+}
 
 /* The relation r as book id's list shows it. */
 static struct simlist_entry pair_entry(const struct judge_pair *r, uint64_t id)
@@ -317,6 +374,7 @@ static int add_copies(struct idx *ix, const struct idx_file *f, const struct idx
 		l->v[l->n].id = mf.id;
 		l->v[l->n].path = mf.path;
 		l->v[l->n].name = NULL;
+		l->v[l->n].title = NULL;
 		mf.path = NULL;
 		l->n++;
 	}
@@ -423,7 +481,7 @@ int simlist_compute(struct idx *ix, struct judge_cache *c, uint64_t id,
 				goto out;
 		}
 	}
-	ret = simlist_rank(l);
+	ret = titles_rank(ix, l);
 out:
 	idx_file_release(&f);
 	idx_file_release(&cf);
@@ -576,7 +634,7 @@ static int stored_list(struct idx *ix, struct judge_cache *c, const struct idx_f
 	if (!ret)
 		ret = add_same_text(ix, c, f, ex, nex, skip, arg, l, &cap);
 	if (!ret)
-		ret = simlist_rank(l);
+		ret = titles_rank(ix, l);
 out:
 	if (fs)
 		for (i = 0; i < n; i++)

@@ -2,11 +2,13 @@
 #include "skipped.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 #include "jsonw.h"
+#include "monoclock.h"
 #include "simlist.h"
 
 #define KIND_MAX 128
@@ -131,6 +133,81 @@ void skipped_release(struct skipped *s)
 		free(s->v[i].kind);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+struct skipped_cache {
+	pthread_mutex_t lock;
+	const struct idx *ix;	/* whose counts s holds; NULL: none yet */
+	uint64_t generation;	/* of ix when they were counted (or before) */
+	uint64_t when_ns;	/* monoclock_ns() then */
+	struct skipped s;
+};
+
+struct skipped_cache *skipped_cache_new(void)
+{
+	struct skipped_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void skipped_cache_free(struct skipped_cache *c)
+{
+	if (!c)
+		return;
+	skipped_release(&c->s);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* A deep copy of from into *to (zeroed first).  0 or -ENOMEM. */
+static int skipped_copy(const struct skipped *from, struct skipped *to)
+{
+	memset(to, 0, sizeof(*to));
+	to->total = from->total;
+	if (!from->n)
+		return 0;
+	to->v = calloc(from->n, sizeof(*to->v));
+	if (!to->v)
+		return -ENOMEM;
+	for (to->n = 0; to->n < from->n; to->n++) {
+		to->v[to->n].n = from->v[to->n].n;
+		to->v[to->n].kind = strdup(from->v[to->n].kind);
+		if (!to->v[to->n].kind) {
+			skipped_release(to);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int skipped_cache_count(struct skipped_cache *c, struct idx *ix, int fresh, uint64_t max_age_ns,
+			struct skipped *s)
+{
+	/* read before the walk: the counts are at least this new */
+	uint64_t gen = idx_generation(ix), now = (uint64_t)monoclock_ns();
+	struct skipped n;
+	int ret;
+
+	/* one walk at a time: readers that queue behind it take its counts */
+	pthread_mutex_lock(&c->lock);
+	if (c->ix == ix && (c->generation == gen || (!fresh && now - c->when_ns < max_age_ns))) {
+		ret = skipped_copy(&c->s, s);
+		goto out;
+	}
+	ret = skipped_count(ix, &n);
+	if (ret)
+		goto out;
+	ret = skipped_copy(&n, s);
+	skipped_release(&c->s);
+	c->s = n;
+	c->ix = ix;
+	c->generation = gen;
+	c->when_ns = now;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
 }
 
 int skipped_json(const struct skipped *s, struct sbuf *out)

@@ -325,9 +325,84 @@ static void test_bookrec(void)
 	free(text);
 }
 
+/* A calibre metadata.opf's title and author, kept apart from the file's
+ * own, name the book; re-titling changes them and nothing else. */
+static void test_bookrec_opf(void)
+{
+	char *text = gen_text(2000, 7, 0);
+	struct book *b = NULL, *d = NULL;
+	struct sbuf rec, re, back;
+	char *s = NULL;
+	size_t cut, tail;
+
+	REQUIRE(book_load_buffer(text, strlen(text), "t.txt", NULL, &b, NULL) == 0);
+	b->title = strdup("Own Title");
+	b->opf_title = strdup("Curated Title");
+	b->opf_author = strdup("Ann Author");
+	sbuf_init(&rec);
+	sbuf_init(&re);
+	sbuf_init(&back);
+	REQUIRE(bookrec_encode(b, &rec) == 0);
+	REQUIRE(bookrec_decode(rec.buf, rec.len, &d) == 0);
+	CHECK_EQ_STR(d->title, "Own Title");
+	CHECK_EQ_STR(d->opf_title, "Curated Title");
+	CHECK_EQ_STR(d->opf_author, "Ann Author");
+	book_free(d);
+	d = NULL;
+	CHECK_EQ_INT(bookrec_title(rec.buf, rec.len, &s), 0);
+	CHECK_EQ_STR(s, "Curated Title");	/* the metadata.opf's wins */
+	free(s);
+	CHECK_EQ_INT(bookrec_opf_name(rec.buf, rec.len, &s), 0);
+	CHECK_EQ_STR(s, "Curated Title - Ann Author");
+	free(s);
+	/* removed: the file's own title again, no name */
+	REQUIRE(bookrec_retitle(rec.buf, rec.len, NULL, NULL, &re) == 0);
+	CHECK_EQ_INT(bookrec_title(re.buf, re.len, &s), 0);
+	CHECK_EQ_STR(s, "Own Title");
+	free(s);
+	CHECK_EQ_INT(bookrec_opf_name(re.buf, re.len, &s), 0);
+	CHECK(s == NULL);
+	/* fingerprints untouched: the same comparison */
+	REQUIRE(bookrec_decode(re.buf, re.len, &d) == 0);
+	CHECK(d->opf_title == NULL && d->opf_author == NULL);
+	CHECK(d->fp.sim.hi == b->fp.sim.hi && d->fp.text.lo == b->fp.text.lo);
+	book_free(d);
+	d = NULL;
+	tail = rec.len - (BOOKREC_HEAD_LEN + 9 + 13 + 10);
+	CHECK_EQ_INT(re.len, BOOKREC_HEAD_LEN + 9 + tail);
+	CHECK(!memcmp(re.buf + re.len - tail, rec.buf + rec.len - tail, tail));
+	/* a title without an author; and back to the first record exactly */
+	sbuf_setlen(&re, 0);
+	REQUIRE(bookrec_retitle(rec.buf, rec.len, "Only", "", &re) == 0);
+	CHECK_EQ_INT(bookrec_opf_name(re.buf, re.len, &s), 0);
+	CHECK_EQ_STR(s, "Only");
+	free(s);
+	REQUIRE(bookrec_retitle(re.buf, re.len, "Curated Title", "Ann Author", &back) == 0);
+	CHECK(back.len == rec.len && !memcmp(back.buf, rec.buf, rec.len));
+	/* hostile: truncated or with a metadata length past the end */
+	for (cut = 0; cut < BOOKREC_HEAD_LEN + 40; cut++) {
+		sbuf_setlen(&re, 0);
+		CHECK(bookrec_retitle(rec.buf, cut, "x", "y", &re) < 0 || cut >= BOOKREC_HEAD_LEN + 32);
+		CHECK(bookrec_opf_name(rec.buf, cut, &s) < 0 || cut >= BOOKREC_HEAD_LEN + 32);
+		free(s);
+		s = NULL;
+	}
+	rec.buf[35] = (char)0xff;	/* metadata.opf title length 255 */
+	CHECK_EQ_INT(bookrec_opf_name(rec.buf, BOOKREC_HEAD_LEN + 40, &s), -EBADMSG);
+	rec.buf[34] = 0x7f;		/* over BOOKREC_META_MAX */
+	CHECK_EQ_INT(bookrec_opf_name(rec.buf, rec.len, &s), -EBADMSG);
+	CHECK(s == NULL);
+	sbuf_release(&rec);
+	sbuf_release(&re);
+	sbuf_release(&back);
+	book_free(b);
+	free(text);
+}
+
 int main(void)
 {
 	RUN(test_bookrec);
+	RUN(test_bookrec_opf);
 	RUN(test_pipeline);
 	RUN(test_ordering);
 	return CHECK_DONE();

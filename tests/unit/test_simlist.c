@@ -175,17 +175,69 @@ static void test_tsv(void)
 
 	set(&l->v[0], 0x2a, "dir/a\tb.txt", RELATE_NEAR_DUPLICATE, 91);
 	set(&l->v[1], 7, "x\\y\n.txt", RELATE_OVERLAP, 40);
+	l->v[1].title = strdup("T\tx - A");
 	l->v[0].simhash_distance = 3;
 	l->v[0].jaccard = 0.5;
 	REQUIRE(simlist_rank(l) == 0);
 	sbuf_init(&sb);
 	REQUIRE(simlist_tsv(l, &sb) == 0);
 	CHECK_EQ_STR(sb.buf,
-		     "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\n"
-		     "1\t91\tnear-duplicate\t3\t0.500\t0.000\t0.000\t000000000000002a\tdir/a\\tb.txt\n"
-		     "2\t40\toverlap\t0\t0.000\t0.000\t0.000\t0000000000000007\tx\\\\y\\n.txt\n");
+		     "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\ttitle\n"
+		     "1\t91\tnear-duplicate\t3\t0.500\t0.000\t0.000\t000000000000002a\tdir/a\\tb.txt\t\n"
+		     "2\t40\toverlap\t0\t0.000\t0.000\t0.000\t0000000000000007\tx\\\\y\\n.txt\t"
+		     "T\\tx - A\n");
 	sbuf_release(&sb);
 	simlist_free(l);
+}
+
+/* Entries with a metadata.opf title are named "TITLE - AUTHOR.EXT": the
+ * formats of one book differ by the extension and the rank, a '/' or a
+ * control character never reaches the name, a long title is cut within
+ * NAME_MAX bytes on a UTF-8 boundary with the extension kept. */
+static void test_titles(void)
+{
+	struct simlist *l = mk(4);
+	struct sbuf sb;
+	char longt[400];
+	size_t i;
+
+	set(&l->v[0], 1, "W/War (3)/The War - Wells.epub", RELATE_SAME_TEXT, 100);
+	set(&l->v[1], 2, "W/War (3)/The War - Wells.azw3", RELATE_SAME_TEXT, 100);
+	set(&l->v[2], 3, "x/plain.txt", RELATE_NEAR_DUPLICATE, 90);
+	set(&l->v[3], 4, "y/noext", RELATE_OVERLAP, 30);
+	l->v[0].title = strdup("The War of the Worlds - H. G. Wells");
+	l->v[1].title = strdup("The War of the Worlds - H. G. Wells");
+	l->v[3].title = strdup("AC/DC\nLive");
+	REQUIRE(simlist_rank(l) == 0);
+	CHECK_EQ_STR(l->v[0].name, "01 100% same text - The War of the Worlds - H. G. Wells.azw3");
+	CHECK_EQ_STR(l->v[1].name, "02 100% same text - The War of the Worlds - H. G. Wells.epub");
+	CHECK_EQ_STR(l->v[2].name, "03 90% near duplicate - plain.txt");
+	CHECK_EQ_STR(l->v[3].name, "04 30% overlap - AC_DC Live");
+	simlist_free(l);
+
+	/* 'é' (2 bytes) repeated: the cut never splits it */
+	for (i = 0; i + 2 < sizeof(longt); i += 2)
+		memcpy(longt + i, "\xc3\xa9", 2);
+	longt[i] = '\0';
+	l = mk(1);
+	set(&l->v[0], 9, "a/b.pdf", RELATE_OVERLAP, 5);
+	l->v[0].title = strdup(longt);
+	REQUIRE(simlist_rank(l) == 0);
+	CHECK(strlen(l->v[0].name) <= NAME_MAX);
+	CHECK(strlen(l->v[0].name) >= NAME_MAX - 1);
+	CHECK(!strcmp(l->v[0].name + strlen(l->v[0].name) - 4, ".pdf"));
+	CHECK(((unsigned char)l->v[0].name[strlen(l->v[0].name) - 5] & 0xC0) == 0x80);
+	CHECK(!strncmp(l->v[0].name, "01 5% overlap - \xc3\xa9", 18));
+	simlist_free(l);
+
+	sbuf_init(&sb);
+	CHECK_EQ_INT(simlist_title_base(&sb, "T", "dir/.hidden"), 0);
+	CHECK_EQ_STR(sb.buf, "T");
+	CHECK_EQ_INT(simlist_title_base(&sb, "T", "dir.d/x.averyveryverylongext"), 0);
+	CHECK_EQ_STR(sb.buf, "T");
+	CHECK_EQ_INT(simlist_title_base(&sb, "T", "x.tar.gz"), 0);
+	CHECK_EQ_STR(sb.buf, "T.gz");
+	sbuf_release(&sb);
 }
 
 static void test_link(void)
@@ -229,6 +281,7 @@ int main(void)
 	RUN(test_rank_wide);
 	RUN(test_score);
 	RUN(test_tsv);
+	RUN(test_titles);
 	RUN(test_link);
 	RUN(test_unescape);
 	return CHECK_DONE();

@@ -1,6 +1,9 @@
 /* test_skipped.c - non-books named by their content (filekind), the kinds
  * of skipped files read back from their reasons, and the counts and listing
  * of an index's skipped files (skipped). */
+#include <stdint.h>
+#include <stdio.h>
+
 #include "check.h"
 #include "extract.h"
 #include "filekind.h"
@@ -129,10 +132,71 @@ static void test_count_and_list(void)
 	idx_close(ix);
 }
 
+/* The cache answers without a walk while the index is unchanged: a busy
+ * index (fresh 0) within max_age gets the kept counts even after a change,
+ * an idle one (fresh 1) never gets counts older than its generation, and
+ * another index never gets the counts of the first. */
+static void test_cache(void)
+{
+	const char *dir = check_tmpdir();
+	const char *paths[3] = { "a/1.jpg", "b/2.cbz", "c/3.jpg" };
+	struct idx_stat sts[3] = { stat_of(1), stat_of(2), stat_of(3) };
+	struct skipped_cache *c = skipped_cache_new();
+	struct idx *ix = NULL, *ix2 = NULL;
+	struct skipped sk;
+	char dir2[4096];
+	uint64_t ids[3];
+
+	REQUIRE(dir && c);
+	snprintf(dir2, sizeof(dir2), "%s/second", dir);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	REQUIRE(idx_mark_queued(ix, paths, sts, 3, ids) == 0);
+	REQUIRE(idx_put_failed(ix, ids[0], &sts[0], IDX_NOT_BOOK,
+			       "a/1.jpg: not a book (JPEG image)") == 0);
+	REQUIRE(skipped_cache_count(c, ix, 1, 0, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 1);
+	REQUIRE(sk.n == 1);
+	CHECK_EQ_STR(sk.v[0].kind, "JPEG image");
+	skipped_release(&sk);
+	REQUIRE(idx_put_failed(ix, ids[1], &sts[1], IDX_NOT_BOOK,
+			       "b/2.cbz: not a book (CBZ comic archive)") == 0);
+	/* busy, young counts: kept (one walk a while, not one per read) */
+	REQUIRE(skipped_cache_count(c, ix, 0, UINT64_MAX / 2, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 1);
+	skipped_release(&sk);
+	/* busy, too old: counted again */
+	REQUIRE(skipped_cache_count(c, ix, 0, 0, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 2);
+	skipped_release(&sk);
+	REQUIRE(idx_put_failed(ix, ids[2], &sts[2], IDX_NOT_BOOK,
+			       "c/3.jpg: not a book (JPEG image)") == 0);
+	/* idle: the generation moved, counted again whatever the age */
+	REQUIRE(skipped_cache_count(c, ix, 1, UINT64_MAX / 2, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 3);
+	REQUIRE(sk.n == 2);
+	CHECK_EQ_STR(sk.v[0].kind, "JPEG image");
+	CHECK_EQ_INT(sk.v[0].n, 2);
+	skipped_release(&sk);
+	/* unchanged: the same counts */
+	REQUIRE(skipped_cache_count(c, ix, 1, 0, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 3);
+	skipped_release(&sk);
+	/* another index: its own counts */
+	REQUIRE(idx_open(&ix2, dir2, NULL) == 0);
+	REQUIRE(skipped_cache_count(c, ix2, 0, UINT64_MAX / 2, &sk) == 0);
+	CHECK_EQ_INT(sk.total, 0);
+	CHECK_EQ_INT(sk.n, 0);
+	skipped_release(&sk);
+	idx_close(ix2);
+	idx_close(ix);
+	skipped_cache_free(c);
+}
+
 int main(void)
 {
 	RUN(test_filekind);
 	RUN(test_kind);
 	RUN(test_count_and_list);
+	RUN(test_cache);
 	return CHECK_DONE();
 }
