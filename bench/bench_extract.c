@@ -327,8 +327,9 @@ static double poppler_rate(const struct file *f, size_t n)
 int main(int argc, char **argv)
 {
 	const char *books = argc > 1 ? argv[1] : getenv("SIMBOOK_BOOKS");
+	const char *only = argc > 2 ? argv[2] : NULL;	/* one format (for profiling) */
 	static struct file txt[256], epub[64];
-	struct extract_doc *pre;
+	struct extract_doc *pre = NULL;
 	char dir[4096];
 	size_t nt = 0, ne = 0, i, bytes;
 	double base, dec, nrm, both, infl, ep;
@@ -343,6 +344,8 @@ int main(int argc, char **argv)
 		synth_text(&txt[nt++]);
 	if (!ne)
 		synth_epub(&txt[0], &epub[ne++]);
+	if (only && books)
+		goto formats;
 	pre = calloc(nt, sizeof(*pre));
 	for (i = 0; i < nt; i++) {
 		extract_doc_init(&pre[i]);
@@ -363,6 +366,7 @@ int main(int argc, char **argv)
 	ep = run(M_BOTH, epub, ne, NULL, &bytes);
 	printf("  extract + normalise        %8.0f MB/s of extracted text (%.1f MB)  target >= 60\n",
 	       ep, bytes / 1e6);
+formats:
 	if (books) {
 		static struct file fm[64 + 64];
 		static const enum extract_format fmts[] = {
@@ -378,7 +382,11 @@ int main(int argc, char **argv)
 		printf("per format (%s/formats and epub): extract + normalise\n", books);
 		for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
 			double in, out;
-			size_t c = format_rate(fmts[k], fm, nf, &in, &out);
+			size_t c;
+
+			if (only && strcmp(only, extract_format_name(fmts[k])))
+				continue;
+			c = format_rate(fmts[k], fm, nf, &in, &out);
 
 			if (c)
 				printf("  %-5s %2zu files  %8.1f MB/s of files  %8.1f MB/s of text\n",
@@ -395,7 +403,8 @@ int main(int argc, char **argv)
 			free(fm[i].data);
 	}
 	for (i = 0; i < nt; i++) {
-		extract_doc_release(&pre[i]);
+		if (pre)
+			extract_doc_release(&pre[i]);
 		free(txt[i].data);
 	}
 	for (i = 0; i < ne; i++)
