@@ -15,6 +15,7 @@
  * chunks.
  */
 #include "extract_i.h"
+#include "palmdoc.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -369,6 +370,105 @@ static int mb_check_fdst(struct ex_ctx *ctx, const MOBIData *m, size_t text_max)
 	return 0;
 }
 
+/* Whether the text records of the part libmobi reads are PalmDOC that we
+ * decode (libmobi's decoder was a third of the extraction time).  Files of
+ * format version 3 or older stay with libmobi, which strips stray NUL bytes
+ * from their records once they are decoded. */
+static int mb_is_palmdoc(const MOBIData *m)
+{
+	return m->rh && m->rh->compression_type == MOBI_COMPRESSION_PALMDOC &&
+	       !(mobi_exists_mobiheader(m) && mobi_get_fileversion(m) <= 3);
+}
+
+/* Text record i (rec) without its trailing entries, decoded onto raw (at
+ * most cap bytes, libmobi's bound for a record). */
+static int mb_palmdoc_rec(struct ex_ctx *ctx, const MOBIPdbRecord *rec, uint16_t flags,
+			  size_t cap, size_t i, struct sbuf *raw)
+{
+	size_t extra;
+	long got;
+
+	extra = flags ? mobi_get_record_extrasize(rec, flags) : 0;
+	if (extra == MOBI_NOTSET || extra > rec->size)
+		return ex_fail(ctx, -EBADMSG, "corrupt: trailing entries of text record %zu longer "
+			       "than the record", i + 1);
+	if (sbuf_grow(raw, cap))
+		return ex_fail(ctx, -ENOMEM, "out of memory");
+	got = palmdoc_lz77((unsigned char *)raw->buf + raw->len, cap, rec->data, rec->size - extra);
+	if (got < 0)
+		return ex_fail(ctx, -EBADMSG, "corrupt: text record %zu does not decompress", i + 1);
+	raw->len += (size_t)got;	/* sbuf_setlen only shortens */
+	raw->buf[raw->len] = '\0';
+	return 0;
+}
+
+/* Decodes the part's text records in place: each record's data becomes its
+ * text, and the part is marked uncompressed without trailing entries, so
+ * that libmobi's own flow splitting and encoding conversion run unchanged. */
+static int mb_unpack_palmdoc(struct ex_ctx *ctx, MOBIData *m)
+{
+	MOBIPdbRecord *rec = mobi_get_record_by_seqnumber(m, 1 + mobi_get_kf8offset(m));
+	uint16_t flags = m->mh && m->mh->extra_flags ? *m->mh->extra_flags : 0;
+	size_t cap = mobi_get_textrecord_maxsize(m), i, n;
+	struct sbuf raw = { 0 };
+	int ret = 0;
+
+	sbuf_init(&raw);
+	for (i = 0; i < m->rh->text_record_count && rec && !ret; i++, rec = rec->next) {
+		char *out;
+
+		ret = mb_palmdoc_rec(ctx, rec, flags, cap, i, &raw);
+		out = ret ? NULL : sbuf_detach(&raw, &n);
+		if (!ret && !out)
+			ret = ex_fail(ctx, -ENOMEM, "out of memory");
+		if (ret)
+			break;
+		/* libmobi frees record data with free() (mobi_free_rec) */
+		free(rec->data);
+		rec->data = (unsigned char *)out;
+		rec->size = n;
+	}
+	sbuf_release(&raw);
+	if (ret)
+		return ret;
+	m->rh->compression_type = MOBI_COMPRESSION_NONE;
+	if (m->mh && m->mh->extra_flags)
+		*m->mh->extra_flags = 0;
+	return 0;
+}
+
+/* MOBI 6 in UTF-8 with PalmDOC records: the markup libmobi's rawml would
+ * hold is the decoded records one after the other (it gets there through
+ * three copies of the whole text), so it is built here in one. */
+static int mb_is_mobi6_utf8(const MOBIData *m)
+{
+	return mb_is_palmdoc(m) && m->mh && !mobi_is_kf8(m) && !mobi_exists_fdst(m) &&
+	       m->mh->text_encoding && *m->mh->text_encoding == MOBI_UTF8;
+}
+
+static int mb_mobi6(struct ex_ctx *ctx, const MOBIData *m)
+{
+	const MOBIPdbRecord *rec = mobi_get_record_by_seqnumber(m, 1);
+	uint16_t flags = m->mh->extra_flags ? *m->mh->extra_flags : 0;
+	size_t cap = mobi_get_textrecord_maxsize(m), i;
+	struct sbuf raw = { 0 }, utf8 = { 0 };
+	int ret = 0;
+
+	/* libmobi refuses a declared length its records cannot hold */
+	if (m->rh->text_length > mobi_get_text_maxsize(m))
+		return ex_fail(ctx, -EBADMSG, "corrupt: %u bytes of text declared, more than its "
+			       "records hold", m->rh->text_length);
+	sbuf_init(&raw);
+	sbuf_init(&utf8);
+	for (i = 0; i < m->rh->text_record_count && rec && !ret; i++, rec = rec->next)
+		ret = mb_palmdoc_rec(ctx, rec, flags, cap, i, &raw);
+	if (!ret)
+		ret = mb_add_paged(ctx, raw.buf, raw.len, &utf8);
+	sbuf_release(&utf8);
+	sbuf_release(&raw);
+	return ret;
+}
+
 /* PalmDOC: plain text in an unknown encoding, no chunks. */
 static int mb_plain(struct ex_ctx *ctx, const MOBIData *m)
 {
@@ -472,12 +572,20 @@ int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len)
 		ret = mb_meta(ctx, m);
 	if (ret)
 		goto out;
+	if (mb_is_mobi6_utf8(m)) {
+		ret = mb_mobi6(ctx, m);
+		goto text;
+	}
+	ret = mb_is_palmdoc(m) ? mb_unpack_palmdoc(ctx, m) : 0;
+	if (ret)
+		goto out;
 	if (!mobi_exists_mobiheader(m) && !memcmp((const char *)data + 60, "TEXtREAd", 8))
 		ret = mb_plain(ctx, m);
 	else if (!m->mh)
 		ret = ex_fail(ctx, -EBADMSG, "corrupt: no MOBI header");
 	else
 		ret = mb_markup(ctx, m);
+text:
 	if (!ret && !ctx->doc->text.len)
 		ret = ex_fail(ctx, -EBADMSG, "no readable text in the book");
 out:
