@@ -1,4 +1,11 @@
-/* idx.h - the LMDB index: files, fingerprint records and band tables.
+/* idx.h - the index: files, fingerprint records and band tables.
+ *
+ * The index's tables live in an ordered key-value store (kvs.h, private to
+ * src/index): the table logic behind this interface reaches them only
+ * through it, and the store today is LMDB (kvs_lmdb.c; opening, schema
+ * check and rebuild of the LMDB file in idx.c).  Where this header speaks
+ * of LMDB below, it describes that store; a later backend implements kvs.h
+ * and gets the same answers from the same table logic.
  *
  * One environment per library, in a directory the caller chooses (the daemon
  * defaults to a hidden folder inside SRC).  The index holds, per file of the
