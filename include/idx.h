@@ -71,7 +71,7 @@
  * Nothing returned points into the map.
  *
  * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
- * converted in one place (idx_err() in idx_txn.c): MDB_NOTFOUND -> -ENOENT,
+ * converted in one place (idx_err() in kvs_lmdb.c): MDB_NOTFOUND -> -ENOENT,
  * MDB_MAP_FULL/MDB_TXN_FULL -> -ENOSPC (after growth failed or past 1 TiB),
  * MDB_READERS_FULL -> -EAGAIN, corruption and version mismatches -> -EIO,
  * system errors -> their -errno.  A value in the database

@@ -107,6 +107,7 @@ enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
 	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, DB_REL, NDB
 };
+_Static_assert(NDB <= KVS_TABLES, "the index's tables are the store's tables");
 /* The tables' names in the environment, by DB_* (idx.c). */
 extern const char *const idx_db_names[NDB];
 
