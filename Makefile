@@ -31,7 +31,7 @@ SAN     ?=
 # V=1 prints every command in full.
 Q := $(if $(V),,@)
 
-PKGS := fuse3 lmdb libxxhash libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi
+PKGS := fuse3 lmdb libxxhash libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis
 
 MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p || printf '%s ' $$p; done)
 ifneq ($(strip $(MISSING)),)
@@ -48,7 +48,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
 OPT  ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSIMBOOK_VERSION='"$(VERSION)"' \
         -Iinclude $(shell pkg-config --cflags $(PKGS)) $(WARN) $(OPT) -pthread $(SAN) $(CFLAGS)
-LDLIBS_ALL := $(shell pkg-config --libs fuse3 lmdb libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi) -lm -pthread $(LDLIBS)
+LDLIBS_ALL := $(shell pkg-config --libs fuse3 lmdb libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis) -lm -pthread $(LDLIBS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 # The layers, lowest first (docs/ARCHITECTURE.md; `make check-layers`).
@@ -65,11 +65,14 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# Programs the integration tests drive (tests/prog/*.c), e.g. rcltest.
+PROG_SRC := $(wildcard tests/prog/*.c)
+PROG_BIN := $(PROG_SRC:tests/prog/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all test test-fast check check-layers fuzz fuzz-bins bench run install uninstall clean help
-all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN)
+all: $(BUILD)/simbookfs $(BUILD)/simbook $(UNIT_BIN) $(PROG_BIN)
 
 # -MMD -MP: each object depends on the headers it really includes.
 DEPFLAGS = -MMD -MP
@@ -106,6 +109,10 @@ TEST_INC := -Itests/unit -Itests/common -Itests/eval
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/tests
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(TEST_INC) $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(EVAL_LIB) $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/prog/%.c $(LIB) | $(BUILD)/tests
+	@$(if $(Q),echo "  PROG    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MT $@ -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/bench/%: bench/%.c $(LIB) $(EVAL_LIB) | $(BUILD)/bench
 	@$(if $(Q),echo "  BENCH   $@")
@@ -185,7 +192,7 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(EVAL_OBJ:.o=.d) $(BUILD)/obj/fs/simbookfs.d $(BUILD)/obj/cli/simbook.d \
-	$(UNIT_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
+	$(UNIT_BIN:=.d) $(PROG_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_BIN:=.d)
 
 help:
 	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'

@@ -16,6 +16,7 @@
 #                warm: p50/p99 per listing, against the same work on a native
 #                directory holding as many symlinks
 #   rescan       a remount with no change: time until idle
+# -b 0: without the fingerprint and index baselines (the listings only).
 # -p K: before the listings, K of the 20 shelves become 0700 through the
 # mount (the listing then checks who may see each book, and drops the
 # entries of those shelves from the kernel's cache once handed out).
@@ -24,9 +25,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 N=200
 PRIV=0
+BASE=1
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
 [ -d "$BOOKS/texts" ] || { echo "viewsbench: no $BOOKS/texts" >&2; exit 1; }
-bench_init viewsbench "n:N d:DIR p:PRIV" "$@"
+bench_init viewsbench "n:N d:DIR p:PRIV b:BASE" "$@"
 LIB=$W/lib
 mkdir -p "$LIB"
 
@@ -66,10 +68,12 @@ rate() { # label wall cpu
 			l, w, n / w, mb / w, c, mb / c }'
 }
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-read -r w c < <(find "$LIB" -type f -print0 | timed xargs -0 "$SB" fingerprint)
-rate "baseline: simbook fingerprint, 1 thread" "$w" "$c"
-read -r w c < <(timed "$SB" index "$W/native" --quiet --index "$W/native.idx")
-rate "baseline: simbook index, no mount" "$w" "$c"
+if [ "$BASE" != 0 ]; then
+	read -r w c < <(find "$LIB" -type f -print0 | timed xargs -0 "$SB" fingerprint)
+	rate "baseline: simbook fingerprint, 1 thread" "$w" "$c"
+	read -r w c < <(timed "$SB" index "$W/native" --quiet --index "$W/native.idx")
+	rate "baseline: simbook index, no mount" "$w" "$c"
+fi
 bench_mount -o rescan=0 "${FSOPTS[@]}"
 bench_wait_idle
 c0=$(cputicks "$PID")

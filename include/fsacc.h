@@ -17,6 +17,7 @@
 #define FSACC_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* A caller: pid 0 when it has no process to read groups from. */
@@ -41,6 +42,19 @@ int fsacc_reach(struct fsacc *a, const struct fsacc_who *who, const char *path);
 /* 1 when every caller could (each folder above path searchable by owner,
  * group and others): an answer that needs no caller. */
 int fsacc_public(struct fsacc *a, const char *path);
+/* 1 when every caller who may search each folder of guard (a folder,
+ * "" SRC's root) may also reach path: guard holds a folder only its owner
+ * may search (no group or other search bit), and that owner (or root)
+ * passes every folder above path.  The views use it for entries the kernel
+ * only shows through a folder that mirrors guard's search bits. */
+int fsacc_covers(struct fsacc *a, const char *guard, const char *path);
+/* The folder dir (as fsacc_covers()'s guard) was just read as st: when
+ * the cache holds it otherwise, it is read again now (a change counted). */
+void fsacc_note(struct fsacc *a, const char *dir, const struct stat *st);
+/* How many times a read found a cached folder changed (also those not yet
+ * reported by fsacc_recheck()): answers derived from the cache before
+ * are stale once it moves. */
+uint64_t fsacc_changes(struct fsacc *a);
 /* Reads every cached folder again; 1 when one changed mode or owner or
  * went away since the last call (also when a refresh after ttl found
  * it), else 0. */

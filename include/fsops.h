@@ -43,6 +43,8 @@ enum fs_change {
 				 * for a directory, everything below moved too */
 	FS_CHANGE_EXCHANGE,	/* path and path2 swapped places (RENAME_EXCHANGE) */
 	FS_CHANGE_LINK,		/* path2 is a new hard link to path */
+	FS_CHANGE_PERM,		/* directory path changed mode or owner (who may
+				 * search it); path2 NULL */
 };
 
 /* Called on the FUSE worker thread right after the change succeeded on SRC,

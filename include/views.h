@@ -67,6 +67,11 @@ void views_set_library(struct views *v, const char *src, const char *index);
 void views_set_shared(struct views *v, int on);
 /* The indexer's notify callback (arg: the struct views). */
 void views_changed(void *arg);
+/* A folder of SRC changed mode or owner through the mount: who may reach
+ * which book is read again and what the kernel holds of the views is
+ * dropped before this returns (at most a second's wait), so that every
+ * caller sees the change at once. */
+void views_perm_changed(struct views *v);
 /* Connects the index that op opens (before mounting).  Until it is open
  * (and when it failed) similar/, clusters/, duplicates/ and lookup/ are
  * empty folders, their entries ENOENT, the xattr absent; .simbookfs/status

@@ -80,6 +80,12 @@ struct views {
 	char **priv;			/* view paths whose answer depended on the caller */
 	size_t npriv;
 	int priv_lost;			/* more than PRIV_MAX: invalidate all served */
+	/* fsacc_changes() when the thread last dropped all served: answers
+	 * kept for the callers of a folder (views_shield()) only while equal */
+	uint64_t acc_seen;
+	int perm_req;			/* views_perm_changed() waits for a pass */
+	uint64_t perm_done;		/* passes for perm_req, with perm_cond */
+	pthread_cond_t perm_cond;
 	pthread_mutex_t snap_lock;
 	struct vsnap *snaps[SNAP_SLOTS];
 	/* invalidation thread */
@@ -136,6 +142,17 @@ int views_who(struct fsacc_who *who);
  * every caller may reach), and forgets it: such answers must not stay in
  * the kernel's cache, which all callers share. */
 int views_private_take(void);
+/* The answer since the last views_private_take() is about an entry the
+ * kernel shows only below similar/GUARD/ (GUARD a folder of SRC, whose
+ * owner and search bits that view folder carries), and depended on
+ * reaching the books paths[0..n): when every caller who gets through GUARD
+ * may reach them all (fsacc_covers()), the answer is the same for all of
+ * them and is no longer private.  Not while a folder change is still being
+ * dropped from the kernel's cache. */
+void views_shield(struct views *v, const char *guard, const char *const *paths, size_t n);
+/* Whether a folder change is being dropped from the kernel's cache: view
+ * folders then carry their owner's search bit only. */
+int views_acc_unsettled(struct views *v);
 /* 1 when path's top-level name is not visible in the mount (arg: v). */
 int views_skip(void *arg, const char *path);
 /* The number of components of rel. */

@@ -78,6 +78,16 @@ int xt_parse_entry(struct xt_text *t, struct zipread *z, const char *name, const
 			       const unsigned char *),
 		   void (*text)(void *, const unsigned char *, int), void *ud);
 
+/* The metadata document entry of z (DOCX's docProps/core.xml, ODT's
+ * meta.xml): on(ud, name, text) for each element child of its root (of the
+ * root's first child element named in, when in is not NULL) whose local
+ * name is one of names (NULL-terminated), in document order.  0 when the
+ * entry is missing or not XML; else on()'s first non-zero return, -ENOMEM,
+ * or zipread_xml()'s error. */
+int xt_meta_each(struct zipread *z, const char *entry, const char *in,
+		 const char *const *names, int (*on)(void *ud, const char *name, const char *v),
+		 void *ud);
+
 /* Local-name helpers for the SAX2 attribute array (localname, prefix, URI,
  * value, end): a copy of the value of attribute name (any namespace) into
  * buf (NUL-terminated, cut at bufsz - 1), returning 1, or 0 if absent. */

@@ -16,6 +16,10 @@ pkgs="$pkgs syncthing"
 # packages; GTK 2 was already present).  From a bare Debian the closure
 # with GTK 2 and the X libraries is at most ~140 MB to download.
 pkgs="$pkgs xvfb pcmanfm x11-utils"
+# The Redis index transport (src/index/rcl.c) builds on hiredis; its
+# integration tests (t7000-t7009) start their own redis-server nodes and
+# build a cluster with redis-cli.
+pkgs="$pkgs libhiredis-dev redis-server redis-tools"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -215,49 +215,33 @@ static int identifier_isbn(const char *v, char *isbn, size_t sz)
 						    !strncmp(isbn, "979", 3))));
 }
 
+/* One Dublin Core element of docProps/core.xml into the document. */
+static int core_elem(void *ud, const char *name, const char *v)
+{
+	struct extract_doc *doc = ud;
+	char isbn[16];
+	int ret = 0;
+
+	if (!strcmp(name, "title") && !doc->title)
+		ret = ex_str_set(&doc->title, v, strlen(v));
+	else if (!strcmp(name, "creator"))
+		ret = ex_strv_add(&doc->creators, v, strlen(v));
+	else if (!strcmp(name, "language") && !doc->language)
+		ret = ex_str_set(&doc->language, v, strlen(v));
+	else if (!strcmp(name, "identifier")) {
+		ret = ex_strv_add(&doc->identifiers, v, strlen(v));
+		if (!ret && !doc->isbn && identifier_isbn(v, isbn, sizeof(isbn)))
+			ret = ex_str_set(&doc->isbn, isbn, strlen(isbn));
+	}
+	return ret;
+}
+
 /* dc:title, dc:creator, dc:language, dc:identifier of docProps/core.xml. */
 static int read_core(struct ex_ctx *ctx, struct zipread *z)
 {
-	struct extract_doc *doc = ctx->doc;
-	xmlDocPtr x = NULL;
-	xmlNodePtr n;
-	char isbn[16];
-	int ret;
+	static const char *const names[] = { "title", "creator", "language", "identifier", NULL };
 
-	ret = zipread_xml(z, "docProps/core.xml", &x);
-	if (ret == -ENOENT || ret == -EINVAL)
-		return 0;
-	if (ret)
-		return ret;
-	for (n = xmlDocGetRootElement(x)->children; n && !ret; n = n->next) {
-		const char *name = (const char *)n->name;
-		char *v;
-
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		if (strcmp(name, "title") && strcmp(name, "creator") && strcmp(name, "language") &&
-		    strcmp(name, "identifier"))
-			continue;
-		v = (char *)xmlNodeGetContent(n);
-		if (!v) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (!strcmp(name, "title") && !doc->title)
-			ret = ex_str_set(&doc->title, v, strlen(v));
-		else if (!strcmp(name, "creator"))
-			ret = ex_strv_add(&doc->creators, v, strlen(v));
-		else if (!strcmp(name, "language") && !doc->language)
-			ret = ex_str_set(&doc->language, v, strlen(v));
-		else if (!strcmp(name, "identifier")) {
-			ret = ex_strv_add(&doc->identifiers, v, strlen(v));
-			if (!ret && !doc->isbn && identifier_isbn(v, isbn, sizeof(isbn)))
-				ret = ex_str_set(&doc->isbn, isbn, strlen(isbn));
-		}
-		xmlFree(v);
-	}
-	xmlFreeDoc(x);
-	return ret;
+	return xt_meta_each(z, "docProps/core.xml", NULL, names, core_elem, ctx->doc);
 }
 
 static int read_document(struct docx *d, struct zipread *z)

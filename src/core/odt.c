@@ -99,51 +99,41 @@ static void on_text(void *ud, const xmlChar *ch, int len)
 		xt_add(&o->t, (const char *)ch, (size_t)len);
 }
 
+/* meta.xml read so far: the document, and dc:creator kept for when no
+ * meta:initial-creator comes. */
+struct meta {
+	struct extract_doc *doc;
+	char *creator;		/* owned */
+};
+
+static int meta_elem(void *ud, const char *name, const char *v)
+{
+	struct meta *m = ud;
+	struct extract_doc *doc = m->doc;
+
+	if (!strcmp(name, "title") && !doc->title)
+		return ex_str_set(&doc->title, v, strlen(v));
+	if (!strcmp(name, "language") && !doc->language)
+		return ex_str_set(&doc->language, v, strlen(v));
+	if (!strcmp(name, "initial-creator") && !doc->creators.n)
+		return ex_strv_add(&doc->creators, v, strlen(v));
+	if (!strcmp(name, "creator") && !m->creator)
+		m->creator = strdup(v);
+	return 0;
+}
+
 /* dc:title, meta:initial-creator (else dc:creator), dc:language from meta.xml. */
 static int read_meta(struct ex_ctx *ctx, struct zipread *z)
 {
-	struct extract_doc *doc = ctx->doc;
-	xmlDocPtr x = NULL;
-	xmlNodePtr m, n;
-	char *creator = NULL;
+	static const char *const names[] = { "title", "creator", "language", "initial-creator",
+					     NULL };
+	struct meta m = { ctx->doc, NULL };
 	int ret;
 
-	ret = zipread_xml(z, "meta.xml", &x);
-	if (ret == -ENOENT || ret == -EINVAL)
-		return 0;
-	if (ret)
-		return ret;
-	for (m = xmlDocGetRootElement(x)->children; m; m = m->next)
-		if (m->type == XML_ELEMENT_NODE && !strcmp((const char *)m->name, "meta"))
-			break;
-	for (n = m ? m->children : NULL; n && !ret; n = n->next) {
-		const char *name = (const char *)n->name;
-		char *v;
-
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		if (strcmp(name, "title") && strcmp(name, "creator") && strcmp(name, "language") &&
-		    strcmp(name, "initial-creator"))
-			continue;
-		v = (char *)xmlNodeGetContent(n);
-		if (!v) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (!strcmp(name, "title") && !doc->title)
-			ret = ex_str_set(&doc->title, v, strlen(v));
-		else if (!strcmp(name, "language") && !doc->language)
-			ret = ex_str_set(&doc->language, v, strlen(v));
-		else if (!strcmp(name, "initial-creator") && !doc->creators.n)
-			ret = ex_strv_add(&doc->creators, v, strlen(v));
-		else if (!strcmp(name, "creator") && !creator)
-			creator = strdup(v);
-		xmlFree(v);
-	}
-	if (!ret && !doc->creators.n && creator)
-		ret = ex_strv_add(&doc->creators, creator, strlen(creator));
-	free(creator);
-	xmlFreeDoc(x);
+	ret = xt_meta_each(z, "meta.xml", "meta", names, meta_elem, &m);
+	if (!ret && !m.doc->creators.n && m.creator)
+		ret = ex_strv_add(&m.doc->creators, m.creator, strlen(m.creator));
+	free(m.creator);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
+#include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
 #include "grow.h"
@@ -264,5 +265,49 @@ int xt_parse_entry(struct xt_text *t, struct zipread *z, const char *name, const
 		ret = xt_parse(t, xml.buf, xml.len, &sax, ud, name);
 	}
 	sbuf_release(&xml);
+	return ret;
+}
+
+static int name_in(const char *name, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(name, *names))
+			return 1;
+	return 0;
+}
+
+int xt_meta_each(struct zipread *z, const char *entry, const char *in,
+		 const char *const *names, int (*on)(void *ud, const char *name, const char *v),
+		 void *ud)
+{
+	xmlDocPtr x = NULL;
+	xmlNodePtr m, n;
+	int ret;
+
+	ret = zipread_xml(z, entry, &x);
+	if (ret == -ENOENT || ret == -EINVAL)
+		return 0;
+	if (ret)
+		return ret;
+	m = xmlDocGetRootElement(x);
+	if (in && m) {
+		for (m = m->children; m; m = m->next)
+			if (m->type == XML_ELEMENT_NODE && !strcmp((const char *)m->name, in))
+				break;
+	}
+	for (n = m ? m->children : NULL; n && !ret; n = n->next) {
+		char *v;
+
+		if (n->type != XML_ELEMENT_NODE || !name_in((const char *)n->name, names))
+			continue;
+		v = (char *)xmlNodeGetContent(n);
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = on(ud, (const char *)n->name, v);
+		xmlFree(v);
+	}
+	xmlFreeDoc(x);
 	return ret;
 }

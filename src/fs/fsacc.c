@@ -50,6 +50,7 @@ struct fsacc {
 	int rootfd;
 	int64_t ttl;
 	int changed;		/* a refresh found a folder changed (fsacc_recheck()) */
+	uint64_t changes;	/* every refresh that found a change */
 	pthread_mutex_t lock;
 	struct folder folder[FOLDER_SLOTS];
 	struct procgroups proc[PROC_SLOTS];
@@ -190,8 +191,10 @@ static void chain_get(struct fsacc *a, const char *dir, struct chain *c)
 		return;
 	pthread_mutex_lock(&a->lock);
 	if (f->dir && !strcmp(f->dir, dir) &&
-	    (c->n != f->c.n || memcmp(c->f, f->c.f, (size_t)c->n * sizeof(c->f[0]))))
+	    (c->n != f->c.n || memcmp(c->f, f->c.f, (size_t)c->n * sizeof(c->f[0])))) {
 		a->changed = 1;
+		a->changes++;
+	}
 	free(f->dir);
 	f->dir = copy;
 	f->at = now;
@@ -325,6 +328,72 @@ int fsacc_public(struct fsacc *a, const char *path)
 			return 0;
 	return 1;
 }
+int fsacc_covers(struct fsacc *a, const char *guard, const char *path)
+{
+	char dir[PATH_MAX];
+	struct chain g, c;
+	uid_t owner = 0;
+	int i, closed = 0;
+
+	chain_get(a, guard, &g);
+	/* who gets through guard: root, and the owner of each folder that
+	 * only its owner may search (the other folders are not counted:
+	 * that can only make the set larger) */
+	for (i = 0; i < g.n; i++) {
+		if (g.f[i].mode & 0011)
+			continue;
+		if (closed && g.f[i].uid != owner)
+			return 1;	/* two owners: root alone */
+		owner = g.f[i].uid;
+		closed = 1;
+	}
+	if (!closed)
+		return 0;
+	if (owner == 0)
+		return 1;
+	if (parent_of(path, dir, sizeof(dir)))
+		return 0;
+	chain_get(a, dir, &c);
+	if (!c.n)
+		return 0;
+	/* whether owner is in a folder's group is not known here: both the
+	 * group's and the others' bit must let it search */
+	for (i = 0; i < c.n; i++)
+		if (c.f[i].uid == owner ? !(c.f[i].mode & 0100) : (c.f[i].mode & 0011) != 0011)
+			return 0;
+	return 1;
+}
+
+void fsacc_note(struct fsacc *a, const char *dir, const struct stat *st)
+{
+	struct folder *f = &a->folder[folder_slot(dir)];
+	const struct fattr *last;
+	struct chain c;
+	int stale = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (f->dir && !strcmp(f->dir, dir) && f->c.n) {
+		last = &f->c.f[f->c.n - 1];
+		stale = last->mode != st->st_mode || last->uid != st->st_uid ||
+			last->gid != st->st_gid;
+		if (stale)
+			f->at = monoclock_ns() - a->ttl;	/* expired */
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (stale)
+		chain_get(a, dir, &c);
+}
+
+uint64_t fsacc_changes(struct fsacc *a)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&a->lock);
+	n = a->changes;
+	pthread_mutex_unlock(&a->lock);
+	return n;
+}
+
 int fsacc_recheck(struct fsacc *a)
 {
 	struct chain c;
@@ -347,8 +416,10 @@ int fsacc_recheck(struct fsacc *a)
 		pthread_mutex_lock(&a->lock);
 		if (a->folder[i].dir && !strcmp(a->folder[i].dir, dir)) {
 			if (c.n != a->folder[i].c.n ||
-			    memcmp(c.f, a->folder[i].c.f, (size_t)c.n * sizeof(c.f[0])))
+			    memcmp(c.f, a->folder[i].c.f, (size_t)c.n * sizeof(c.f[0]))) {
 				changed = 1;
+				a->changes++;
+			}
 			a->folder[i].c = c;
 			a->folder[i].at = monoclock_ns();
 		}

@@ -292,6 +292,17 @@ static int fs_link(const char *from, const char *to)
 	return ret;
 }
 
+/* After a chmod or chown through path: a folder's search bits or owner
+ * decide who may reach the books below it (the views ask). */
+static void fs_perm_touched(struct fs *fs, const char *path, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	if ((fi ? fstat((int)fi->fh, &st) : fs_getattr(path, &st, NULL)) == 0 &&
+	    S_ISDIR(st.st_mode))
+		fs_notify(fs, FS_CHANGE_PERM, path, NULL);
+}
+
 static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_cur();
@@ -311,6 +322,8 @@ static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	fs_changed(fs);
 	if (!ret)
 		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
+	if (!ret)
+		fs_perm_touched(fs, path, fi);
 	return ret;
 }
 
@@ -333,6 +346,8 @@ static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 	fs_changed(fs);
 	if (!ret)
 		fs_links_touched(fs, path, fi ? (int)fi->fh : -1);
+	if (!ret)
+		fs_perm_touched(fs, path, fi);
 	return ret;
 }
 

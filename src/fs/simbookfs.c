@@ -226,7 +226,7 @@ static void sbfs_log_change(void *arg, enum fs_change what, const char *path, co
 	static const char *const names[] = {
 		[FS_CHANGE_WRITE] = "write", [FS_CHANGE_UNLINK] = "unlink",
 		[FS_CHANGE_RENAME] = "rename", [FS_CHANGE_EXCHANGE] = "exchange",
-		[FS_CHANGE_LINK] = "link",
+		[FS_CHANGE_LINK] = "link", [FS_CHANGE_PERM] = "perm",
 	};
 
 	(void)arg;
@@ -238,6 +238,7 @@ static void sbfs_log_change(void *arg, enum fs_change what, const char *path, co
  * served), and what its log lines name. */
 struct sbfs_glue {
 	struct opener *op;
+	struct views *views;	/* told of folder permission changes; NULL: none */
 	const char *where;	/* the index's place: -o index= or SRC */
 	int in_src;		/* the index is in SRC (not -o index=) */
 	int debug;
@@ -252,6 +253,11 @@ static void sbfs_change(void *arg, enum fs_change what, const char *path, const 
 
 	if (g->debug)
 		sbfs_log_change(NULL, what, path, path2);
+	if (what == FS_CHANGE_PERM) {
+		if (g->views)
+			views_perm_changed(g->views);
+		return;
+	}
 	if (!ixr)
 		return;
 	switch (what) {
@@ -267,6 +273,8 @@ static void sbfs_change(void *arg, enum fs_change what, const char *path, const 
 		break;
 	case FS_CHANGE_LINK:
 		indexer_linked(ixr, path, path2);
+		break;
+	case FS_CHANGE_PERM:
 		break;
 	}
 }
@@ -591,6 +599,8 @@ static int sbfs_setup_views(struct sbfs *s)
 		ret = fs_hide_name(s->fs, s->hidden);
 	if (!ret)
 		ret = views_register(s->views, s->fs);
+	if (!ret)
+		s->glue.views = s->views;
 	/* Any xattr handler makes the kernel ask the daemon for every
 	 * getxattr (ls -l asks two per file: 10k files 0.08 -> 1 s). */
 	if (!ret && !o->idxattr && !o->xattr)

@@ -109,6 +109,24 @@ void views_changed(void *arg)
 	pthread_mutex_unlock(&v->lock);
 }
 
+void views_perm_changed(struct views *v)
+{
+	struct timespec ts;
+	uint64_t done;
+
+	if (!v->has_thread)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	pthread_mutex_lock(&v->lock);
+	done = v->perm_done;
+	v->perm_req = 1;
+	pthread_cond_signal(&v->cond);
+	while (v->perm_done == done && !v->stop &&
+	       pthread_cond_timedwait(&v->perm_cond, &v->lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&v->lock);
+}
 
 static void *views_thread(void *arg)
 {
@@ -119,20 +137,26 @@ static void *views_thread(void *arg)
 	char **paths, **priv;
 	size_t n, i, k;
 	char top[NAME_MAX + 2];
-	int force;
+	uint64_t changes;
+	int force, perm;
 
 	priv = calloc(PRIV_MAX, sizeof(*priv));
 	pthread_mutex_lock(&v->lock);
 	while (!v->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
-		while (!v->stop && !v->dirty && !v->npriv && !v->priv_lost &&
+		while (!v->stop && !v->dirty && !v->npriv && !v->priv_lost && !v->perm_req &&
 		       pthread_cond_timedwait(&v->cond, &v->lock, &ts) != ETIMEDOUT)
 			;
 		if (v->stop)
 			break;
 		n = v->npriv;
-		force = v->priv_lost;
+		perm = v->perm_req;
+		v->perm_req = 0;
+		/* a folder changed since the kernel was last told: what was
+		 * kept for the callers of a folder goes too */
+		changes = fsacc_changes(v->acc);
+		force = v->priv_lost || perm || changes != v->acc_seen;
 		if (priv) {
 			memcpy(priv, v->priv, n * sizeof(*priv));
 		} else {	/* no room to take them: everything goes */
@@ -154,9 +178,10 @@ static void *views_thread(void *arg)
 		inval_private(v, priv, n);
 		/* A folder's mode or owner changed (through the mount or behind
 		 * it): what every caller was shown may be wrong now. */
-		if (monoclock_ns() - checked >= 1000000000) {
+		if (perm || monoclock_ns() - checked >= 1000000000) {
 			force |= fsacc_recheck(v->acc);
 			checked = monoclock_ns();
+			changes = fsacc_changes(v->acc);
 		}
 		/* Let a burst of changes settle into one invalidation. */
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
@@ -187,11 +212,20 @@ static void *views_thread(void *arg)
 			snprintf(top, sizeof(top), "/%s", v->names[k]);
 			fuse_invalidate_path(v->fuse, top);
 		}
-		for (i = 0; paths && i < n; i++) {
+		/* the latest first: entries before the folders they are in,
+		 * whose search bits kept others from them */
+		for (i = n; paths && i-- > 0;) {
 			fuse_invalidate_path(v->fuse, paths[i]);
 			free(paths[i]);
 		}
 		free(paths);
+		pthread_mutex_lock(&v->lock);
+		v->acc_seen = changes;
+		if (perm) {
+			v->perm_done++;
+			pthread_cond_broadcast(&v->perm_cond);
+		}
+		pthread_mutex_unlock(&v->lock);
 		grp_prebuild(v);
 		pthread_mutex_lock(&v->lock);
 	}

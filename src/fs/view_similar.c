@@ -270,6 +270,26 @@ static int sim_listing(struct views *v, const struct simlist *l, struct sbuf *ou
 	return ret;
 }
 
+/* An entry of similar/BOOK/ pointing at path, the caller's answer taken:
+ * the kernel shows it only through similar/FOLDER/, FOLDER BOOK's folder
+ * in SRC (the answer depended on reaching BOOK and path). */
+static void shield_entry(struct views *v, const char *book, size_t len, const char *path)
+{
+	char guard[IDX_PATH_MAX + 1], self[IDX_PATH_MAX + 1];
+	const char *paths[2] = { path, self };
+	const char *slash;
+
+	if (len > IDX_PATH_MAX)
+		return;
+	memcpy(self, book, len);
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	len = slash ? (size_t)(slash - self) : 0;
+	memcpy(guard, self, len);
+	guard[len] = '\0';
+	views_shield(v, guard, paths, 2);
+}
+
 int sim_getattr(struct views *v, const char *rel, struct stat *st)
 {
 	struct sim_res r;
@@ -290,6 +310,14 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 			st->st_mode = S_IFDIR | (r.tst.st_mode & 0555);
 			st->st_uid = r.tst.st_uid;
 			st->st_gid = r.tst.st_gid;
+			/* entries below were kept for the callers these bits
+			 * let in (views_shield()): until those of a changed
+			 * folder are dropped, only its owner, and ask again */
+			fsacc_note(v->acc, rel, &r.tst);
+			if (v->shared && v->has_thread && views_acc_unsettled(v)) {
+				st->st_mode &= ~(mode_t)0055;
+				views_private_add(v, VK_SIMILAR, rel, NULL);
+			}
 		}
 		break;
 	case SN_BOOK:
@@ -301,6 +329,9 @@ int sim_getattr(struct views *v, const char *rel, struct stat *st)
 		if (!ret)
 			views_fill_entry(v, st, views_ino(VK_SIMILAR, views_hash(r.list->l->v[r.entry].path, r.id)),
 				   strlen(buf), &r.tst);
+		if (!ret && !r.list->own)
+			shield_entry(v, rel, (size_t)(strrchr(rel, '/') - rel),
+				     r.list->l->v[r.entry].path);
 		break;
 	case SN_LISTING:
 		if (snap_current(v, VK_SIMILAR, rel, st))
@@ -393,6 +424,7 @@ int sim_readdir(struct views *v, const char *rel, void *buf, fuse_fill_dir_t fil
 					views_private_take();
 					continue;
 				}
+				shield_entry(v, rel, strlen(rel), e->path);
 				/* names ranked for this caller are its own too */
 				if (views_private_take() || lr->own)
 					views_private_add(v, VK_SIMILAR, rel, e->name);

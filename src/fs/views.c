@@ -236,6 +236,28 @@ int views_reach(struct views *v, const char *path)
 	return views_who(&who) || fsacc_reach(v->acc, &who, path);
 }
 
+void views_shield(struct views *v, const char *guard, const char *const *paths, size_t n)
+{
+	size_t i;
+
+	if (!private_seen || !v->shared || !v->has_thread || views_acc_unsettled(v))
+		return;
+	for (i = 0; i < n; i++)
+		if (!fsacc_covers(v->acc, guard, paths[i]))
+			return;
+	private_seen = 0;
+}
+
+int views_acc_unsettled(struct views *v)
+{
+	uint64_t seen;
+
+	pthread_mutex_lock(&v->lock);
+	seen = v->acc_seen;
+	pthread_mutex_unlock(&v->lock);
+	return fsacc_changes(v->acc) != seen;
+}
+
 int views_private_take(void)
 {
 	int seen = private_seen;
@@ -593,6 +615,7 @@ int views_new(struct views **out, int rootfd, const char *prefix, const char *hi
 	pthread_cond_init(&v->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&v->built, NULL);
+	pthread_cond_init(&v->perm_cond, NULL);
 	*out = v;
 	return 0;
 nomem:
@@ -673,6 +696,7 @@ void views_free(struct views *v)
 	judge_cache_free(v->pairs);
 	pthread_cond_destroy(&v->cond);
 	pthread_cond_destroy(&v->built);
+	pthread_cond_destroy(&v->perm_cond);
 	pthread_mutex_destroy(&v->lock);
 	free(v->prefix);
 	free(v);

@@ -1,7 +1,12 @@
-# deduplib.sh - helpers of the simbook dedup tests (t615x), sourced after
-# lib.sh and viewlib.sh.  make_lib DIR fills DIR with a library of real
-# books (../shared/books; skips without them) holding byte copies with known
-# mtimes, plus genlib.py's generated same-text and near-duplicate books.
+# deduplib.sh - helpers of the simbook dedup tests (t615x), sourced first
+# (it sources lib.sh and viewlib.sh).  make_lib DIR fills DIR with a
+# library of real books (../shared/books; skips without them) holding byte
+# copies with known mtimes, plus genlib.py's generated same-text and
+# near-duplicate books; dd_setup mounts it.
+# many dedup runs, each reading every member: slow on a loaded machine
+SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/viewlib.sh"
 SB=$SIMBOOK_BUILD/simbook
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
 [ -d "$BOOKS/texts" ] || skip "no shared books in $BOOKS"
@@ -28,6 +33,17 @@ make_lib() { # DIR
 	touch -d '2002-01-01' "$d/keep/usher-copy.txt"
 	touch -d '2004-01-01' "$d/base2.txt"
 	touch -d '2006-01-01' "$d/base2-copy.txt"
+}
+
+# dd_setup [FN]: make_lib in SRC (then FN SRC adds to it), mounted with no
+# option, indexed, its groups listed in duplicates/.
+dd_setup() {
+	FS_ARGS=()
+	make_lib "$SRC"
+	[ $# -eq 0 ] || "$1" "$SRC"
+	mount_fs
+	wait_idle 90
+	until_ok 20 test -n "$(ls "$MNT/duplicates")"
 }
 
 snap() { python3 "$SNAP" snap "$1"; } # DIR > FILE

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The change hook: with -d the daemon registers a hook that logs every
 # change, so this checks which operations report which paths (relative to
-# SRC) -- and that reading reports nothing.
+# SRC) -- and that reading reports nothing; a folder's chmod and chown
+# report perm, a file's not.
 . "$(dirname "$0")/lib.sh"
 
 mount_fs -d
 mkdir "$MNT/sub"
+chmod 700 "$MNT/sub"
+chown 0:0 "$MNT/sub" 2>/dev/null || chmod 755 "$MNT/sub"
 echo one >"$MNT/sub/a"
+chmod 600 "$MNT/sub/a"
 mv "$MNT/sub/a" "$MNT/b"
 ln "$MNT/b" "$MNT/c"
 truncate -s 2 "$MNT/c"
@@ -57,6 +61,9 @@ expect "write 'e'"
 expect "unlink 'f'"
 expect "unlink 'h'"
 expect "rename 'e' 'h'"
+# a folder's mode or owner (who may search it), not a file's
+[ "$(grep -c "^simbookfs: change perm 'sub'$" "$T/changes")" -eq 2 ] || fail "folder chmod/chown not reported"
+! grep -q "perm 'sub/a'" "$T/changes" || fail "a file's chmod reported as perm"
 ! grep -q fuse_hidden "$T/changes" || fail "a hidden name was reported"
 [ -z "$(ls -A "$SRC" | grep fuse_hidden)" ] || fail "hidden files left in SRC: $(ls -A "$SRC")"
 # truncate(1) reports twice (ftruncate, then release of its fd); the reads

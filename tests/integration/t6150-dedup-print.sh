@@ -3,16 +3,8 @@
 # run: nothing changes (sha256 and inode of every file), each keep rule
 # chooses the copy it names, -0 and --json, grep-like exit status, and
 # one-line errors for bad options.
-# many dedup runs, each reading every member: slow on a loaded machine
-SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/viewlib.sh"
 . "$(dirname "$0")/deduplib.sh"
-FS_ARGS=()
-make_lib "$SRC"
-mount_fs
-wait_idle 60
-until_ok 10 test -n "$(ls "$MNT/duplicates")"
+dd_setup
 snap "$SRC" >"$T/before"
 
 cd "$MNT"

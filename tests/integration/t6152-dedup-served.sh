@@ -6,16 +6,8 @@
 # index hidden under the mount): the groups come from the views; and over
 # SRC with -o viewmode=files (entries are files, not links): the groups
 # come from the mount's index, read through the mount.
-# many dedup runs, each reading every member: slow on a loaded machine
-SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/viewlib.sh"
 . "$(dirname "$0")/deduplib.sh"
-FS_ARGS=()
-make_lib "$SRC"
-mount_fs
-wait_idle 60
-until_ok 10 test -n "$(ls "$MNT/duplicates")"
+dd_setup
 
 snap "$SRC" >"$T/before"
 run_dd --json --delete "$SRC/a"

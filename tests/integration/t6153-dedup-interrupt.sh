@@ -4,14 +4,10 @@
 # copy through the mount, then continues it), for byte copies and for
 # same-text groups; SIGINT before acting changes nothing (exit 130); SIGINT
 # in the middle of deleting 60 groups leaves every group a member.
-# many dedup runs, each reading every member: slow on a loaded machine
-SIMBOOK_CASE_TIMEOUT=${SIMBOOK_CASE_TIMEOUT:-400}
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/viewlib.sh"
 . "$(dirname "$0")/deduplib.sh"
-FS_ARGS=()
-make_lib "$SRC"
-python3 - "$(dirname "$0")" "$SRC/many" <<'PY'
+# 60 groups of 3 copies each, for the interrupted deletion
+many() {
+	python3 - "$(dirname "$0")" "$1/many" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import wordgen
@@ -22,8 +18,8 @@ for i in range(60):
         os.makedirs(os.path.join(sys.argv[2], "g%02d" % i), exist_ok=True)
         wordgen.put(sys.argv[2], "g%02d/copy%d.txt" % (i, c), t)
 PY
-mount_fs
-wait_idle 90
+}
+dd_setup many
 until_ok 20 test "$(ls "$MNT/duplicates" | wc -l)" -ge 63 || fail "duplicates/: $(ls "$MNT/duplicates" | wc -l) groups"
 cd "$MNT"
 

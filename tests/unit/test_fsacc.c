@@ -171,11 +171,81 @@ static void test_supplementary(void)
 	close(fd);
 }
 
+/* Who gets through a guard folder may reach a path: root's and U's
+ * closed folders, open and group-only ones; changes counted. */
+static void test_covers(void)
+{
+	const char *dir = check_tmpdir();
+	static const struct {
+		const char *name;
+		mode_t mode;
+		uid_t uid;
+	} f[] = {
+		{ "open", 0755, 0 }, { "rootonly", 0700, 0 }, { "rootonly2", 0700, 0 },
+		{ "u", 0700, U }, { "u2", 0711, U }, { "u_noexec", 0600, U }, { "grp", 0750, 0 },
+		{ "g_only", 0710, 0 }, { "o_only", 0701, 0 },
+	};
+	struct fsacc *a = NULL;
+	struct stat st;
+	uint64_t n0;
+	size_t i;
+	int fd;
+
+	if (getuid() != 0)
+		SKIP("needs root (chown of a folder)");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(fd >= 0);
+	REQUIRE(fchmod(fd, 0755) == 0);
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		REQUIRE(mkdirat(fd, f[i].name, 0700) == 0);
+		REQUIRE(fchmodat(fd, f[i].name, f[i].mode, 0) == 0);
+		REQUIRE(fchownat(fd, f[i].name, f[i].uid, 0, 0) == 0);
+	}
+	REQUIRE(fsacc_new(&a, fd, 3600LL * 1000000000) == 0);
+	/* only root through rootonly/: it reaches everything */
+	CHECK_EQ_INT(fsacc_covers(a, "rootonly", "rootonly2/b.txt"), 1);
+	CHECK_EQ_INT(fsacc_covers(a, "rootonly", "u/b.txt"), 1);
+	/* root and U through u/ (0700 and 0711 alike: others' bit set in
+	 * 0711 lets them in, so u2/ is no guard) */
+	CHECK_EQ_INT(fsacc_covers(a, "u", "u/b.txt"), 1);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "open/b.txt"), 1);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "rootonly/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "grp/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "g_only/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "o_only/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "u_noexec/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u2", "u/b.txt"), 0);
+	/* open or group-readable guards let unknown callers in */
+	CHECK_EQ_INT(fsacc_covers(a, "open", "open/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "", "open/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "grp", "grp/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "missing", "open/b.txt"), 0);
+
+	/* a change the cache does not hold yet: noted, read again, counted */
+	n0 = fsacc_changes(a);
+	REQUIRE(fchmodat(fd, "u", 0755, 0) == 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "rootonly/b.txt"), 0);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "open/b.txt"), 1);	/* cached: still closed */
+	CHECK(fsacc_changes(a) == n0);
+	REQUIRE(fstatat(fd, "u", &st, 0) == 0);
+	fsacc_note(a, "u", &st);
+	CHECK(fsacc_changes(a) == n0 + 1);
+	CHECK_EQ_INT(fsacc_covers(a, "u", "open/b.txt"), 0);
+	fsacc_note(a, "u", &st);	/* the same again: no change */
+	CHECK(fsacc_changes(a) == n0 + 1);
+	REQUIRE(fchmodat(fd, "open", 0700, 0) == 0);
+	CHECK_EQ_INT(fsacc_recheck(a), 1);
+	CHECK(fsacc_changes(a) == n0 + 2);
+	fsacc_free(a);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(test_rule);
 	RUN(test_proc_groups);
 	RUN(test_paths);
 	RUN(test_supplementary);
+	RUN(test_covers);
 	return CHECK_DONE();
 }
