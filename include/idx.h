@@ -1,4 +1,11 @@
-/* idx.h - the LMDB index: files, fingerprint records and band tables.
+/* idx.h - the index: files, fingerprint records and band tables.
+ *
+ * The index's tables live in an ordered key-value store (kvs.h, private to
+ * src/index): the table logic behind this interface reaches them only
+ * through it, and the store today is LMDB (kvs_lmdb.c; opening, schema
+ * check and rebuild of the LMDB file in idx.c).  Where this header speaks
+ * of LMDB below, it describes that store; a later backend implements kvs.h
+ * and gets the same answers from the same table logic.
  *
  * One environment per library, in a directory the caller chooses (the daemon
  * defaults to a hidden folder inside SRC).  The index holds, per file of the
@@ -64,7 +71,7 @@
  * Nothing returned points into the map.
  *
  * Errors: every function returns 0 or a negative errno.  LMDB's own codes are
- * converted in one place (idx_err() in idx_txn.c): MDB_NOTFOUND -> -ENOENT,
+ * converted in one place (idx_err() in kvs_lmdb.c): MDB_NOTFOUND -> -ENOENT,
  * MDB_MAP_FULL/MDB_TXN_FULL -> -ENOSPC (after growth failed or past 1 TiB),
  * MDB_READERS_FULL -> -EAGAIN, corruption and version mismatches -> -EIO,
  * system errors -> their -errno.  A value in the database

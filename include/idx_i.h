@@ -1,7 +1,11 @@
-/* idx_i.h - private to the LMDB index (src/index/idx*.c): the handle, the
+/* idx_i.h - private to the index (src/index/idx*.c): the handle, the
  * transaction helpers, the record codecs and the table ids, shared by the
- * index's files.  With idxcheck.c (the reads of a data file that may be
- * damaged) those files are the only ones that include lmdb.h.
+ * index's files.  The tables live in a key-value store (kvs.h); the table
+ * logic reaches them only through it.  The store is LMDB (kvs_lmdb.c):
+ * opening it, the schema check, upgrades that need LMDB and the rebuild of
+ * a damaged file (idx.c, idx_rebuild.c, idxcheck.c) are the LMDB file's
+ * own matters and the only index files besides kvs_lmdb.c that include
+ * lmdb.h.
  *
  * Sub-databases and their layouts (integers big-endian, so keys sort the same
  * on every machine and a prefix is a range):
@@ -18,7 +22,8 @@
  *   text    text hash (16) + id -> (empty)
  *   exempt  id + id -> (empty), stored in both orders
  *   fail    id -> (empty) for files in state IDX_FAILED
- *   uqkey   u32 pruning key -> postings (MDB_DUPSORT | MDB_DUPFIXED: 12
+ *   uqkey   u32 pruning key -> postings (a kvs dup table; in LMDB
+ *           MDB_DUPSORT | MDB_DUPFIXED: 12
  *           bytes a posting, and the count of a key without reading its
  *           postings): the pruning keys of every book (sampled unique
  *           words, dupniq.h; shingle anchors, fp.h).  A posting is the id
@@ -51,20 +56,18 @@
 #ifndef IDX_I_H
 #define IDX_I_H
 
-#include <lmdb.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "band.h"
 #include "idx.h"
 #include "idx_test.h"
+#include "kvs.h"
 
 #define KEY_INLINE 480
 #define PKEY_MAX (KEY_INLINE + 1 + 8)
 #define MAP_MIN ((uint64_t)1 << 20)
 #define MAP_DEFAULT ((uint64_t)256 << 20)
-#define MAP_LIMIT ((uint64_t)1 << 40)
 #define MH_MAX 1024
 #define REC_MAX ((size_t)64 << 20)
 /* a stored schema above this is damage, not a newer version */
@@ -104,33 +107,24 @@ enum {
 	DB_META, DB_FILES, DB_IDS, DB_BOOK, DB_REC, DB_SHBAND, DB_MHBAND, DB_TEXT, DB_EXEMPT,
 	DB_FAIL, DB_UQKEY, DB_UQBOOK, DB_CLUSTER, DB_COPY, DB_REL, NDB
 };
+_Static_assert(NDB <= KVS_TABLES, "the index's tables are the store's tables");
 /* The tables' names in the environment, by DB_* (idx.c). */
 extern const char *const idx_db_names[NDB];
 
 struct idx {
-	MDB_env *env;
-	MDB_dbi db[NDB];
+	struct kvs *kv;			/* the tables (the LMDB store, kvs_lmdb.h) */
 	struct band_layout bl;
-	pthread_mutex_t wlock;		/* one writer at a time */
-	pthread_rwlock_t maplock;	/* held shared by every txn, exclusive to resize */
 	int rebuilt;			/* enum idx_rebuild */
 	uint64_t kept_files, kept_pairs;	/* carried over by the rebuild */
 	/* idx_opts.progress, while idx_open() runs */
 	int (*progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
 	void *progress_arg;
-	/* the flusher: fdatasync within sync_ms of a commit */
-	pthread_t flusher;
-	pthread_mutex_t flock;
-	pthread_cond_t fcond;
-	int dirty, stopping, has_flusher;
-	uint32_t sync_ms;
 };
 
 /* A write transaction and the meta values it caches until commit. */
 struct wtx {
 	struct idx *ix;
-	MDB_txn *txn;
-	int mapfull;
+	struct kvs_tx *tx;
 	int meta_loaded, meta_dirty;
 	uint64_t nextid;
 	uint64_t counts[IDX_NSTATES + 1];
@@ -167,36 +161,36 @@ struct brec {
 	const uint8_t *mh;
 };
 
-/* An MDB_val over len bytes at p (LMDB does not write through it). */
-static inline MDB_val idx_mval(const void *p, size_t len)
-{
-	MDB_val v;
-
-	v.mv_data = (void *)(uintptr_t)p;
-	v.mv_size = len;
-	return v;
-}
-
 /* ---- transactions (idx_txn.c) ---- */
 
-/* An LMDB return code as 0 or -errno: the one place they are converted. */
-int idx_err(int rc);
-/* A read transaction; *txn ends with idx_rtx_end().  0 or -errno. */
-int idx_rtx_begin(struct idx *ix, MDB_txn **txn);
-void idx_rtx_end(struct idx *ix, MDB_txn *txn);
-/* Row access inside a write transaction; a full map is noted in w for
- * idx_write() to grow it.  idx_w_del() of a missing key is not an error. */
-int idx_w_get(struct wtx *w, int db, const void *k, size_t klen, MDB_val *v);
-int idx_w_put(struct wtx *w, int db, const void *k, size_t klen, const void *v, size_t vlen);
-int idx_w_del(struct wtx *w, int db, const void *k, size_t klen);
+/* Row access inside a write transaction (kvs_get/put/del).  idx_w_del() of
+ * a missing key is not an error. */
+static inline int idx_w_get(struct wtx *w, int db, const void *k, size_t klen,
+			    struct kvs_val *v)
+{
+	return kvs_get(w->tx, db, k, klen, v);
+}
+
+static inline int idx_w_put(struct wtx *w, int db, const void *k, size_t klen, const void *v,
+			    size_t vlen)
+{
+	return kvs_put(w->tx, db, k, klen, v, vlen);
+}
+
+static inline int idx_w_del(struct wtx *w, int db, const void *k, size_t klen)
+{
+	return kvs_del(w->tx, db, k, klen);
+}
+
 /* Loads the meta values (nextid, counts) w caches until commit. */
 int idx_meta_load(struct wtx *w);
 /* Moves the counters from one (state, has fingerprint) to another; 0 = none. */
 int idx_count_move(struct wtx *w, uint8_t from_state, int from_fp, uint8_t to_state, int to_fp);
 
 typedef int (*write_fn)(struct wtx *w, void *arg);
-/* Runs fn in one write transaction: commit when it returns >= 0 (returned),
- * abort otherwise; when the map was full, grow it and run fn again. */
+/* Runs fn in one write transaction (kvs_write()): commit when it returns
+ * >= 0 (returned), abort otherwise; the store may run fn again from scratch
+ * (w is fresh each time: meta values are loaded again). */
 int idx_write(struct idx *ix, write_fn fn, void *arg);
 
 /* ---- keys and records (idx_codec.c) ---- */
@@ -207,13 +201,13 @@ int idx_path_check(const char *path);
 
 void idx_path_key(const char *path, size_t len, struct pkey *k);
 /* 0, or -EIO for a record that does not decode. */
-int idx_frec_decode(const MDB_val *v, struct frec *f);
+int idx_frec_decode(const struct kvs_val *v, struct frec *f);
 /* Encodes f into p (room for FREC_HDR + IDX_PATH_MAX + IDX_ERR_MAX); its length. */
 size_t idx_frec_encode(const struct frec *f, uint8_t *p);
 /* Sets f's error text (NULL: none), cut to IDX_ERR_MAX bytes. */
 void idx_frec_set_err(struct frec *f, const char *err);
 /* 0, or -EIO for a record that does not decode; b->mh points into v. */
-int idx_brec_decode(const MDB_val *v, struct brec *b);
+int idx_brec_decode(const struct kvs_val *v, struct brec *b);
 /* f from r without its strings (zeroed first). */
 void idx_file_out(const struct frec *r, struct idx_file *f);
 /* f's path and error strdup'd from r: 0 or -ENOMEM (then none). */
@@ -232,15 +226,6 @@ uint64_t idx_fp_tag_of(const uint8_t sh[IDX_SH_BYTES], const uint8_t th[IDX_SH_B
 		       uint32_t rec_version);
 /* 0 when fp can be stored, else -EINVAL. */
 int idx_fp_check(const struct idx_fp *fp);
-
-/* ---- the flusher (idx_flush.c) ---- */
-
-/* Starts the flusher thread: 0 or -errno. */
-int idx_flusher_start(struct idx *ix);
-/* Tells the flusher a write was committed. */
-void idx_flusher_kick(struct idx *ix);
-/* Stops the flusher thread (none started: nothing to do). */
-void idx_flusher_stop(struct idx *ix);
 
 /* ---- open, upgrades, rebuild (idx.c, idx_upgrade.c, idx_rebuild.c) ---- */
 
@@ -276,8 +261,7 @@ int idx_file_remove(struct wtx *w, const struct frec *f);
  * stop without error).  On each call *next may be set to a key to continue
  * from (skipping a subtree); next->len == 0 means the next key. */
 typedef int (*files_fn)(const struct frec *f, void *arg, struct pkey *next);
-int idx_files_under(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t plen, files_fn fn,
-		    void *arg);
+int idx_files_under(struct kvs_tx *tx, const char *prefix, size_t plen, files_fn fn, void *arg);
 /* Collects into l (its v malloc'd) the file at path and every file under path + "/". */
 int idx_collect_tree(struct wtx *w, const char *path, struct flist *l);
 
@@ -286,10 +270,10 @@ int idx_collect_tree(struct wtx *w, const char *path, struct flist *l);
 int idx_group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, uint64_t ids[2],
 		    size_t *n);
 int idx_group_leave(struct wtx *w, uint64_t id, const struct brec *b);
-int idx_group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, size_t *n,
+int idx_group_read(struct kvs_tx *tx, uint64_t id, uint64_t **ids, size_t *n,
 		   size_t *cap);
 int idx_load_copy_groups(struct idx *ix, struct idx_groups *cg);
-int idx_copies_add(struct idx *ix, MDB_txn *txn, uint64_t **ids, uint8_t (**sh)[IDX_SH_BYTES],
+int idx_copies_add(struct kvs_tx *tx, uint64_t **ids, uint8_t (**sh)[IDX_SH_BYTES],
 		   size_t *n, size_t *cap);
 
 /* ---- pair tables (idx_rel.c) ---- */
@@ -305,28 +289,27 @@ int idx_uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint32_
 /* ---- the read side (idx_txn.c) ---- */
 
 /* Called for each row of a walk: 0 to go on, > 0 to stop (the walk returns
- * 0), < 0 to stop with that error.  k and v point into the map. */
-typedef int (*idx_row_fn)(const MDB_val *k, const MDB_val *v, void *arg);
+ * 0), < 0 to stop with that error.  k and v point into the store. */
+typedef int (*idx_row_fn)(const struct kvs_val *k, const struct kvs_val *v, void *arg);
 /* Calls fn for the rows of cur's table in key order, from the first key >=
  * start (slen bytes; NULL: from the first row), until fn stops it or the
  * table ends: the twin of idx_write().  0, fn's error, or the cursor's. */
-int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg);
+int idx_cursor_walk(struct kvs_cur *cur, const void *start, size_t slen, idx_row_fn fn, void *arg);
 /* idx_cursor_walk() from the row after the one cur is on (a row read by
  * hand first, e.g. a header row that decides whether to read on). */
-int idx_cursor_walk_next(MDB_cursor *cur, idx_row_fn fn, void *arg);
-/* idx_cursor_walk() over table db of txn, on a cursor of its own. */
-int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
+int idx_cursor_walk_next(struct kvs_cur *cur, idx_row_fn fn, void *arg);
+/* idx_cursor_walk() over table db of tx, on a cursor of its own. */
+int idx_walk(struct kvs_tx *tx, int db, const void *start, size_t slen, idx_row_fn fn,
 	     void *arg);
-/* idx_walk() over every row of table db, in a read transaction of its own. */
-int idx_read_walk(struct idx *ix, int db, idx_row_fn fn, void *arg);
-/* Given the result of one lookup (0 or -errno) and, when 0, its value. */
-typedef int (*idx_get_fn)(int ret, const MDB_val *v, void *arg);
+/* idx_walk() over every row of table db, in a read transaction of its own;
+ * reset(arg) first on each run (the store may run a read again). */
+int idx_read_walk(struct idx *ix, int db, void (*reset)(void *arg), idx_row_fn fn, void *arg);
 /* Looks key up in table db in a read transaction of its own and returns
- * what fn makes of it (fn copies the value out: it lives in that txn). */
-int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, idx_get_fn fn, void *arg);
+ * what fn makes of it (kvs_read_get(): fn copies the value out). */
+int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, kvs_get_fn fn, void *arg);
 /* Appends to *ids (room *cap, grown) every id whose key (at cur) starts
  * with the plen-byte prefix and is plen + 8 bytes long. */
-int idx_ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
+int idx_ids_with_prefix(struct kvs_cur *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
 			size_t *n, size_t *cap);
 /* idx_ids_with_prefix() into a malloc'd *ids, in a read transaction of its
  * own (NULL and 0 on error). */

@@ -1,9 +1,9 @@
-/* idx.c - the LMDB index's handle (idx.h): opening the environment, the
- * schema check (with the upgrades and rebuilds it starts), close and the
- * handle's accessors.  The index's other files are src/index/idx_*.c,
- * sharing include/idx_i.h. */
+/* idx.c - the index's handle (idx.h) and the LMDB file's own matters:
+ * opening the environment (the LMDB store of kvs_lmdb.h), the schema check
+ * (with the upgrades and rebuilds it starts), close and the handle's
+ * accessors.  The index's other files are src/index/idx_*.c, sharing
+ * include/idx_i.h; they reach the tables through kvs.h only. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "byteorder.h"
 #include "idxcheck.h"
 #include "idx_i.h"
+#include "kvs_lmdb.h"
 
 const char *const idx_db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
@@ -31,29 +32,7 @@ int idx_open_progress(struct idx *ix, enum idx_open_phase phase, uint64_t done,
 
 static int env_open(struct idx *ix, const char *dir, uint64_t map_size, unsigned flags)
 {
-	int rc;
-
-	rc = mdb_env_create(&ix->env);
-	if (rc)
-		return idx_err(rc);
-	rc = mdb_env_set_maxdbs(ix->env, NDB + 4);
-	if (rc == 0)
-		rc = mdb_env_set_maxreaders(ix->env, 512);
-	if (rc == 0)
-		rc = mdb_env_set_mapsize(ix->env, map_size);
-	if (rc == 0)
-		rc = mdb_env_open(ix->env, dir, MDB_NOTLS | MDB_NOSYNC | flags, 0600);
-	if (rc == 0) {
-		int dead = 0;
-
-		/* free reader slots left by a process that died mid-read */
-		rc = mdb_reader_check(ix->env, &dead);
-	}
-	if (rc) {
-		mdb_env_close(ix->env);
-		ix->env = NULL;
-	}
-	return rc;	/* raw: the caller tells corruption from other errors */
+	return kvs_lmdb_env_open(ix->kv, dir, map_size, flags);
 }
 
 int idx_env_remove(const char *dir)
@@ -112,10 +91,11 @@ static int init_fn(struct wtx *w, void *arg)
 	struct idx *ix = w->ix;
 	MDB_stat st;
 	MDB_val key, v;
+	struct kvs_val mv;
 	uint8_t b[4];
 	int rc, ret, i, fresh = 0, upgrade = 0;
 
-	rc = mdb_dbi_open(w->txn, idx_db_names[DB_META], MDB_CREATE, &ix->db[DB_META]);
+	rc = mdb_dbi_open(w->tx->txn, idx_db_names[DB_META], MDB_CREATE, &ix->kv->db[DB_META]);
 	if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
 		ia->incompatible = 1;
 		ia->damaged = rc != MDB_INCOMPATIBLE;
@@ -123,8 +103,8 @@ static int init_fn(struct wtx *w, void *arg)
 	}
 	if (rc)
 		return idx_err(rc);
-	key = idx_mval("schema", 6);
-	rc = mdb_get(w->txn, ix->db[DB_META], &key, &v);
+	key = kvs_mval("schema", 6);
+	rc = mdb_get(w->tx->txn, ix->kv->db[DB_META], &key, &v);
 	ret = idx_err(rc);
 	if (lmdb_damage(rc)) {
 		ia->incompatible = ia->damaged = 1;
@@ -134,9 +114,9 @@ static int init_fn(struct wtx *w, void *arg)
 		MDB_dbi main_db;
 
 		/* Only our meta table may exist in a fresh environment. */
-		rc = mdb_dbi_open(w->txn, NULL, 0, &main_db);
+		rc = mdb_dbi_open(w->tx->txn, NULL, 0, &main_db);
 		if (rc == 0)
-			rc = mdb_stat(w->txn, main_db, &st);
+			rc = mdb_stat(w->tx->txn, main_db, &st);
 		if (rc)
 			return idx_err(rc);
 		if (st.ms_entries > 1) {
@@ -165,8 +145,8 @@ static int init_fn(struct wtx *w, void *arg)
 		}
 	}
 	for (i = DB_META + 1; i < NDB; i++) {
-		rc = mdb_dbi_open(w->txn, idx_db_names[i], i == DB_UQKEY ?
-				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->db[i]);
+		rc = mdb_dbi_open(w->tx->txn, idx_db_names[i], i == DB_UQKEY ?
+				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->kv->db[i]);
 		if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
 			ia->incompatible = 1;
 			ia->damaged = rc != MDB_INCOMPATIBLE;
@@ -185,11 +165,11 @@ static int init_fn(struct wtx *w, void *arg)
 		be_put(s, IDX_SCHEMA_VERSION, 4);
 		ret = upgrade == 3 ? idx_rebuild_uqkey(w) : 0;
 		if (ret == 0)
-			ret = idx_err(mdb_drop(w->txn, ix->db[DB_REL], 0));
+			ret = kvs_clear(w->tx, DB_REL);
 		if (ret == 0 && upgrade < 5)
 			ret = idx_upgrade_copies(w);
 		if (ret == 0 && upgrade == 5)
-			ret = idx_err(mdb_drop(w->txn, ix->db[DB_CLUSTER], 0));
+			ret = kvs_clear(w->tx, DB_CLUSTER);
 		if (ret == 0) {
 			uint8_t z[8] = { 0 };
 
@@ -210,10 +190,10 @@ static int init_fn(struct wtx *w, void *arg)
 			ret = idx_w_put(w, DB_META, "maxd", 4, b, 4);
 		return ret;
 	}
-	ret = idx_w_get(w, DB_META, "maxd", 4, &v);
+	ret = idx_w_get(w, DB_META, "maxd", 4, &mv);
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (ret == 0 && v.mv_size == 4 && be_get(v.mv_data, 4) == ia->max_d)
+	if (ret == 0 && mv.len == 4 && be_get(mv.data, 4) == ia->max_d)
 		return 0;
 	/* The band layout changed: rebuild the simhash bands from the books. */
 	ret = idx_rebuild_shband(w);
@@ -241,16 +221,16 @@ static int open_ro(struct idx *ix, const char *dir)
 	if (rc)
 		return rc == MDB_INVALID || rc == MDB_CORRUPTED ? -EIO :
 		       rc == MDB_VERSION_MISMATCH ? -ESTALE : idx_err(rc);
-	rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn);
+	rc = mdb_txn_begin(ix->kv->env, NULL, MDB_RDONLY, &txn);
 	if (rc == 0)
-		rc = mdb_dbi_open(txn, idx_db_names[DB_META], 0, &ix->db[DB_META]);
+		rc = mdb_dbi_open(txn, idx_db_names[DB_META], 0, &ix->kv->db[DB_META]);
 	if (rc == MDB_NOTFOUND) {
 		ret = -ESTALE;	/* created, never filled: its writer is starting */
 		goto out;
 	}
-	key = idx_mval("schema", 6);
+	key = kvs_mval("schema", 6);
 	if (rc == 0)
-		rc = mdb_get(txn, ix->db[DB_META], &key, &v);
+		rc = mdb_get(txn, ix->kv->db[DB_META], &key, &v);
 	if (rc) {
 		ret = rc == MDB_NOTFOUND ? -ESTALE : lmdb_damage(rc) || rc == MDB_INCOMPATIBLE ?
 		      -EIO : idx_err(rc);
@@ -269,12 +249,12 @@ static int open_ro(struct idx *ix, const char *dir)
 		ret = -ESTALE;	/* another version's: its writer upgrades it */
 		goto out;
 	}
-	key = idx_mval("maxd", 4);
-	if (mdb_get(txn, ix->db[DB_META], &key, &v) == 0 && v.mv_size == 4)
+	key = kvs_mval("maxd", 4);
+	if (mdb_get(txn, ix->kv->db[DB_META], &key, &v) == 0 && v.mv_size == 4)
 		max_d = (uint32_t)be_get(v.mv_data, 4);
 	for (i = DB_META + 1, rc = 0; i < NDB && !rc; i++)
 		rc = mdb_dbi_open(txn, idx_db_names[i], i == DB_UQKEY ?
-				  MDB_DUPSORT | MDB_DUPFIXED : 0, &ix->db[i]);
+				  MDB_DUPSORT | MDB_DUPFIXED : 0, &ix->kv->db[i]);
 	if (rc) {
 		ret = rc == MDB_NOTFOUND ? -ESTALE : lmdb_damage(rc) || rc == MDB_INCOMPATIBLE ?
 		      -EIO : idx_err(rc);
@@ -299,20 +279,20 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	uint64_t map_size = MAP_DEFAULT;
 	struct idx *ix = NULL;
 	char prev[4096];
-	int ret, rc, attempt, locks = 0, damaged = 0;
+	uint32_t sync_ms = 1000;
+	int ret, rc, attempt, damaged = 0;
 
 	*out = NULL;
 	ix = calloc(1, sizeof(*ix));
 	if (!ix)
 		return -ENOMEM;
-	ix->sync_ms = 1000;
 	if (opts) {
 		if (opts->max_d)
 			ia.max_d = opts->max_d;
 		if (opts->map_size)
 			map_size = opts->map_size < MAP_MIN ? MAP_MIN : opts->map_size;
 		if (opts->sync_ms)
-			ix->sync_ms = opts->sync_ms;
+			sync_ms = opts->sync_ms;
 		ix->progress = opts->progress;
 		ix->progress_arg = opts->progress_arg;
 	}
@@ -327,25 +307,9 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		ret = -errno;
 		goto out;
 	}
-	{
-		pthread_rwlockattr_t ra;
-
-		/* a resize waiting for readers must not be starved by new ones */
-		pthread_rwlockattr_init(&ra);
-		pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		ret = -pthread_rwlock_init(&ix->maplock, &ra);
-		pthread_rwlockattr_destroy(&ra);
-		if (ret)
-			goto out;
-		ret = -pthread_mutex_init(&ix->wlock, NULL);
-		if (ret) {
-			pthread_rwlock_destroy(&ix->maplock);
-			goto out;
-		}
-		pthread_mutex_init(&ix->flock, NULL);
-		pthread_cond_init(&ix->fcond, NULL);
-		locks = 1;
-	}
+	ret = kvs_lmdb_new(&ix->kv, sync_ms);
+	if (ret)
+		goto out;
 	if (opts && opts->readonly) {
 		ret = open_ro(ix, dir);
 		if (ret)
@@ -398,8 +362,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 			if (!ia.incompatible)
 				goto out;
 			damaged |= ia.damaged;
-			mdb_env_close(ix->env);
-			ix->env = NULL;
+			kvs_lmdb_env_close(ix->kv);
 		}
 		if (attempt == 1)
 			break;
@@ -412,7 +375,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		if (ret)
 			goto out;
 	}
-	if (!ix->env) {
+	if (!ix->kv->env) {
 		ret = -EIO;
 		goto out;
 	}
@@ -421,7 +384,7 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		if (ret)
 			goto out;
 	}
-	ret = idx_flusher_start(ix);
+	ret = kvs_lmdb_flusher_start(ix->kv);
 	if (ret)
 		goto out;
 opened:
@@ -431,14 +394,7 @@ opened:
 	ret = 0;
 out:
 	if (ix) {
-		if (ix->env)
-			mdb_env_close(ix->env);
-		if (locks) {
-			pthread_rwlock_destroy(&ix->maplock);
-			pthread_mutex_destroy(&ix->wlock);
-			pthread_mutex_destroy(&ix->flock);
-			pthread_cond_destroy(&ix->fcond);
-		}
+		kvs_lmdb_free(ix->kv);
 		free(ix);
 	}
 	return ret;
@@ -451,25 +407,21 @@ void idx_close(struct idx *ix)
 
 	if (!ix)
 		return;
-	idx_flusher_stop(ix);
+	kvs_lmdb_flusher_stop(ix->kv);
 	/* synced and closed by its writer: the next open need not walk it
 	 * (a read-only environment refuses the sync) */
-	if (mdb_env_sync(ix->env, 1) == 0 && mdb_env_get_path(ix->env, &path) == 0 && path)
+	if (mdb_env_sync(ix->kv->env, 1) == 0 && mdb_env_get_path(ix->kv->env, &path) == 0 && path)
 		dir = strdup(path);
-	mdb_env_close(ix->env);
+	kvs_lmdb_free(ix->kv);
 	if (dir)
 		idxcheck_stamp(dir);
 	free(dir);
-	pthread_rwlock_destroy(&ix->maplock);
-	pthread_mutex_destroy(&ix->wlock);
-	pthread_mutex_destroy(&ix->flock);
-	pthread_cond_destroy(&ix->fcond);
 	free(ix);
 }
 
 int idx_sync(struct idx *ix)
 {
-	return idx_err(mdb_env_sync(ix->env, 1));
+	return kvs_sync(ix->kv);
 }
 
 int idx_rebuilt(const struct idx *ix)
@@ -490,13 +442,7 @@ uint32_t idx_max_d(const struct idx *ix)
 
 uint64_t idx_generation(struct idx *ix)
 {
-	MDB_envinfo info;
-
-	/* reads the meta pages in the map: not while a resize remaps it */
-	pthread_rwlock_rdlock(&ix->maplock);
-	mdb_env_info(ix->env, &info);
-	pthread_rwlock_unlock(&ix->maplock);
-	return info.me_last_txnid;
+	return kvs_generation(ix->kv);
 }
 
 const char *idx_strerror(int err)

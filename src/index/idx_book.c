@@ -32,7 +32,7 @@ int idx_shband_apply(struct wtx *w, const uint8_t sh[IDX_SH_BYTES], uint64_t id,
 int idx_book_load(struct wtx *w, uint64_t id, uint8_t **row, struct brec *b)
 {
 	uint8_t kb[8];
-	MDB_val v;
+	struct kvs_val v;
 	int ret;
 
 	*row = NULL;
@@ -40,11 +40,11 @@ int idx_book_load(struct wtx *w, uint64_t id, uint8_t **row, struct brec *b)
 	ret = idx_w_get(w, DB_BOOK, kb, 8, &v);
 	if (ret)
 		return ret;
-	*row = malloc(v.mv_size ? v.mv_size : 1);
+	*row = malloc(v.len ? v.len : 1);
 	if (!*row)
 		return -ENOMEM;
-	memcpy(*row, v.mv_data, v.mv_size);
-	v.mv_data = *row;
+	memcpy(*row, v.data, v.len);
+	v.data = *row;
 	ret = idx_brec_decode(&v, b);
 	if (ret) {
 		free(*row);
@@ -76,7 +76,7 @@ int idx_book_set_flags(struct wtx *w, uint64_t id, uint8_t flags)
 int idx_bands_apply(struct wtx *w, uint64_t id, const struct brec *b, int add)
 {
 	uint8_t key[18], kb[8];
-	MDB_val v;
+	struct kvs_val v;
 	uint32_t i;
 	int ret = idx_shband_apply(w, b->sh, id, add);
 
@@ -94,16 +94,16 @@ int idx_bands_apply(struct wtx *w, uint64_t id, const struct brec *b, int add)
 	ret = idx_w_get(w, DB_UQBOOK, kb, 8, &v);
 	if (ret == -ENOENT)
 		return 0;
-	if (ret == 0 && (v.mv_size % 4 || v.mv_size / 4 > IDX_UQ_MAX))
+	if (ret == 0 && (v.len % 4 || v.len / 4 > IDX_UQ_MAX))
 		return 0;	/* a malformed row: no postings, as in idx_rebuild_uqkey */
 	if (ret == 0) {
-		uint8_t *keys = malloc(v.mv_size ? v.mv_size : 1);
+		uint8_t *keys = malloc(v.len ? v.len : 1);
 
 		/* copy out: the puts may move the page */
 		if (!keys)
 			return -ENOMEM;
-		memcpy(keys, v.mv_data, v.mv_size);
-		ret = idx_uq_put_postings(w, id, keys, (uint32_t)(v.mv_size / 4));
+		memcpy(keys, v.data, v.len);
+		ret = idx_uq_put_postings(w, id, keys, (uint32_t)(v.len / 4));
 		free(keys);
 	}
 	return ret;
@@ -217,7 +217,7 @@ int idx_book_add(struct wtx *w, uint64_t id, const struct idx_fp *fp)
 	if (ret == 0 && fp->n_uq_keys)
 		ret = idx_w_put(w, DB_UQBOOK, kb, 8, uq, (size_t)fp->n_uq_keys * 4);
 	if (ret == 0 && !(buf[1] & BOOK_F_COPY)) {
-		MDB_val v = idx_mval(buf, blen);
+		struct kvs_val v = { buf, blen };
 
 		ret = idx_brec_decode(&v, &b);
 		if (ret == 0)
@@ -233,7 +233,7 @@ out:
 
 int idx_file_load_key(struct wtx *w, const struct pkey *k, const char *path, struct frec *f)
 {
-	MDB_val v;
+	struct kvs_val v;
 	int ret = idx_w_get(w, DB_FILES, k->b, k->len, &v);
 
 	if (ret)
@@ -258,17 +258,17 @@ int idx_file_by_id(struct wtx *w, uint64_t id, struct frec *f)
 {
 	uint8_t kb[8];
 	struct pkey k;
-	MDB_val v;
+	struct kvs_val v;
 	int ret;
 
 	be_put(kb, id, 8);
 	ret = idx_w_get(w, DB_IDS, kb, 8, &v);
 	if (ret)
 		return ret;
-	if (v.mv_size == 0 || v.mv_size > PKEY_MAX)
+	if (v.len == 0 || v.len > PKEY_MAX)
 		return -EIO;
-	memcpy(k.b, v.mv_data, v.mv_size);
-	k.len = v.mv_size;
+	memcpy(k.b, v.data, v.len);
+	k.len = v.len;
 	ret = idx_file_load_key(w, &k, NULL, f);
 	if (ret == 0 && f->id != id)
 		ret = -EIO;
@@ -311,28 +311,24 @@ static int flist_push(struct flist *l, const struct frec *f)
 	return 0;
 }
 
-int idx_files_under(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t plen, files_fn fn,
-		       void *arg)
+int idx_files_under(struct kvs_tx *tx, const char *prefix, size_t plen, files_fn fn, void *arg)
 {
 	size_t kplen = plen <= KEY_INLINE ? plen : KEY_INLINE;
 	struct frec *f = NULL;
-	MDB_cursor *cur = NULL;
+	struct kvs_cur *cur = NULL;
 	struct pkey next;
-	MDB_val k, v;
+	struct kvs_val k, v;
 	int rc, ret = 0;
 
 	f = malloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	rc = mdb_cursor_open(txn, dbi, &cur);
-	if (rc) {
-		ret = idx_err(rc);
+	ret = kvs_cur_open(tx, DB_FILES, &cur);
+	if (ret)
 		goto out;
-	}
-	k = idx_mval(prefix, kplen);
-	rc = kplen ? mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) : mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+	rc = kvs_cur_seek(cur, prefix, kplen, &k, &v);
 	while (rc == 0) {
-		if (k.mv_size < kplen || memcmp(k.mv_data, prefix, kplen) != 0)
+		if (k.len < kplen || memcmp(k.data, prefix, kplen) != 0)
 			break;
 		next.len = 0;
 		if (idx_frec_decode(&v, f) == 0 && f->pathlen >= plen && memcmp(f->path, prefix, plen) == 0) {
@@ -340,18 +336,15 @@ int idx_files_under(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t plen, 
 			if (ret)
 				break;
 		}
-		if (next.len) {
-			k = idx_mval(next.b, next.len);
-			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-		} else {
-			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		}
+		if (next.len)
+			rc = kvs_cur_seek(cur, next.b, next.len, &k, &v);
+		else
+			rc = kvs_cur_next(cur, &k, &v);
 	}
-	if (rc && rc != MDB_NOTFOUND && ret == 0)
-		ret = idx_err(rc);
+	if (rc && rc != -ENOENT && ret == 0)
+		ret = rc;
 out:
-	if (cur)
-		mdb_cursor_close(cur);
+	kvs_cur_close(cur);
 	free(f);
 	return ret < 0 ? ret : 0;
 }
@@ -388,7 +381,7 @@ int idx_collect_tree(struct wtx *w, const char *path, struct flist *l)
 	memcpy(prefix, path, len);
 	prefix[len] = '/';
 	prefix[len + 1] = '\0';
-	ret = idx_files_under(w->txn, w->ix->db[DB_FILES], prefix, len + 1, collect_fn, l);
+	ret = idx_files_under(w->tx, prefix, len + 1, collect_fn, l);
 out:
 	free(f);
 	free(prefix);

@@ -50,11 +50,11 @@ void idx_path_key(const char *path, size_t len, struct pkey *k)
 	k->len = PKEY_MAX;
 }
 
-int idx_frec_decode(const MDB_val *v, struct frec *f)
+int idx_frec_decode(const struct kvs_val *v, struct frec *f)
 {
-	const uint8_t *p = v->mv_data;
+	const uint8_t *p = v->data;
 
-	if (v->mv_size < FREC_HDR || p[0] != FREC_VERSION)
+	if (v->len < FREC_HDR || p[0] != FREC_VERSION)
 		return -EIO;
 	f->state = p[1];
 	f->pathlen = (size_t)be_get(p + 2, 2);
@@ -62,7 +62,7 @@ int idx_frec_decode(const MDB_val *v, struct frec *f)
 	f->flags = p[6];
 	if (f->state < IDX_QUEUED || f->state > IDX_NOT_BOOK || f->pathlen == 0 ||
 	    f->pathlen > IDX_PATH_MAX || f->errlen > IDX_ERR_MAX ||
-	    v->mv_size != FREC_HDR + f->pathlen + f->errlen)
+	    v->len != FREC_HDR + f->pathlen + f->errlen)
 		return -EIO;
 	f->id = be_get(p + 8, 8);
 	f->st.size = be_get(p + 16, 8);
@@ -109,17 +109,17 @@ void idx_frec_set_err(struct frec *f, const char *err)
 	f->errlen = len;
 }
 
-int idx_brec_decode(const MDB_val *v, struct brec *b)
+int idx_brec_decode(const struct kvs_val *v, struct brec *b)
 {
-	const uint8_t *p = v->mv_data;
+	const uint8_t *p = v->data;
 	size_t hdr;
 
-	if (v->mv_size < BOOK_HDR1 || (p[0] != BOOK_VERSION && p[0] != 1))
+	if (v->len < BOOK_HDR1 || (p[0] != BOOK_VERSION && p[0] != 1))
 		return -EIO;
 	b->version = p[0];
 	hdr = p[0] == 1 ? BOOK_HDR1 : BOOK_HDR;
 	b->n_mh = (uint32_t)be_get(p + 2, 2);
-	if (b->n_mh > MH_MAX || v->mv_size != hdr + (size_t)b->n_mh * 8)
+	if (b->n_mh > MH_MAX || v->len != hdr + (size_t)b->n_mh * 8)
 		return -EIO;
 	b->flags = p[0] == 1 ? 0 : p[1];
 	b->rec_version = (uint32_t)be_get(p + 4, 4);

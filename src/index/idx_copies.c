@@ -15,7 +15,7 @@ static int copy_member(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t id)
 {
 	uint8_t kb[8];
 	struct brec b;
-	MDB_val v;
+	struct kvs_val v;
 
 	be_put(kb, id, 8);
 	return idx_w_get(w, DB_BOOK, kb, 8, &v) == 0 && idx_brec_decode(&v, &b) == 0 &&
@@ -31,7 +31,7 @@ struct first_arg {
 
 /* Stops at the first row read after two were found: the walk reads one row
  * past the last one kept, and a cursor error on that read is returned. */
-static int first_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int first_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct first_arg *a = arg;
 	uint64_t id;
@@ -39,9 +39,9 @@ static int first_row(const MDB_val *k, const MDB_val *v, void *arg)
 	(void)v;
 	if (*a->n >= 2)
 		return 1;
-	if (k->mv_size != COPY_KEY + 8 || memcmp(k->mv_data, a->key, COPY_KEY) != 0)
+	if (k->len != COPY_KEY + 8 || memcmp(k->data, a->key, COPY_KEY) != 0)
 		return 1;
-	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
+	id = be_get((const uint8_t *)k->data + COPY_KEY, 8);
 	if (id != a->skip && copy_member(a->w, a->key, id))
 		a->ids[(*a->n)++] = id;
 	return 0;
@@ -58,7 +58,7 @@ int idx_group_first(struct wtx *w, const uint8_t key[COPY_KEY], uint64_t skip, u
 	*n = 0;
 	memcpy(k0, key, COPY_KEY);
 	be_put(k0 + COPY_KEY, 0, 8);
-	return idx_walk(w->ix, w->txn, DB_COPY, k0, sizeof(k0), first_row, &a);
+	return idx_walk(w->tx, DB_COPY, k0, sizeof(k0), first_row, &a);
 }
 
 /* Book id leaves its copy group (b: its book row).  A representative's band
@@ -102,28 +102,26 @@ int idx_group_leave(struct wtx *w, uint64_t id, const struct brec *b)
 	return ret;
 }
 
-/* Appends to *ids (ascending) the group of copies of book id (in txn), id
+/* Appends to *ids (ascending) the group of copies of book id (in tx), id
  * included; a book without a copy key (a hostile row) is its own group.
  * -ENOENT when id has no book row. */
-int idx_group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, size_t *n,
-		      size_t *cap)
+int idx_group_read(struct kvs_tx *tx, uint64_t id, uint64_t **ids, size_t *n, size_t *cap)
 {
 	uint8_t kb[8], key[COPY_KEY + 8];
-	MDB_cursor *cur = NULL;
+	struct kvs_cur *cur = NULL;
 	struct brec b;
-	MDB_val k, v;
-	int rc, ret;
+	struct kvs_val v;
+	int ret;
 
 	be_put(kb, id, 8);
-	k = idx_mval(kb, 8);
-	ret = idx_err(mdb_get(txn, ix->db[DB_BOOK], &k, &v));
+	ret = kvs_get(tx, DB_BOOK, kb, 8, &v);
 	if (ret == 0 && idx_brec_decode(&v, &b) == 0 && (b.flags & (BOOK_F_COPIES | BOOK_F_COPY))) {
 		memcpy(key, b.key, COPY_KEY);
-		rc = mdb_cursor_open(txn, ix->db[DB_COPY], &cur);
-		if (rc)
-			return idx_err(rc);
+		ret = kvs_cur_open(tx, DB_COPY, &cur);
+		if (ret)
+			return ret;
 		ret = idx_ids_with_prefix(cur, key, COPY_KEY, ids, n, cap);
-		mdb_cursor_close(cur);
+		kvs_cur_close(cur);
 		return ret;
 	}
 	if (ret)
@@ -134,19 +132,27 @@ int idx_group_read(struct idx *ix, MDB_txn *txn, uint64_t id, uint64_t **ids, si
 	return 0;
 }
 
+struct copies_arg {
+	uint64_t id, **ids;
+	size_t *n, cap;
+};
+
+static int copies_txn(struct kvs_tx *tx, void *arg)
+{
+	struct copies_arg *a = arg;
+
+	*a->n = 0;	/* a rerun starts over */
+	return idx_group_read(tx, a->id, a->ids, a->n, &a->cap);
+}
+
 int idx_copies(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 {
-	MDB_txn *txn = NULL;
-	size_t cap = 0;
+	struct copies_arg a = { id, ids, n, 0 };
 	int ret;
 
 	*ids = NULL;
 	*n = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	ret = idx_group_read(ix, txn, id, ids, n, &cap);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, copies_txn, &a);
 	if (ret) {
 		free(*ids);
 		*ids = NULL;
@@ -161,23 +167,23 @@ struct cgroups_arg {
 	size_t n, cap, ng, gcap, run;
 };
 
-static int cgroups_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int cgroups_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct cgroups_arg *a = arg;
 	struct idx_groups *cg = a->cg;
 	uint64_t id;
 
 	(void)v;
-	if (k->mv_size != COPY_KEY + 8)
+	if (k->len != COPY_KEY + 8)
 		return 0;
-	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
-	if (!a->run || memcmp(a->prev, k->mv_data, COPY_KEY) != 0) {
+	id = be_get((const uint8_t *)k->data + COPY_KEY, 8);
+	if (!a->run || memcmp(a->prev, k->data, COPY_KEY) != 0) {
 		/* a group of one is dropped: overwrite its entry */
 		if (a->run == 1)
 			a->n--;
 		else if (a->run > 1)
 			a->ng++;
-		memcpy(a->prev, k->mv_data, COPY_KEY);
+		memcpy(a->prev, k->data, COPY_KEY);
 		a->run = 0;
 	}
 	/* room for this id, and for the end of this group and of the next */
@@ -193,13 +199,13 @@ static int cgroups_row(const MDB_val *k, const MDB_val *v, void *arg)
 /* The groups of copies of two or more, from one pass over the copies
  * table: group i is ids[start[i]] .. ids[start[i + 1] - 1], ascending (the
  * representative first). */
-static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
+static int copy_groups_txn(struct kvs_tx *tx, struct idx_groups *cg)
 {
 	struct cgroups_arg a = { .cg = cg };
 	int ret;
 
 	memset(cg, 0, sizeof(*cg));
-	ret = idx_walk(ix, txn, DB_COPY, NULL, 0, cgroups_row, &a);
+	ret = idx_walk(tx, DB_COPY, NULL, 0, cgroups_row, &a);
 	if (ret) {
 		idx_groups_release(cg);
 		return ret;
@@ -214,37 +220,36 @@ static int copy_groups_txn(struct idx *ix, MDB_txn *txn, struct idx_groups *cg)
 	return 0;
 }
 
-int idx_load_copy_groups(struct idx *ix, struct idx_groups *cg)
+static int load_groups_txn(struct kvs_tx *tx, void *arg)
 {
-	MDB_txn *txn = NULL;
-	int ret = idx_rtx_begin(ix, &txn);
-
-	if (ret)
-		return ret;
-	ret = copy_groups_txn(ix, txn, cg);
-	idx_rtx_end(ix, txn);
-	return ret;
+	idx_groups_release(arg);	/* a rerun starts over */
+	return copy_groups_txn(tx, arg);
 }
 
-/* Appends the copies of every representative (in txn) to the n books ids[]
+int idx_load_copy_groups(struct idx *ix, struct idx_groups *cg)
+{
+	memset(cg, 0, sizeof(*cg));
+	return kvs_read(ix->kv, load_groups_txn, cg);
+}
+
+/* Appends the copies of every representative (in tx) to the n books ids[]
  * with simhashes sh[] (room for *cap, grown), each with its
  * representative's simhash (a group has one). */
-int idx_copies_add(struct idx *ix, MDB_txn *txn, uint64_t **ids,
-		      uint8_t (**sh)[IDX_SH_BYTES], size_t *n, size_t *cap)
+int idx_copies_add(struct kvs_tx *tx, uint64_t **ids, uint8_t (**sh)[IDX_SH_BYTES], size_t *n,
+		   size_t *cap)
 {
 	struct idx_groups cg = { 0 };
 	uint8_t kb[8];
 	struct brec b;
-	MDB_val k, v;
+	struct kvs_val v;
 	size_t gi, i;
-	int ret = copy_groups_txn(ix, txn, &cg);
+	int ret = copy_groups_txn(tx, &cg);
 
 	for (gi = 0; ret == 0 && gi < cg.ngroups; gi++) {
 		size_t s0 = cg.start[gi], s1 = cg.start[gi + 1];
 
 		be_put(kb, cg.ids[s0], 8);
-		k = idx_mval(kb, 8);
-		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || idx_brec_decode(&v, &b) ||
+		if (kvs_get(tx, DB_BOOK, kb, 8, &v) || idx_brec_decode(&v, &b) ||
 		    (b.flags & BOOK_F_COPY))
 			continue;
 		if (*n + (s1 - s0) > *cap) {

@@ -12,19 +12,19 @@
 #include "ufind.h"
 
 struct simhashes_arg {
-	size_t klen, vbytes, n, cap;
+	size_t klen, vbytes, n, cap, nbands;
 	uint64_t *ids;
 	uint8_t (*sh)[IDX_SH_BYTES];
 };
 
 /* The two arrays share one capacity: ARRAY_GROW would keep two. */
-static int simhashes_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int simhashes_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct simhashes_arg *a = arg;
 
-	if (((const uint8_t *)k->mv_data)[0] != 0)
+	if (((const uint8_t *)k->data)[0] != 0)
 		return 1;
-	if (k->mv_size != a->klen || v->mv_size != IDX_SH_BYTES)
+	if (k->len != a->klen || v->len != IDX_SH_BYTES)
 		return 0;
 	if (a->n == a->cap) {
 		size_t nc = a->cap * 2;
@@ -40,10 +40,37 @@ static int simhashes_row(const MDB_val *k, const MDB_val *v, void *arg)
 		a->sh = ps;
 		a->cap = nc;
 	}
-	a->ids[a->n] = be_get((const uint8_t *)k->mv_data + 1 + a->vbytes, 8);
-	memcpy(a->sh[a->n], v->mv_data, IDX_SH_BYTES);
+	a->ids[a->n] = be_get((const uint8_t *)k->data + 1 + a->vbytes, 8);
+	memcpy(a->sh[a->n], v->data, IDX_SH_BYTES);
 	a->n++;
 	return 0;
+}
+
+static int simhashes_txn(struct kvs_tx *tx, void *arg)
+{
+	struct simhashes_arg *a = arg;
+	struct kvs_cur *cur = NULL;
+	uint8_t zero = 0;
+	uint64_t rows;
+	int ret;
+
+	a->n = 0;	/* a rerun starts over */
+	ret = kvs_rows(tx, DB_SHBAND, &rows);
+	if (ret == 0 && !a->ids) {
+		a->cap = rows / a->nbands + 1;
+		a->ids = malloc(a->cap * sizeof(*a->ids));
+		a->sh = malloc(a->cap * sizeof(*a->sh));
+		if (!a->ids || !a->sh)
+			ret = -ENOMEM;
+	}
+	if (ret == 0)
+		ret = kvs_cur_open(tx, DB_SHBAND, &cur);
+	if (ret == 0)
+		ret = idx_cursor_walk(cur, &zero, 1, simhashes_row, a);
+	kvs_cur_close(cur);
+	if (ret == 0)
+		ret = idx_copies_add(tx, &a->ids, &a->sh, &a->n, &a->cap);
+	return ret;
 }
 
 /* Loads every fingerprinted book's id and simhash from band 0 of the band
@@ -53,37 +80,9 @@ static int load_simhashes(struct idx *ix, uint64_t **ids_out, uint8_t (**sh_out)
 {
 	const struct band_layout *bl = &ix->bl;
 	struct simhashes_arg a = { 1 + (size_t)bl->value_bytes + 8, bl->value_bytes, 0, 0,
-				   NULL, NULL };
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	uint8_t zero = 0;
-	MDB_stat st;
-	int rc, ret;
+				   bl->nbands, NULL, NULL };
+	int ret = kvs_read(ix->kv, simhashes_txn, &a);
 
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_stat(txn, ix->db[DB_SHBAND], &st);
-	if (rc == 0)
-		rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
-	if (rc) {
-		ret = idx_err(rc);
-		goto out;
-	}
-	a.cap = st.ms_entries / bl->nbands + 1;
-	a.ids = malloc(a.cap * sizeof(*a.ids));
-	a.sh = malloc(a.cap * sizeof(*a.sh));
-	if (!a.ids || !a.sh) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = idx_cursor_walk(cur, &zero, 1, simhashes_row, &a);
-	if (ret == 0)
-		ret = idx_copies_add(ix, txn, &a.ids, &a.sh, &a.n, &a.cap);
-out:
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
 	if (ret) {
 		free(a.ids);
 		free(a.sh);
@@ -294,18 +293,18 @@ struct text_arg {
 	uint8_t prev[IDX_SH_BYTES];
 };
 
-static int text_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int text_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct text_arg *a = arg;
 
 	(void)v;
-	if (k->mv_size != IDX_SH_BYTES + 8)
+	if (k->len != IDX_SH_BYTES + 8)
 		return 0;
 	if (ARRAY_GROW(a->ids, a->cap, a->n + 1))
 		return -ENOMEM;
-	a->ids[a->n] = be_get((const uint8_t *)k->mv_data + IDX_SH_BYTES, 8);
+	a->ids[a->n] = be_get((const uint8_t *)k->data + IDX_SH_BYTES, 8);
 	/* join each entry to the previous one when the hash is the same */
-	if (a->n && memcmp(a->prev, k->mv_data, IDX_SH_BYTES) == 0) {
+	if (a->n && memcmp(a->prev, k->data, IDX_SH_BYTES) == 0) {
 		if (ARRAY_GROW(a->bp, a->pcap, a->np + 1))
 			return -ENOMEM;
 		a->bp[a->np].a = (uint32_t)(a->n - 1);
@@ -313,9 +312,16 @@ static int text_row(const MDB_val *k, const MDB_val *v, void *arg)
 		a->bp[a->np].dist = 0;
 		a->np++;
 	}
-	memcpy(a->prev, k->mv_data, IDX_SH_BYTES);
+	memcpy(a->prev, k->data, IDX_SH_BYTES);
 	a->n++;
 	return 0;
+}
+
+static void text_reset(void *arg)
+{
+	struct text_arg *a = arg;
+
+	a->n = a->np = 0;
 }
 
 int idx_text_groups(struct idx *ix, struct idx_groups *g)
@@ -324,7 +330,7 @@ int idx_text_groups(struct idx *ix, struct idx_groups *g)
 	int ret;
 
 	memset(g, 0, sizeof(*g));
-	ret = idx_read_walk(ix, DB_TEXT, text_row, &a);
+	ret = idx_read_walk(ix, DB_TEXT, text_reset, text_row, &a);
 	if (ret == 0 && a.n >= UINT32_MAX)
 		ret = -EOVERFLOW;
 	if (ret == 0)
@@ -351,16 +357,16 @@ struct links_arg {
 	size_t nids, capi, nraw, capr;
 };
 
-static int links_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int links_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct links_arg *l = arg;
 	uint64_t a, b;
 
 	(void)v;
-	if (k->mv_size != 16)
+	if (k->len != 16)
 		return 0;
-	a = be_get(k->mv_data, 8);
-	b = be_get((const uint8_t *)k->mv_data + 8, 8);
+	a = be_get(k->data, 8);
+	b = be_get((const uint8_t *)k->data + 8, 8);
 	if (a == b)
 		return 0;
 	if (!l->nids || l->ids[l->nids - 1] != a) {
@@ -378,13 +384,20 @@ static int links_row(const MDB_val *k, const MDB_val *v, void *arg)
 	return 0;
 }
 
+static void links_reset(void *arg)
+{
+	struct links_arg *l = arg;
+
+	l->nids = l->nraw = 0;
+}
+
 static int load_links(struct idx *ix, uint64_t **ids_out, size_t *nids_out,
 		      struct band_pair **pairs_out, size_t *npairs_out)
 {
 	struct links_arg l = { NULL, NULL, 0, 0, 0, 0 };
 	struct band_pair *bp = NULL;
 	size_t np = 0, i;
-	int ret = idx_read_walk(ix, DB_CLUSTER, links_row, &l);
+	int ret = idx_read_walk(ix, DB_CLUSTER, links_reset, links_row, &l);
 
 	if (ret)
 		goto out;

@@ -33,25 +33,24 @@ static int hit_cmp_dist(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Adds to h the copies of every representative among its hits (in txn),
+/* Adds to h the copies of every representative among its hits (in tx),
  * at their representative's distance (a group has one simhash). */
-static int hits_expand(struct idx *ix, MDB_txn *txn, struct hits *h)
+static int hits_expand(struct kvs_tx *tx, struct hits *h)
 {
 	uint64_t *ids = NULL;
 	size_t n0 = h->n, i, j, n, cap = 0;
 	uint8_t kb[8];
 	struct brec b;
-	MDB_val k, v;
+	struct kvs_val v;
 	int ret = 0;
 
 	for (i = 0; i < n0 && ret == 0; i++) {
 		be_put(kb, h->v[i].id, 8);
-		k = idx_mval(kb, 8);
-		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) || idx_brec_decode(&v, &b) ||
+		if (kvs_get(tx, DB_BOOK, kb, 8, &v) || idx_brec_decode(&v, &b) ||
 		    !(b.flags & BOOK_F_COPIES))
 			continue;
 		n = 0;
-		ret = idx_group_read(ix, txn, h->v[i].id, &ids, &n, &cap);
+		ret = idx_group_read(tx, h->v[i].id, &ids, &n, &cap);
 		for (j = 0; ret == 0 && j < n; j++)
 			if (ids[j] != h->v[i].id)
 				ret = hits_push(h, ids[j], h->v[i].dist);
@@ -66,24 +65,45 @@ struct near_arg {
 	size_t klen, plen;
 	uint32_t d, b;
 	struct hits *h;
+	int expand;
 };
 
 /* One row of band b's entries with sh's value. */
-static int near_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int near_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct near_arg *a = arg;
-	const uint8_t *cand = v->mv_data;
+	const uint8_t *cand = v->data;
 	uint32_t dist;
 
-	if (k->mv_size < a->plen || memcmp(k->mv_data, a->key, a->plen) != 0)
+	if (k->len < a->plen || memcmp(k->data, a->key, a->plen) != 0)
 		return 1;
-	if (k->mv_size != a->klen || v->mv_size != IDX_SH_BYTES)
+	if (k->len != a->klen || v->len != IDX_SH_BYTES)
 		return 0;
 	dist = band_distance(a->sh, cand);
 	/* report a pair only from the first band it shares */
 	if (dist > a->d || band_first_shared(a->bl, a->sh, cand) != a->b)
 		return 0;
-	return hits_push(a->h, be_get((const uint8_t *)k->mv_data + a->plen, 8), dist);
+	return hits_push(a->h, be_get((const uint8_t *)k->data + a->plen, 8), dist);
+}
+
+static int near_txn(struct kvs_tx *tx, void *arg)
+{
+	struct near_arg *a = arg;
+	struct kvs_cur *cur = NULL;
+	uint8_t key[1 + 8 + 8];
+	int ret;
+
+	a->h->n = 0;	/* a rerun starts over */
+	a->key = key;
+	ret = kvs_cur_open(tx, DB_SHBAND, &cur);
+	for (a->b = 0; ret == 0 && a->b < a->bl->nbands; a->b++) {
+		idx_shband_key(a->bl, a->sh, a->b, 0, key, &a->klen);
+		ret = idx_cursor_walk(cur, key, a->klen, near_row, a);
+	}
+	kvs_cur_close(cur);
+	if (ret == 0 && a->expand)
+		ret = hits_expand(tx, a->h);
+	return ret;
 }
 
 static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d, int expand,
@@ -91,34 +111,14 @@ static int near_query(struct idx *ix, const uint8_t sh[IDX_SH_BYTES], uint32_t d
 {
 	const struct band_layout *bl = &ix->bl;
 	struct hits h = { NULL, 0, 0 };
-	uint8_t key[1 + 8 + 8];
-	struct near_arg a = { bl, sh, key, 0, 1 + (size_t)bl->value_bytes, d, 0, &h };
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	int rc, ret;
+	struct near_arg a = { bl, sh, NULL, 0, 1 + (size_t)bl->value_bytes, d, 0, &h, expand };
+	int ret;
 
 	*hits = NULL;
 	*n = 0;
 	if (d > bl->max_d)
 		return -EINVAL;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_SHBAND], &cur);
-	if (rc) {
-		ret = idx_err(rc);
-		goto out;
-	}
-	for (a.b = 0; a.b < bl->nbands && ret == 0; a.b++) {
-		idx_shband_key(bl, sh, a.b, 0, key, &a.klen);
-		ret = idx_cursor_walk(cur, key, a.klen, near_row, &a);
-	}
-	if (ret == 0 && expand)
-		ret = hits_expand(ix, txn, &h);
-out:
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, near_txn, &a);
 	if (ret) {
 		free(h.v);
 		return ret;
@@ -151,17 +151,40 @@ static int hit_cmp_shared(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+struct mh_arg {
+	const uint64_t *bands;
+	uint32_t n;
+	uint64_t *ids;
+	size_t nids, cap;
+};
+
+static int mh_txn(struct kvs_tx *tx, void *arg)
+{
+	struct mh_arg *a = arg;
+	struct kvs_cur *cur = NULL;
+	uint8_t prefix[10];
+	uint32_t i;
+	int ret;
+
+	a->nids = 0;	/* a rerun starts over */
+	ret = kvs_cur_open(tx, DB_MHBAND, &cur);
+	for (i = 0; ret == 0 && i < a->n; i++) {
+		be_put(prefix, i, 2);
+		be_put(prefix + 2, a->bands[i], 8);
+		ret = idx_ids_with_prefix(cur, prefix, 10, &a->ids, &a->nids, &a->cap);
+	}
+	kvs_cur_close(cur);
+	return ret;
+}
+
 int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_t min_shared,
 		      struct idx_hit **hits, size_t *nhits)
 {
 	struct hits h = { NULL, 0, 0 };
-	uint64_t *ids = NULL;
-	size_t nids = 0, cap = 0, s, e;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	uint8_t prefix[10];
-	uint32_t i;
-	int rc, ret;
+	struct mh_arg a = { bands, n, NULL, 0, 0 };
+	uint64_t *ids;
+	size_t nids, s, e;
+	int ret;
 
 	*hits = NULL;
 	*nhits = 0;
@@ -169,20 +192,9 @@ int idx_mh_candidates(struct idx *ix, const uint64_t *bands, uint32_t n, uint32_
 		return -EINVAL;
 	if (min_shared == 0)
 		min_shared = 1;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_MHBAND], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	for (i = 0; ret == 0 && i < n; i++) {
-		be_put(prefix, i, 2);
-		be_put(prefix + 2, bands[i], 8);
-		ret = idx_ids_with_prefix(cur, prefix, 10, &ids, &nids, &cap);
-	}
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, mh_txn, &a);
+	ids = a.ids;
+	nids = a.nids;
 	if (ret)
 		goto out;
 	if (nids)

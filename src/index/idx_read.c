@@ -10,18 +10,17 @@
 #include "idx_i.h"
 
 /* Fills f from a decoded record plus its book record (same txn). */
-static int file_fill(struct idx *ix, MDB_txn *txn, const struct frec *r, struct idx_file *f)
+static int file_fill(struct kvs_tx *tx, const struct frec *r, struct idx_file *f)
 {
 	uint8_t kb[8];
-	MDB_val k, v;
+	struct kvs_val v;
 	struct brec b;
 	int ret;
 
 	idx_file_out(r, f);
 	if (r->flags & FLAG_FP) {
 		be_put(kb, r->id, 8);
-		k = idx_mval(kb, 8);
-		if (mdb_get(txn, ix->db[DB_BOOK], &k, &v) == 0 && idx_brec_decode(&v, &b) == 0) {
+		if (kvs_get(tx, DB_BOOK, kb, 8, &v) == 0 && idx_brec_decode(&v, &b) == 0) {
 			f->has_fp = 1;
 			memcpy(f->simhash, b.sh, IDX_SH_BYTES);
 			memcpy(f->text_hash, b.th, IDX_SH_BYTES);
@@ -35,99 +34,114 @@ static int file_fill(struct idx *ix, MDB_txn *txn, const struct frec *r, struct 
 	return ret;
 }
 
-static int get_by_key(struct idx *ix, MDB_txn *txn, const struct pkey *pk, const char *path,
+static int get_by_key(struct kvs_tx *tx, const struct pkey *pk, const char *path,
 		      uint64_t want_id, struct idx_file *f)
 {
 	struct frec *r = NULL;
-	MDB_val k = idx_mval(pk->b, pk->len), v;
+	struct kvs_val v;
 	int ret;
 
 	r = malloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	ret = idx_err(mdb_get(txn, ix->db[DB_FILES], &k, &v));
+	ret = kvs_get(tx, DB_FILES, pk->b, pk->len, &v);
 	if (ret == 0)
 		ret = idx_frec_decode(&v, r);
 	if (ret == 0 && ((path && strcmp(path, r->path) != 0) || (want_id && r->id != want_id)))
 		ret = -EIO;
 	if (ret == 0)
-		ret = file_fill(ix, txn, r, f);
+		ret = file_fill(tx, r, f);
 	free(r);
 	return ret;
 }
 
+/* The file whose ids row is id (want it checked against the record). */
+static int get_by_id(struct kvs_tx *tx, uint64_t id, struct idx_file *f)
+{
+	uint8_t kb[8];
+	struct pkey pk;
+	struct kvs_val v;
+	int ret;
+
+	be_put(kb, id, 8);
+	ret = kvs_get(tx, DB_IDS, kb, 8, &v);
+	if (ret == 0 && (v.len == 0 || v.len > PKEY_MAX))
+		ret = -EIO;
+	if (ret)
+		return ret;
+	memcpy(pk.b, v.data, v.len);
+	pk.len = v.len;
+	return get_by_key(tx, &pk, NULL, id, f);
+}
+
+struct get_arg {
+	const char *path;
+	const uint64_t *ids;
+	size_t n;
+	struct idx_file *f;
+};
+
+static int get_fn(struct kvs_tx *tx, void *arg)
+{
+	struct get_arg *a = arg;
+	struct pkey k;
+
+	idx_file_release(a->f);	/* a rerun starts over */
+	memset(a->f, 0, sizeof(*a->f));
+	if (!a->path)
+		return get_by_id(tx, a->ids[0], a->f);
+	idx_path_key(a->path, strlen(a->path), &k);
+	return get_by_key(tx, &k, a->path, 0, a->f);
+}
+
 int idx_get(struct idx *ix, const char *path, struct idx_file *f)
 {
-	MDB_txn *txn = NULL;
-	struct pkey k;
+	struct get_arg a = { path, NULL, 1, f };
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	ret = idx_path_check(path);
 	if (ret)
 		return ret;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	idx_path_key(path, strlen(path), &k);
-	ret = get_by_key(ix, txn, &k, path, 0, f);
-	idx_rtx_end(ix, txn);
-	return ret;
+	return kvs_read(ix->kv, get_fn, &a);
 }
 
 int idx_get_id(struct idx *ix, uint64_t id, struct idx_file *f)
 {
-	MDB_txn *txn = NULL;
-	uint8_t kb[8];
-	struct pkey pk;
-	MDB_val k, v;
-	int ret;
+	struct get_arg a = { NULL, &id, 1, f };
 
 	memset(f, 0, sizeof(*f));
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	be_put(kb, id, 8);
-	k = idx_mval(kb, 8);
-	ret = idx_err(mdb_get(txn, ix->db[DB_IDS], &k, &v));
-	if (ret == 0 && (v.mv_size == 0 || v.mv_size > PKEY_MAX))
-		ret = -EIO;
-	if (ret == 0) {
-		memcpy(pk.b, v.mv_data, v.mv_size);
-		pk.len = v.mv_size;
-		ret = get_by_key(ix, txn, &pk, NULL, id, f);
+	return kvs_read(ix->kv, get_fn, &a);
+}
+
+static int get_ids_fn(struct kvs_tx *tx, void *arg)
+{
+	struct get_arg *a = arg;
+	size_t i;
+	int r;
+
+	for (i = 0; i < a->n; i++) {
+		idx_file_release(&a->f[i]);	/* a rerun starts over */
+		memset(&a->f[i], 0, sizeof(a->f[i]));
 	}
-	idx_rtx_end(ix, txn);
-	return ret;
+	for (i = 0; i < a->n; i++) {
+		r = get_by_id(tx, a->ids[i], &a->f[i]);
+		if (r == -ENOMEM)
+			return r;
+		if (r)
+			memset(&a->f[i], 0, sizeof(a->f[i]));
+	}
+	return 0;
 }
 
 int idx_get_ids(struct idx *ix, const uint64_t *ids, size_t n, struct idx_file *files)
 {
-	MDB_txn *txn = NULL;
-	uint8_t kb[8];
-	struct pkey pk;
-	MDB_val k, v;
+	struct get_arg a = { NULL, ids, n, files };
 	size_t i;
-	int ret, r;
+	int ret;
 
 	memset(files, 0, n * sizeof(*files));
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	for (i = 0; i < n && ret == 0; i++) {
-		be_put(kb, ids[i], 8);
-		k = idx_mval(kb, 8);
-		if (mdb_get(txn, ix->db[DB_IDS], &k, &v) || v.mv_size == 0 || v.mv_size > PKEY_MAX)
-			continue;
-		memcpy(pk.b, v.mv_data, v.mv_size);
-		pk.len = v.mv_size;
-		r = get_by_key(ix, txn, &pk, NULL, ids[i], &files[i]);
-		if (r == -ENOMEM)
-			ret = r;
-		else if (r)
-			memset(&files[i], 0, sizeof(files[i]));
-	}
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, get_ids_fn, &a);
 	for (i = 0; ret && i < n; i++)
 		idx_file_release(&files[i]);
 	return ret;
@@ -145,21 +159,21 @@ struct head_arg {
 	size_t *len;
 };
 
-static int record_head_get(int ret, const MDB_val *v, void *arg)
+static int record_head_get(int ret, const struct kvs_val *v, void *arg)
 {
 	struct head_arg *a = arg;
 	size_t n;
 
-	if (ret == 0 && v->mv_size < 4)
+	if (ret == 0 && v->len < 4)
 		ret = -EIO;
 	if (ret == 0) {
-		n = v->mv_size - 4 < a->max ? v->mv_size - 4 : a->max;
+		n = v->len - 4 < a->max ? v->len - 4 : a->max;
 		*a->rec = malloc(n + 1);
 		if (!*a->rec) {
 			ret = -ENOMEM;
 		} else {
-			*a->rec_version = (uint32_t)be_get(v->mv_data, 4);
-			memcpy(*a->rec, (const uint8_t *)v->mv_data + 4, n);
+			*a->rec_version = (uint32_t)be_get(v->data, 4);
+			memcpy(*a->rec, (const uint8_t *)v->data + 4, n);
 			*a->len = n;
 		}
 	}
@@ -183,7 +197,7 @@ struct bands_arg {
 	uint32_t *n;
 };
 
-static int mh_bands_get(int ret, const MDB_val *v, void *arg)
+static int mh_bands_get(int ret, const struct kvs_val *v, void *arg)
 {
 	struct bands_arg *a = arg;
 	struct brec b;
@@ -216,8 +230,8 @@ int idx_mh_bands(struct idx *ix, uint64_t id, uint64_t **bands, uint32_t *n)
 }
 
 struct list_arg {
-	struct idx *ix;
-	MDB_txn *txn;
+	struct kvs_tx *tx;
+	const char *prefix;
 	size_t plen;
 	unsigned flags;
 	struct idx_entry *v;
@@ -255,7 +269,7 @@ static int list_fn(const struct frec *f, void *arg, struct pkey *next)
 			next->len = a->plen + nlen + 1;
 		}
 	} else {
-		ret = file_fill(a->ix, a->txn, f, &e->file);
+		ret = file_fill(a->tx, f, &e->file);
 		if (ret) {
 			free(e->name);
 			return ret;
@@ -265,6 +279,17 @@ static int list_fn(const struct frec *f, void *arg, struct pkey *next)
 	return 0;
 }
 
+static int list_txn(struct kvs_tx *tx, void *arg)
+{
+	struct list_arg *a = arg;
+
+	idx_entries_free(a->v, a->n);	/* a rerun starts over */
+	a->v = NULL;
+	a->n = a->cap = 0;
+	a->tx = tx;
+	return idx_files_under(tx, a->prefix, a->plen, list_fn, a);
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct idx_entry *)a)->name, ((const struct idx_entry *)b)->name);
@@ -272,7 +297,7 @@ static int entry_cmp(const void *a, const void *b)
 
 int idx_list(struct idx *ix, const char *dir, unsigned flags, struct idx_entry **ents, size_t *n)
 {
-	struct list_arg a = { ix, NULL, 0, flags, NULL, 0, 0 };
+	struct list_arg a = { NULL, NULL, 0, flags, NULL, 0, 0 };
 	size_t dlen = strlen(dir), i, j;
 	char *prefix = NULL;
 	int ret;
@@ -291,12 +316,9 @@ int idx_list(struct idx *ix, const char *dir, unsigned flags, struct idx_entry *
 	if (dlen)
 		prefix[dlen++] = '/';
 	prefix[dlen] = '\0';
+	a.prefix = prefix;
 	a.plen = dlen;
-	ret = idx_rtx_begin(ix, &a.txn);
-	if (ret == 0) {
-		ret = idx_files_under(a.txn, ix->db[DB_FILES], prefix, dlen, list_fn, &a);
-		idx_rtx_end(ix, a.txn);
-	}
+	ret = kvs_read(ix->kv, list_txn, &a);
 	free(prefix);
 	if (ret) {
 		idx_entries_free(a.v, a.n);
@@ -335,23 +357,22 @@ static int file_path_cmp(const void *a, const void *b)
 }
 
 struct errors_arg {
-	MDB_txn *txn;
-	MDB_dbi ids, files;
+	struct kvs_tx *tx;
 	struct frec *r;
 	struct idx_file *v;
 	size_t n, cap;
 };
 
-static int errors_row(const MDB_val *k, const MDB_val *val, void *arg)
+static int errors_row(const struct kvs_val *k, const struct kvs_val *val, void *arg)
 {
 	struct errors_arg *a = arg;
-	MDB_val key = *k, pk, fv;
+	struct kvs_val pk, fv;
 	int ret;
 
 	(void)val;
-	if (k->mv_size != 8 || mdb_get(a->txn, a->ids, &key, &pk) ||
-	    mdb_get(a->txn, a->files, &pk, &fv) || idx_frec_decode(&fv, a->r) ||
-	    a->r->id != be_get(k->mv_data, 8))
+	if (k->len != 8 || kvs_get(a->tx, DB_IDS, k->data, 8, &pk) ||
+	    kvs_get(a->tx, DB_FILES, pk.data, pk.len, &fv) || idx_frec_decode(&fv, a->r) ||
+	    a->r->id != be_get(k->data, 8))
 		return 0;
 	if (ARRAY_GROW(a->v, a->cap, a->n + 1))
 		return -ENOMEM;
@@ -363,9 +384,20 @@ static int errors_row(const MDB_val *k, const MDB_val *val, void *arg)
 	return 0;
 }
 
+static int errors_txn(struct kvs_tx *tx, void *arg)
+{
+	struct errors_arg *a = arg;
+
+	idx_files_free(a->v, a->n);	/* a rerun starts over */
+	a->v = NULL;
+	a->n = a->cap = 0;
+	a->tx = tx;
+	return idx_walk(tx, DB_FAIL, NULL, 0, errors_row, a);
+}
+
 int idx_errors(struct idx *ix, struct idx_file **files, size_t *n)
 {
-	struct errors_arg a = { NULL, ix->db[DB_IDS], ix->db[DB_FILES], NULL, NULL, 0, 0 };
+	struct errors_arg a = { NULL, NULL, NULL, 0, 0 };
 	int ret;
 
 	*files = NULL;
@@ -373,13 +405,7 @@ int idx_errors(struct idx *ix, struct idx_file **files, size_t *n)
 	a.r = malloc(sizeof(*a.r));
 	if (!a.r)
 		return -ENOMEM;
-	ret = idx_rtx_begin(ix, &a.txn);
-	if (ret) {
-		free(a.r);
-		return ret;
-	}
-	ret = idx_walk(ix, a.txn, DB_FAIL, NULL, 0, errors_row, &a);
-	idx_rtx_end(ix, a.txn);
+	ret = kvs_read(ix->kv, errors_txn, &a);
 	free(a.r);
 	if (ret) {
 		idx_files_free(a.v, a.n);
@@ -401,15 +427,15 @@ void idx_files_free(struct idx_file *files, size_t n)
 	free(files);
 }
 
-static int counts_get(int ret, const MDB_val *v, void *arg)
+static int counts_get(int ret, const struct kvs_val *v, void *arg)
 {
 	struct idx_counts *c = arg;
 	int i;
 
-	if (ret == 0 && v->mv_size == 8 * (IDX_NSTATES + 1)) {
-		c->books = be_get(v->mv_data, 8);
+	if (ret == 0 && v->len == 8 * (IDX_NSTATES + 1)) {
+		c->books = be_get(v->data, 8);
 		for (i = 1; i < IDX_NSTATES; i++) {
-			c->state[i] = be_get((const uint8_t *)v->mv_data + 8 * i, 8);
+			c->state[i] = be_get((const uint8_t *)v->data + 8 * i, 8);
 			c->files += c->state[i];
 		}
 	} else if (ret == 0) {
@@ -441,17 +467,18 @@ static int skipped_fn(const struct frec *f, void *arg, struct pkey *next)
 	return a->fn(a->arg, f->path, (enum idx_state)f->state, f->errlen ? f->err : NULL);
 }
 
+/* fn is the caller's: a store that reruns a read calls it again for the
+ * rows it saw (LMDB never does). */
+static int skipped_txn(struct kvs_tx *tx, void *arg)
+{
+	return idx_files_under(tx, "", 0, skipped_fn, arg);
+}
+
 int idx_skipped_walk(struct idx *ix,
 		     int (*fn)(void *arg, const char *path, enum idx_state state, const char *error),
 		     void *arg)
 {
 	struct skipped_arg a = { fn, arg };
-	MDB_txn *txn;
-	int ret = idx_rtx_begin(ix, &txn);
 
-	if (ret)
-		return ret;
-	ret = idx_files_under(txn, ix->db[DB_FILES], "", 0, skipped_fn, &a);
-	idx_rtx_end(ix, txn);
-	return ret;
+	return kvs_read(ix->kv, skipped_txn, &a);
 }

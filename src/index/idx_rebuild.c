@@ -58,7 +58,7 @@ struct carry_arg {
 /* 1 when id has a row in the new ids table, 0 when not, or -errno. */
 static int carry_has_id(struct wtx *w, const uint8_t *kb)
 {
-	MDB_val v;
+	struct kvs_val v;
 	int ret = idx_w_get(w, DB_IDS, kb, 8, &v);
 
 	return ret == 0 ? 1 : ret == -ENOENT ? 0 : ret;
@@ -71,7 +71,7 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 	size_t pos = 0, rkl, rvl;
 	unsigned t;
 	struct pkey k;
-	MDB_val v, cur_v;
+	struct kvs_val v, cur_v;
 	uint8_t kb[8];
 	int ret = 0;
 
@@ -83,7 +83,8 @@ static int carry_files(struct wtx *w, struct carry_arg *a)
 			break;
 		/* A row that does not decode, or whose id or key is taken (a
 		 * damaged table), is left to the scan: a new id, no marks. */
-		cur_v = idx_mval(rv, rvl);
+		cur_v.data = rv;
+		cur_v.len = rvl;
 		if (idx_frec_decode(&cur_v, f))
 			continue;
 		be_put(kb, f->id, 8);
@@ -227,7 +228,7 @@ int idx_carry_over(struct idx *ix, const char *dir, const char *prev, int damage
 	} else {
 		ix->rebuilt = IDX_REBUILT_LOST;
 	}
-	ret = idx_err(mdb_env_sync(ix->env, 1));
+	ret = kvs_sync(ix->kv);
 	if (ret == 0 && (kept ? unlink(prev) : rename(prev, aside)))
 		ret = -errno;
 out:

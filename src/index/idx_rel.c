@@ -17,12 +17,12 @@ struct pairrow {
 
 /* The value v copied into buf (room REL_LEN; longer values, which no pair
  * table holds, are cut, and decode as nothing). */
-static uint8_t pair_val(const MDB_val *v, uint8_t *buf)
+static uint8_t pair_val(const struct kvs_val *v, uint8_t *buf)
 {
-	size_t n = v->mv_size < REL_LEN ? v->mv_size : REL_LEN;
+	size_t n = v->len < REL_LEN ? v->len : REL_LEN;
 
 	if (n)
-		memcpy(buf, v->mv_data, n);
+		memcpy(buf, v->data, n);
 	return (uint8_t)n;
 }
 
@@ -35,32 +35,29 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 	uint8_t key[16], rev[16];
 	struct pairrow *rows = NULL;
 	size_t n = 0, cap = 0, i;
-	MDB_cursor *cur = NULL;
-	MDB_val k, v;
-	int rc, ret = 0;
+	struct kvs_cur *cur = NULL;
+	struct kvs_val k, v;
+	int rc, ret;
 
 	be_put(key, id, 8);
-	rc = mdb_cursor_open(w->txn, w->ix->db[db], &cur);
-	if (rc)
-		return idx_err(rc);
-	k = idx_mval(key, 8);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != 16 || memcmp(k.mv_data, key, 8) != 0)
+	ret = kvs_cur_open(w->tx, db, &cur);
+	if (ret)
+		return ret;
+	for (rc = kvs_cur_seek(cur, key, 8, &k, &v); rc == 0; rc = kvs_cur_next(cur, &k, &v)) {
+		if (k.len != 16 || memcmp(k.data, key, 8) != 0)
 			break;
 		if (ARRAY_GROW(rows, cap, n + 1)) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		rows[n].other = be_get((const uint8_t *)k.mv_data + 8, 8);
+		rows[n].other = be_get((const uint8_t *)k.data + 8, 8);
 		rows[n].nfwd = pair_val(&v, rows[n].fwd);
 		rows[n++].nrev = 0;
 	}
-	/* A cursor error (rc) ends the loop unreported, harmlessly: LMDB marks
-	 * the write txn failed, so every later put, del and the commit fail
-	 * (MDB_BAD_TXN, -EIO like the damage itself) and nothing is kept. */
-	mdb_cursor_close(cur);
+	kvs_cur_close(cur);
 	cur = NULL;
+	if (rc != -ENOENT && rc != 0)
+		ret = rc;
 	for (i = 0; i < n && ret == 0; i++) {
 		struct pairrow *r = &rows[i];
 
@@ -84,8 +81,7 @@ static int pairs_move(struct wtx *w, int db, uint64_t id, int move, uint64_t to)
 		}
 	}
 out:
-	if (cur)
-		mdb_cursor_close(cur);
+	kvs_cur_close(cur);
 	free(rows);
 	return ret;
 }
@@ -160,7 +156,7 @@ static int rel_book(struct wtx *w, uint64_t id, uint64_t tag, const uint8_t *th,
 	uint8_t kb[8];
 	struct brec b;
 	size_t n = 0;
-	MDB_val v;
+	struct kvs_val v;
 	int ret;
 
 	*to = 0;
@@ -261,21 +257,21 @@ struct relsget_arg {
 };
 
 /* One row after the judged mark: a relation of the book, or the end. */
-static int relsget_row(const MDB_val *k, const MDB_val *val, void *arg)
+static int relsget_row(const struct kvs_val *k, const struct kvs_val *val, void *arg)
 {
 	struct relsget_arg *a = arg;
-	const uint8_t *b = val->mv_data;
+	const uint8_t *b = val->data;
 	struct idx_rel *p;
 
-	if (k->mv_size != 16 || memcmp(k->mv_data, a->key, 8) != 0)
+	if (k->len != 16 || memcmp(k->data, a->key, 8) != 0)
 		return 1;
-	if (val->mv_size != REL_LEN || b[0] != REL_VERSION)
+	if (val->len != REL_LEN || b[0] != REL_VERSION)
 		return 0;	/* does not decode: skipped, as in every list */
 	if (ARRAY_GROW(a->v, a->cap, a->n + 1))
 		return -ENOMEM;
 	p = &a->v[a->n++];
 	memset(p, 0, sizeof(*p));
-	p->id = be_get((const uint8_t *)k->mv_data + 8, 8);
+	p->id = be_get((const uint8_t *)k->data + 8, 8);
 	p->cls_this = b[1];
 	p->score = b[2];
 	p->dist = b[3];
@@ -285,56 +281,64 @@ static int relsget_row(const MDB_val *k, const MDB_val *val, void *arg)
 	return 0;
 }
 
+struct relsread_arg {
+	struct relsget_arg g;
+	uint64_t id, tag;
+	int judged;
+};
+
+static int rels_txn(struct kvs_tx *tx, void *arg)
+{
+	struct relsread_arg *a = arg;
+	struct kvs_cur *cur = NULL;
+	struct kvs_val k, val;
+	uint8_t key[16];
+	int rc, ret;
+
+	a->g.n = 0;	/* a rerun starts over */
+	a->judged = 0;
+	a->g.key = key;
+	ret = kvs_cur_open(tx, DB_REL, &cur);
+	if (ret)
+		return ret;
+	be_put(key, a->id, 8);
+	be_put(key + 8, 0, 8);
+	rc = kvs_cur_seek(cur, key, 16, &k, &val);
+	/* the mark comes first (other id 0); without it, or from another
+	 * fingerprint, the list is not complete: nothing more to read */
+	if (rc == 0 && k.len == 16 && memcmp(k.data, key, 16) == 0 &&
+	    val.len == JUDGED_LEN && ((const uint8_t *)val.data)[0] == REL_VERSION &&
+	    a->tag && be_get((const uint8_t *)val.data + 1, 8) == a->tag)
+		a->judged = 1;
+	if (a->judged)
+		ret = idx_cursor_walk_next(cur, relsget_row, &a->g);
+	kvs_cur_close(cur);
+	return ret;
+}
+
 int idx_rels_get(struct idx *ix, uint64_t id, uint64_t tag, struct idx_rel **out, size_t *nout)
 {
-	uint8_t key[16];
-	struct relsget_arg a = { key, NULL, 0, 0 };
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	MDB_val k, val;
-	int rc, ret, judged = 0;
+	struct relsread_arg a = { { NULL, NULL, 0, 0 }, id, tag, 0 };
+	int ret;
 
 	*out = NULL;
 	*nout = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_REL], &cur);
-	if (rc) {
-		ret = idx_err(rc);
-		goto out;
-	}
-	be_put(key, id, 8);
-	be_put(key + 8, 0, 8);
-	k = idx_mval(key, 16);
-	rc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE);
-	/* the mark comes first (other id 0); without it, or from another
-	 * fingerprint, the list is not complete: nothing more to read */
-	if (rc == 0 && k.mv_size == 16 && memcmp(k.mv_data, key, 16) == 0 &&
-	    val.mv_size == JUDGED_LEN && ((const uint8_t *)val.mv_data)[0] == REL_VERSION &&
-	    tag && be_get((const uint8_t *)val.mv_data + 1, 8) == tag)
-		judged = 1;
-	if (judged)
-		ret = idx_cursor_walk_next(cur, relsget_row, &a);
-out:
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, rels_txn, &a);
 	if (ret) {
-		free(a.v);
+		free(a.g.v);
 		return ret;
 	}
-	*out = a.v;
-	*nout = a.n;
-	return judged;
+	*out = a.g.v;
+	*nout = a.g.n;
+	return a.judged;
 }
 
-static int catchup_get(int ret, const MDB_val *v, void *arg)
+static int catchup_get(int ret, const struct kvs_val *v, void *arg)
 {
 	uint64_t *from = arg;
 
-	if (ret == 0 && v->mv_size == 8)
-		*from = be_get(v->mv_data, 8);
+	if (ret == 0 && v->len == 8)
+		*from = be_get(v->data, 8);
 	if (ret == -ENOENT)
 		return 0;
 	return ret ? ret : 1;
@@ -371,67 +375,57 @@ int idx_catchup_set(struct idx *ix, uint64_t from, int done)
 }
 
 struct unjudged_arg {
-	MDB_cursor *cr;
-	uint64_t *ids;
+	struct kvs_tx *tx;
+	uint64_t from, *ids;
 	size_t max, n;
 };
 
 /* Stops at the first row read after max were found: the walk reads one row
  * past the last one kept, and a cursor error on that read is returned. */
-static int unjudged_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int unjudged_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct unjudged_arg *a = arg;
 	uint8_t key[16];
 	uint64_t id, tag;
 	struct brec b;
-	MDB_val rk, rv;
+	struct kvs_val rv;
 
 	if (a->n >= a->max)
 		return 1;
-	if (k->mv_size != 8 || idx_brec_decode(v, &b))
+	if (k->len != 8 || idx_brec_decode(v, &b))
 		return 0;
 	if (b.version == BOOK_VERSION && (b.flags & BOOK_F_COPY))
 		return 0;	/* never judged: its representative's list holds */
-	id = be_get(k->mv_data, 8);
+	id = be_get(k->data, 8);
 	tag = idx_fp_tag_of(b.sh, b.th, b.rec_version);
 	be_put(key, id, 8);
 	be_put(key + 8, 0, 8);
-	rk = idx_mval(key, 16);
-	if (mdb_cursor_get(a->cr, &rk, &rv, MDB_SET_KEY) == 0 && rv.mv_size == JUDGED_LEN &&
-	    ((const uint8_t *)rv.mv_data)[0] == REL_VERSION &&
-	    be_get((const uint8_t *)rv.mv_data + 1, 8) == tag)
+	if (kvs_get(a->tx, DB_REL, key, 16, &rv) == 0 && rv.len == JUDGED_LEN &&
+	    ((const uint8_t *)rv.data)[0] == REL_VERSION &&
+	    be_get((const uint8_t *)rv.data + 1, 8) == tag)
 		return 0;
 	a->ids[a->n++] = id;
 	return 0;
 }
 
+static int unjudged_txn(struct kvs_tx *tx, void *arg)
+{
+	struct unjudged_arg *a = arg;
+	uint8_t kb[8];
+
+	a->n = 0;	/* a rerun starts over */
+	a->tx = tx;
+	be_put(kb, a->from, 8);
+	return idx_walk(tx, DB_BOOK, kb, 8, unjudged_row, a);
+}
+
 int idx_unjudged(struct idx *ix, uint64_t from, uint64_t *ids, size_t max, size_t *nout)
 {
-	struct unjudged_arg a = { NULL, ids, max, 0 };
-	MDB_cursor *cb = NULL;
-	MDB_txn *txn = NULL;
-	uint8_t kb[8];
-	int rc, ret;
+	struct unjudged_arg a = { NULL, from, ids, max, 0 };
+	int ret;
 
 	*nout = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[DB_BOOK], &cb);
-	if (rc == 0)
-		rc = mdb_cursor_open(txn, ix->db[DB_REL], &a.cr);
-	if (rc) {
-		ret = idx_err(rc);
-		goto out;
-	}
-	be_put(kb, from, 8);
-	ret = idx_cursor_walk(cb, kb, 8, unjudged_row, &a);
-out:
-	if (cb)
-		mdb_cursor_close(cb);
-	if (a.cr)
-		mdb_cursor_close(a.cr);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, unjudged_txn, &a);
 	*nout = ret ? 0 : a.n;
 	return ret;
 }
@@ -451,7 +445,7 @@ int idx_exempt_ids(struct idx *ix, uint64_t id, uint64_t **ids, size_t *n)
 	return ids_paired(ix, DB_EXEMPT, id, ids, n);
 }
 
-static int exempt_has_get(int ret, const MDB_val *v, void *arg)
+static int exempt_has_get(int ret, const struct kvs_val *v, void *arg)
 {
 	(void)v;
 	(void)arg;
@@ -479,16 +473,16 @@ struct exemptions_arg {
 	size_t n, cap;
 };
 
-static int exemptions_row(const MDB_val *k, const MDB_val *val, void *arg)
+static int exemptions_row(const struct kvs_val *k, const struct kvs_val *val, void *arg)
 {
 	struct exemptions_arg *e = arg;
 	uint64_t a, b;
 
 	(void)val;
-	if (k->mv_size != 16)
+	if (k->len != 16)
 		return 0;
-	a = be_get(k->mv_data, 8);
-	b = be_get((const uint8_t *)k->mv_data + 8, 8);
+	a = be_get(k->data, 8);
+	b = be_get((const uint8_t *)k->data + 8, 8);
 	if (a >= b)
 		return 0;
 	if (ARRAY_GROW(e->v, e->cap, e->n + 1))
@@ -500,10 +494,15 @@ static int exemptions_row(const MDB_val *k, const MDB_val *val, void *arg)
 	return 0;
 }
 
+static void exemptions_reset(void *arg)
+{
+	((struct exemptions_arg *)arg)->n = 0;
+}
+
 int idx_exemptions(struct idx *ix, struct idx_pair **out, size_t *n_out)
 {
 	struct exemptions_arg e = { NULL, 0, 0 };
-	int ret = idx_read_walk(ix, DB_EXEMPT, exemptions_row, &e);
+	int ret = idx_read_walk(ix, DB_EXEMPT, exemptions_reset, exemptions_row, &e);
 
 	if (ret) {
 		free(e.v);

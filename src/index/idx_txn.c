@@ -1,8 +1,7 @@
-/* idx_txn.c - transactions of the LMDB index: the one place LMDB codes become
- * errno, read transactions, the write helper (idx_write()) and the read-side
- * cursor walker. */
+/* idx_txn.c - transactions of the index over its store (kvs.h): the write
+ * helper (idx_write(), with the meta values a write caches) and the
+ * read-side walkers. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,111 +9,9 @@
 #include "grow.h"
 #include "idx_i.h"
 
-int idx_err(int rc)
-{
-	switch (rc) {
-	case MDB_SUCCESS:
-		return 0;
-	case MDB_NOTFOUND:
-		return -ENOENT;
-	case MDB_KEYEXIST:
-		return -EEXIST;
-	case MDB_MAP_FULL:
-	case MDB_TXN_FULL:
-	case MDB_PAGE_FULL:
-		return -ENOSPC;
-	case MDB_READERS_FULL:
-	case MDB_TLS_FULL:
-	case MDB_MAP_RESIZED:
-		return -EAGAIN;
-	case MDB_DBS_FULL:
-		return -EMFILE;
-	case MDB_BAD_VALSIZE:
-		return -EINVAL;
-	default:
-		/* corruption, version mismatch, incompatible, internal */
-		return rc > 0 ? -rc : -EIO;
-	}
-}
-
-static const uint8_t empty_val[1];
-
-/* Adopts a map size another process grew.  Called without maplock held. */
-static void adopt_map(struct idx *ix)
-{
-	pthread_rwlock_wrlock(&ix->maplock);
-	mdb_env_set_mapsize(ix->env, 0);
-	pthread_rwlock_unlock(&ix->maplock);
-}
-
-int idx_rtx_begin(struct idx *ix, MDB_txn **txn)
-{
-	int rc;
-
-	for (;;) {
-		pthread_rwlock_rdlock(&ix->maplock);
-		rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, txn);
-		if (rc == 0)
-			return 0;
-		pthread_rwlock_unlock(&ix->maplock);
-		if (rc != MDB_MAP_RESIZED)
-			return idx_err(rc);
-		adopt_map(ix);
-	}
-}
-
-void idx_rtx_end(struct idx *ix, MDB_txn *txn)
-{
-	mdb_txn_abort(txn);
-	pthread_rwlock_unlock(&ix->maplock);
-}
-
-static int grow_map(struct idx *ix)
-{
-	MDB_envinfo info;
-	int ret = 0;
-
-	pthread_rwlock_wrlock(&ix->maplock);
-	mdb_env_info(ix->env, &info);
-	if ((uint64_t)info.me_mapsize >= MAP_LIMIT)
-		ret = -ENOSPC;
-	else
-		ret = idx_err(mdb_env_set_mapsize(ix->env, info.me_mapsize * 2));
-	pthread_rwlock_unlock(&ix->maplock);
-	return ret;
-}
-
-int idx_w_get(struct wtx *w, int db, const void *k, size_t klen, MDB_val *v)
-{
-	MDB_val key = idx_mval(k, klen);
-
-	return idx_err(mdb_get(w->txn, w->ix->db[db], &key, v));
-}
-
-int idx_w_put(struct wtx *w, int db, const void *k, size_t klen, const void *v, size_t vlen)
-{
-	MDB_val key = idx_mval(k, klen), val = idx_mval(v ? v : empty_val, vlen);
-	int rc = mdb_put(w->txn, w->ix->db[db], &key, &val, 0);
-
-	if (rc == MDB_MAP_FULL)
-		w->mapfull = 1;
-	return idx_err(rc);
-}
-
-/* Deleting a missing key is not an error. */
-int idx_w_del(struct wtx *w, int db, const void *k, size_t klen)
-{
-	MDB_val key = idx_mval(k, klen);
-	int rc = mdb_del(w->txn, w->ix->db[db], &key, NULL);
-
-	if (rc == MDB_MAP_FULL)
-		w->mapfull = 1;
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
-}
-
 int idx_meta_load(struct wtx *w)
 {
-	MDB_val v;
+	struct kvs_val v;
 	int ret, k;
 
 	if (w->meta_loaded)
@@ -122,14 +19,14 @@ int idx_meta_load(struct wtx *w)
 	w->nextid = 1;
 	memset(w->counts, 0, sizeof(w->counts));
 	ret = idx_w_get(w, DB_META, "nextid", 6, &v);
-	if (ret == 0 && v.mv_size == 8)
-		w->nextid = be_get(v.mv_data, 8);
+	if (ret == 0 && v.len == 8)
+		w->nextid = be_get(v.data, 8);
 	else if (ret && ret != -ENOENT)
 		return ret;
 	ret = idx_w_get(w, DB_META, "counts", 6, &v);
-	if (ret == 0 && v.mv_size == sizeof(w->counts))
+	if (ret == 0 && v.len == sizeof(w->counts))
 		for (k = 0; k <= IDX_NSTATES; k++)
-			w->counts[k] = be_get((const uint8_t *)v.mv_data + 8 * k, 8);
+			w->counts[k] = be_get((const uint8_t *)v.data + 8 * k, 8);
 	else if (ret && ret != -ENOENT)
 		return ret;
 	w->meta_loaded = 1;
@@ -171,126 +68,104 @@ int idx_count_move(struct wtx *w, uint8_t from_state, int from_fp, uint8_t to_st
 	return 0;
 }
 
-/* Runs fn in one write transaction: commit when it returns >= 0 (returned),
- * abort otherwise; when the map was full, grow it and run fn again. */
+struct write_arg {
+	struct idx *ix;
+	write_fn fn;
+	void *arg;
+};
+
+/* One run of a write: a fresh wtx each time the store runs it. */
+static int write_run(struct kvs_tx *tx, void *arg)
+{
+	struct write_arg *a = arg;
+	struct wtx w;
+	int ret, r2;
+
+	memset(&w, 0, sizeof(w));
+	w.ix = a->ix;
+	w.tx = tx;
+	ret = a->fn(&w, a->arg);
+	if (ret < 0)
+		return ret;
+	r2 = meta_flush(&w);
+	return r2 ? r2 : ret;
+}
+
 int idx_write(struct idx *ix, write_fn fn, void *arg)
 {
-	struct wtx w;
-	int ret, rc;
+	struct write_arg a = { ix, fn, arg };
 
-	pthread_mutex_lock(&ix->wlock);
-	for (;;) {
-		memset(&w, 0, sizeof(w));
-		w.ix = ix;
-		pthread_rwlock_rdlock(&ix->maplock);
-		rc = mdb_txn_begin(ix->env, NULL, 0, &w.txn);
-		if (rc) {
-			pthread_rwlock_unlock(&ix->maplock);
-			if (rc == MDB_MAP_RESIZED) {
-				adopt_map(ix);
-				continue;
-			}
-			ret = idx_err(rc);
-			break;
-		}
-		ret = fn(&w, arg);
-		if (ret >= 0) {
-			int r2 = meta_flush(&w);
-
-			if (r2 == 0) {
-				rc = mdb_txn_commit(w.txn);
-				if (rc == MDB_MAP_FULL)
-					w.mapfull = 1;
-				if (rc)
-					ret = idx_err(rc);
-			} else {
-				mdb_txn_abort(w.txn);
-				ret = r2;
-			}
-		} else {
-			mdb_txn_abort(w.txn);
-		}
-		pthread_rwlock_unlock(&ix->maplock);
-		if (ret >= 0)
-			idx_flusher_kick(ix);
-		if (ret < 0 && w.mapfull) {
-			ret = grow_map(ix);
-			if (ret == 0)
-				continue;
-		}
-		break;
-	}
-	pthread_mutex_unlock(&ix->wlock);
-	return ret;
+	return kvs_write(ix->kv, write_run, &a);
 }
 
 /* ---- the read side ---- */
 
-/* The walk from the row op puts cur on (k: its start key, if op needs one). */
-static int cursor_walk_op(MDB_cursor *cur, MDB_val *k, MDB_cursor_op op, idx_row_fn fn,
-			  void *arg)
+/* Calls fn from the row ret and (k, v) say the cursor is on, then each
+ * next one. */
+static int cursor_walk_from(struct kvs_cur *cur, int ret, struct kvs_val *k, struct kvs_val *v,
+			    idx_row_fn fn, void *arg)
 {
-	MDB_val v;
-	int rc, ret;
+	int r;
 
-	for (rc = mdb_cursor_get(cur, k, &v, op); rc == 0; rc = mdb_cursor_get(cur, k, &v, MDB_NEXT)) {
-		ret = fn(k, &v, arg);
-		if (ret)
-			return ret < 0 ? ret : 0;
+	for (; ret == 0; ret = kvs_cur_next(cur, k, v)) {
+		r = fn(k, v, arg);
+		if (r)
+			return r < 0 ? r : 0;
 	}
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return ret == -ENOENT ? 0 : ret;
 }
 
-int idx_cursor_walk(MDB_cursor *cur, const void *start, size_t slen, idx_row_fn fn, void *arg)
+int idx_cursor_walk(struct kvs_cur *cur, const void *start, size_t slen, idx_row_fn fn, void *arg)
 {
-	MDB_val k = idx_mval(start, slen);
+	struct kvs_val k, v;
 
-	return cursor_walk_op(cur, &k, start ? MDB_SET_RANGE : MDB_FIRST, fn, arg);
+	return cursor_walk_from(cur, kvs_cur_seek(cur, start, slen, &k, &v), &k, &v, fn, arg);
 }
 
-int idx_cursor_walk_next(MDB_cursor *cur, idx_row_fn fn, void *arg)
+int idx_cursor_walk_next(struct kvs_cur *cur, idx_row_fn fn, void *arg)
 {
-	MDB_val k = { 0, NULL };
+	struct kvs_val k, v;
 
-	return cursor_walk_op(cur, &k, MDB_NEXT, fn, arg);
+	return cursor_walk_from(cur, kvs_cur_next(cur, &k, &v), &k, &v, fn, arg);
 }
 
-int idx_walk(struct idx *ix, MDB_txn *txn, int db, const void *start, size_t slen, idx_row_fn fn,
-	     void *arg)
+int idx_walk(struct kvs_tx *tx, int db, const void *start, size_t slen, idx_row_fn fn, void *arg)
 {
-	MDB_cursor *cur = NULL;
-	int rc = mdb_cursor_open(txn, ix->db[db], &cur), ret;
+	struct kvs_cur *cur = NULL;
+	int ret = kvs_cur_open(tx, db, &cur);
 
-	if (rc)
-		return idx_err(rc);
+	if (ret)
+		return ret;
 	ret = idx_cursor_walk(cur, start, slen, fn, arg);
-	mdb_cursor_close(cur);
+	kvs_cur_close(cur);
 	return ret;
 }
 
-int idx_read_walk(struct idx *ix, int db, idx_row_fn fn, void *arg)
-{
-	MDB_txn *txn = NULL;
-	int ret = idx_rtx_begin(ix, &txn);
+struct read_walk_arg {
+	int db;
+	void (*reset)(void *arg);
+	idx_row_fn fn;
+	void *arg;
+};
 
-	if (ret)
-		return ret;
-	ret = idx_walk(ix, txn, db, NULL, 0, fn, arg);
-	idx_rtx_end(ix, txn);
-	return ret;
+static int read_walk_fn(struct kvs_tx *tx, void *arg)
+{
+	struct read_walk_arg *a = arg;
+
+	a->reset(a->arg);
+	return idx_walk(tx, a->db, NULL, 0, a->fn, a->arg);
 }
 
-int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, idx_get_fn fn, void *arg)
+int idx_read_walk(struct idx *ix, int db, void (*reset)(void *arg), idx_row_fn fn, void *arg)
 {
-	MDB_txn *txn = NULL;
-	MDB_val k = idx_mval(key, klen), v = { 0, NULL };
-	int ret = idx_rtx_begin(ix, &txn);
+	struct read_walk_arg a = { db, reset, fn, arg };
 
-	if (ret)
-		return ret;
-	ret = fn(idx_err(mdb_get(txn, ix->db[db], &k, &v)), &v, arg);
-	idx_rtx_end(ix, txn);
-	return ret;
+	return kvs_read(ix->kv, read_walk_fn, &a);
+}
+
+int idx_read_get(struct idx *ix, int db, const void *key, size_t klen, kvs_get_fn fn, void *arg)
+{
+	return kvs_read_get(ix->kv, db, key, klen, fn, arg);
 }
 
 struct prefix_arg {
@@ -298,52 +173,50 @@ struct prefix_arg {
 	size_t plen;
 	uint64_t **ids;
 	size_t *n, *cap;
+	int db;
 };
 
-static int prefix_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int prefix_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct prefix_arg *a = arg;
 
 	(void)v;
-	if (k->mv_size < a->plen || memcmp(k->mv_data, a->prefix, a->plen) != 0)
+	if (k->len < a->plen || memcmp(k->data, a->prefix, a->plen) != 0)
 		return 1;
-	if (k->mv_size != a->plen + 8)
+	if (k->len != a->plen + 8)
 		return 0;
 	if (ARRAY_GROW(*a->ids, *a->cap, *a->n + 1))
 		return -ENOMEM;
-	(*a->ids)[(*a->n)++] = be_get((const uint8_t *)k->mv_data + a->plen, 8);
+	(*a->ids)[(*a->n)++] = be_get((const uint8_t *)k->data + a->plen, 8);
 	return 0;
 }
 
-int idx_ids_with_prefix(MDB_cursor *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
+int idx_ids_with_prefix(struct kvs_cur *cur, const uint8_t *prefix, size_t plen, uint64_t **ids,
 			size_t *n, size_t *cap)
 {
-	struct prefix_arg a = { prefix, plen, ids, n, cap };
+	struct prefix_arg a = { prefix, plen, ids, n, cap, 0 };
 
 	return idx_cursor_walk(cur, prefix, plen, prefix_row, &a);
+}
+
+static int read_ids_fn(struct kvs_tx *tx, void *arg)
+{
+	struct prefix_arg *a = arg;
+
+	*a->n = 0;	/* a rerun starts over */
+	return idx_walk(tx, a->db, a->prefix, a->plen, prefix_row, a);
 }
 
 int idx_read_ids(struct idx *ix, int db, const uint8_t *prefix, size_t plen, uint64_t **ids,
 		 size_t *n)
 {
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
 	size_t cap = 0;
-	int rc, ret;
+	struct prefix_arg a = { prefix, plen, ids, n, &cap, db };
+	int ret;
 
 	*ids = NULL;
 	*n = 0;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	rc = mdb_cursor_open(txn, ix->db[db], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	else
-		ret = idx_ids_with_prefix(cur, prefix, plen, ids, n, &cap);
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
+	ret = kvs_read(ix->kv, read_ids_fn, &a);
 	if (ret) {
 		free(*ids);
 		*ids = NULL;

@@ -1,4 +1,4 @@
-/* idx_upgrade.c - upgrades of the LMDB index in place, inside idx_open()'s
+/* idx_upgrade.c - upgrades of the index's tables in place, inside idx_open()'s
  * first write transaction: tables refilled from stored rows (a new band
  * layout, schema 3 postings) and the copies of schema 4 books. */
 #include <errno.h>
@@ -9,27 +9,27 @@
 #include "grow.h"
 #include "idx_i.h"
 
-/* The number of rows of table dbi of txn (0 when it cannot tell). */
-static uint64_t table_rows(MDB_txn *txn, MDB_dbi dbi)
+/* The number of rows of table db (0 when it cannot tell). */
+static uint64_t table_rows(struct wtx *w, int db)
 {
-	MDB_stat st;
+	uint64_t n;
 
-	return mdb_stat(txn, dbi, &st) == 0 ? (uint64_t)st.ms_entries : 0;
+	return kvs_rows(w->tx, db, &n) == 0 ? n : 0;
 }
 
 struct rebuild_arg {
 	struct wtx *w;
-	int (*row)(struct wtx *w, uint64_t id, const MDB_val *v);
+	int (*row)(struct wtx *w, uint64_t id, const struct kvs_val *v);
 	uint64_t done, total;
 };
 
-static int rebuild_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int rebuild_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct rebuild_arg *a = arg;
 	int ret = 0;
 
-	if (k->mv_size == 8)
-		ret = a->row(a->w, be_get(k->mv_data, 8), v);
+	if (k->len == 8)
+		ret = a->row(a->w, be_get(k->data, 8), v);
 	if (ret == 0)
 		ret = idx_open_progress(a->w->ix, IDX_OPEN_UPGRADE, ++a->done, a->total);
 	return ret;
@@ -40,21 +40,21 @@ static int rebuild_row(const MDB_val *k, const MDB_val *v, void *arg)
  * touch src (its cursor walks on).  An upgrade inside idx_open(): its
  * progress is reported per row. */
 static int rebuild_from(struct wtx *w, int dst, int src,
-			int (*row)(struct wtx *w, uint64_t id, const MDB_val *v))
+			int (*row)(struct wtx *w, uint64_t id, const struct kvs_val *v))
 {
-	struct rebuild_arg a = { w, row, 0, table_rows(w->txn, w->ix->db[src]) };
+	struct rebuild_arg a = { w, row, 0, table_rows(w, src) };
 	int ret;
 
 	ret = idx_open_progress(w->ix, IDX_OPEN_UPGRADE, 0, a.total);
 	if (ret == 0)
-		ret = idx_err(mdb_drop(w->txn, w->ix->db[dst], 0));
+		ret = kvs_clear(w->tx, dst);
 	if (ret)
 		return ret;
-	return idx_walk(w->ix, w->txn, src, NULL, 0, rebuild_row, &a);
+	return idx_walk(w->tx, src, NULL, 0, rebuild_row, &a);
 }
 
 /* A book's simhash bands, from its book row (an undecodable one is skipped). */
-static int shband_row(struct wtx *w, uint64_t id, const MDB_val *v)
+static int shband_row(struct wtx *w, uint64_t id, const struct kvs_val *v)
 {
 	struct brec b;
 
@@ -65,11 +65,11 @@ static int shband_row(struct wtx *w, uint64_t id, const MDB_val *v)
 
 /* A book's pruning-key postings, from its uqbook row (a malformed one is
  * skipped). */
-static int uqkey_row(struct wtx *w, uint64_t id, const MDB_val *v)
+static int uqkey_row(struct wtx *w, uint64_t id, const struct kvs_val *v)
 {
-	if (v->mv_size % 4 || v->mv_size / 4 > IDX_UQ_MAX)
+	if (v->len % 4 || v->len / 4 > IDX_UQ_MAX)
 		return 0;
-	return idx_uq_put_postings(w, id, v->mv_data, (uint32_t)(v->mv_size / 4));
+	return idx_uq_put_postings(w, id, v->data, (uint32_t)(v->len / 4));
 }
 
 /* The band layout changed: the simhash bands rebuilt from the books. */
@@ -92,7 +92,7 @@ static int copies_row(struct wtx *w, uint64_t id)
 	uint8_t kb[8], ck[COPY_KEY + 8], *row = NULL, *nrow = NULL, *uq = NULL;
 	size_t nuq = 0;
 	struct brec b;
-	MDB_val v;
+	struct kvs_val v;
 	int ret = idx_book_load(w, id, &row, &b);
 
 	if (ret == -EIO || (ret == 0 && b.version != 1))
@@ -101,14 +101,14 @@ static int copies_row(struct wtx *w, uint64_t id)
 		goto out;
 	be_put(kb, id, 8);
 	ret = idx_w_get(w, DB_UQBOOK, kb, 8, &v);
-	if (ret == 0 && v.mv_size % 4 == 0 && v.mv_size / 4 <= IDX_UQ_MAX) {
-		nuq = v.mv_size / 4;
-		uq = malloc(v.mv_size ? v.mv_size : 1);
+	if (ret == 0 && v.len % 4 == 0 && v.len / 4 <= IDX_UQ_MAX) {
+		nuq = v.len / 4;
+		uq = malloc(v.len ? v.len : 1);
 		if (!uq) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		memcpy(uq, v.mv_data, v.mv_size);
+		memcpy(uq, v.data, v.len);
 	} else if (ret == -ENOENT || ret == 0) {
 		ret = 0;
 	} else {
@@ -163,16 +163,16 @@ struct book_ids_arg {
 	size_t n, cap;
 };
 
-static int book_ids_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int book_ids_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct book_ids_arg *a = arg;
 
 	(void)v;
-	if (k->mv_size != 8)
+	if (k->len != 8)
 		return 0;
 	if (ARRAY_GROW(a->ids, a->cap, a->n + 1))
 		return -ENOMEM;
-	a->ids[a->n++] = be_get(k->mv_data, 8);
+	a->ids[a->n++] = be_get(k->data, 8);
 	return 0;
 }
 
@@ -185,24 +185,24 @@ struct demote_arg {
 
 /* A row of the copies table: a book after the first of its group is
  * demoted, and the first flagged when the group has a second. */
-static int demote_row(const MDB_val *k, const MDB_val *v, void *arg)
+static int demote_row(const struct kvs_val *k, const struct kvs_val *v, void *arg)
 {
 	struct demote_arg *a = arg;
 	uint64_t id;
 	int ret = 0;
 
 	(void)v;
-	if (k->mv_size != COPY_KEY + 8)
+	if (k->len != COPY_KEY + 8)
 		return 0;
-	id = be_get((const uint8_t *)k->mv_data + COPY_KEY, 8);
-	if (a->run && memcmp(a->prev, k->mv_data, COPY_KEY) == 0) {
+	id = be_get((const uint8_t *)k->data + COPY_KEY, 8);
+	if (a->run && memcmp(a->prev, k->data, COPY_KEY) == 0) {
 		if (a->run++ == 1)
 			ret = idx_book_set_flags(a->w, a->prev_first, BOOK_F_COPIES);
 		if (ret == 0)
 			ret = copies_demote(a->w, id);
 		return ret;
 	}
-	memcpy(a->prev, k->mv_data, COPY_KEY);
+	memcpy(a->prev, k->data, COPY_KEY);
 	a->prev_first = id;
 	a->run = 1;
 	return 0;
@@ -220,7 +220,7 @@ int idx_upgrade_copies(struct wtx *w)
 
 	if (ret)
 		return ret;
-	ret = idx_walk(w->ix, w->txn, DB_BOOK, NULL, 0, book_ids_row, &b);
+	ret = idx_walk(w->tx, DB_BOOK, NULL, 0, book_ids_row, &b);
 	for (i = 0; ret == 0 && i < b.n; i++) {
 		ret = copies_row(w, b.ids[i]);
 		if (ret == 0)
@@ -229,5 +229,5 @@ int idx_upgrade_copies(struct wtx *w)
 	free(b.ids);
 	if (ret)
 		return ret;
-	return idx_walk(w->ix, w->txn, DB_COPY, NULL, 0, demote_row, &d);
+	return idx_walk(w->tx, DB_COPY, NULL, 0, demote_row, &d);
 }

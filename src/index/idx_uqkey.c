@@ -39,10 +39,10 @@ static void uq_posting(uint8_t p[UQ_POSTING], uint64_t id, uint32_t n, uint32_t 
  * its keys, to have its postings written again if it is promoted). */
 int idx_uq_remove(struct wtx *w, uint64_t id, int keep_row)
 {
-	uint8_t kb[8], key[4], post[UQ_POSTING];
-	uint32_t *keys = NULL, n, i;
-	MDB_val v;
-	int ret, rc;
+	uint8_t kb[8], post[UQ_POSTING], *keys = NULL;
+	struct kvs_val v;
+	uint32_t n;
+	int ret;
 
 	be_put(kb, id, 8);
 	ret = idx_w_get(w, DB_UQBOOK, kb, 8, &v);
@@ -50,24 +50,15 @@ int idx_uq_remove(struct wtx *w, uint64_t id, int keep_row)
 		return 0;
 	if (ret)
 		return ret;
-	n = (uint32_t)(v.mv_size / 4);
-	uq_posting(post, id, n, uq_count_hi(v.mv_data, n));
+	n = (uint32_t)(v.len / 4);
+	uq_posting(post, id, n, uq_count_hi(v.data, n));
 	if (n) {
 		/* copy out: the deletes below may move the page */
-		keys = malloc(n * sizeof(*keys));
+		keys = malloc((size_t)n * 4);
 		if (!keys)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			keys[i] = (uint32_t)be_get((const uint8_t *)v.mv_data + 4 * i, 4);
-	}
-	for (i = 0; ret == 0 && i < n; i++) {
-		MDB_val k = idx_mval(key, 4), d = idx_mval(post, UQ_POSTING);
-
-		be_put(key, keys[i], 4);
-		rc = mdb_del(w->txn, w->ix->db[DB_UQKEY], &k, &d);
-		if (rc == MDB_MAP_FULL)
-			w->mapfull = 1;
-		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+		memcpy(keys, v.data, (size_t)n * 4);
+		ret = kvs_dup_del(w->tx, DB_UQKEY, keys, 4, n, post, UQ_POSTING);
 	}
 	free(keys);
 	return ret || keep_row ? ret : idx_w_del(w, DB_UQBOOK, kb, 8);
@@ -77,25 +68,9 @@ int idx_uq_remove(struct wtx *w, uint64_t id, int keep_row)
 int idx_uq_put_postings(struct wtx *w, uint64_t id, const uint8_t *keys, uint32_t n)
 {
 	uint8_t post[UQ_POSTING];
-	MDB_cursor *cur = NULL;
-	uint32_t i;
-	int ret = 0, rc;
 
 	uq_posting(post, id, n, uq_count_hi(keys, n));
-	/* one cursor for every posting (mdb_put() sets one up per call) */
-	rc = mdb_cursor_open(w->txn, w->ix->db[DB_UQKEY], &cur);
-	if (rc)
-		return idx_err(rc);
-	for (i = 0; ret == 0 && i < n; i++) {
-		MDB_val k = idx_mval(keys + 4 * (size_t)i, 4), d = idx_mval(post, UQ_POSTING);
-
-		rc = mdb_cursor_put(cur, &k, &d, 0);
-		if (rc == MDB_MAP_FULL)
-			w->mapfull = 1;
-		ret = rc == MDB_KEYEXIST ? 0 : idx_err(rc);
-	}
-	mdb_cursor_close(cur);
-	return ret;
+	return kvs_dup_add(w->tx, DB_UQKEY, keys, 4, n, post, UQ_POSTING);
 }
 
 static int uqhit_cmp(const void *pa, const void *pb)
@@ -137,53 +112,61 @@ static int uqread_room(struct uqread *r, size_t m)
 	return 0;
 }
 
+struct postings_arg {
+	struct uqread *r;
+	uint64_t hi;
+};
+
+/* A run of postings of one key; a posting whose counts cannot be a book's
+ * is left out, and a key whose values are not postings of this layout is
+ * read no further. */
+static int postings_run(const uint8_t *vals, size_t m, size_t vlen, void *arg)
+{
+	struct postings_arg *a = arg;
+	struct uqread *r = a->r;
+	uint32_t nk, nhi;
+	uint64_t pid;
+	size_t i;
+	int ret;
+
+	if (vlen != UQ_POSTING)
+		return 1;
+	ret = uqread_room(r, m);
+	if (ret)
+		return ret;
+	for (i = 0; i < m; i++) {
+		const uint8_t *p = vals + i * UQ_POSTING;
+
+		pid = be_get(p, 8);
+		nk = (uint32_t)be_get(p + 8, 2);
+		nhi = (uint32_t)be_get(p + 10, 2);
+		if (pid == 0 || pid >> 63 || nk > IDX_UQ_MAX || nhi > nk)
+			continue;
+		r->ids[r->n] = pid << 1 | a->hi;
+		r->cnt[r->n++] = nk << 16 | nhi;
+	}
+	return 0;
+}
+
 /* Appends the postings of key (4 bytes) to r, unless more than max books
  * hold it (a frequent key): then nothing is appended and *stop is set.
- * Reads a page of postings per call (MDB_DUPFIXED); a posting whose counts
- * cannot be a book's is left out. */
-static int uq_postings(MDB_cursor *cur, const uint8_t *key, uint32_t max, struct uqread *r,
+ * The count comes without reading the postings (kvs_dup_count()). */
+static int uq_postings(struct kvs_cur *cur, const uint8_t *key, uint32_t max, struct uqread *r,
 		       int *stop)
 {
-	uint64_t hi = key[0] >> 7, pid;
-	MDB_val k = idx_mval(key, 4), v;
-	size_t cnt = 0, i, m;
-	uint32_t nk, nhi;
-	int rc, ret;
+	struct postings_arg a = { r, (uint64_t)(key[0] >> 7) };
+	size_t cnt = 0;
+	int ret;
 
 	*stop = 0;
-	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY);
-	if (rc == MDB_NOTFOUND)
-		return 0;
-	if (rc == 0)
-		rc = mdb_cursor_count(cur, &cnt);
-	if (rc)
-		return idx_err(rc);
+	ret = kvs_dup_count(cur, key, 4, &cnt);
+	if (ret || cnt == 0)
+		return ret;
 	if (cnt > max) {
 		*stop = 1;
 		return 0;
 	}
-	if (v.mv_size != UQ_POSTING)
-		return 0;	/* not a posting of this layout */
-	/* one value: GET_MULTIPLE leaves v as it is */
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_MULTIPLE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_MULTIPLE)) {
-		m = v.mv_size / UQ_POSTING;
-		ret = uqread_room(r, m);
-		if (ret)
-			return ret;
-		for (i = 0; i < m; i++) {
-			const uint8_t *p = (const uint8_t *)v.mv_data + i * UQ_POSTING;
-
-			pid = be_get(p, 8);
-			nk = (uint32_t)be_get(p + 8, 2);
-			nhi = (uint32_t)be_get(p + 10, 2);
-			if (pid == 0 || pid >> 63 || nk > IDX_UQ_MAX || nhi > nk)
-				continue;
-			r->ids[r->n] = pid << 1 | hi;
-			r->cnt[r->n++] = nk << 16 | nhi;
-		}
-	}
-	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
+	return kvs_dup_walk(cur, postings_run, &a);
 }
 
 /* Slot of id in an open-addressed table of mask + 1 slots (0 = empty). */
@@ -196,19 +179,57 @@ static size_t uq_slot(const uint64_t *tab, size_t mask, uint64_t id)
 	return s;
 }
 
+struct uqcand_arg {
+	uint64_t id;
+	uint32_t max;
+	struct uqread *r;
+	struct idx_uq_stats *stats;
+};
+
+/* Reads the postings of every key of book a->id into a->r. */
+static int uq_read_txn(struct kvs_tx *tx, void *arg)
+{
+	struct uqcand_arg *a = arg;
+	struct kvs_cur *cur = NULL;
+	uint8_t kb[8], *own = NULL;
+	struct kvs_val v;
+	uint32_t n, i;
+	int ret, stop;
+
+	a->r->n = 0;	/* a rerun starts over */
+	memset(a->stats, 0, sizeof(*a->stats));
+	be_put(kb, a->id, 8);
+	ret = kvs_get(tx, DB_UQBOOK, kb, 8, &v);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	n = (uint32_t)(v.len / 4);
+	own = malloc(n ? (size_t)n * 4 : 1);
+	if (!own)
+		return -ENOMEM;
+	memcpy(own, v.data, (size_t)n * 4);
+	a->stats->keys = n;
+	a->stats->keys_hi = uq_count_hi(own, n);
+	ret = kvs_cur_open(tx, DB_UQKEY, &cur);
+	for (i = 0; ret == 0 && i < n; i++) {
+		ret = uq_postings(cur, own + 4 * (size_t)i, a->max, a->r, &stop);
+		a->stats->stopped += (uint32_t)stop;
+	}
+	kvs_cur_close(cur);
+	a->stats->postings = a->r->n;
+	free(own);
+	return ret;
+}
+
 int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32_t min_shared,
 		      struct idx_uq_hit **hits, size_t *nhits, struct idx_uq_stats *stats)
 {
 	struct idx_uq_hit *h = NULL;
 	struct uqread r = { 0 };
 	uint64_t *tab = NULL;
-	uint32_t *tcnt = NULL, n = 0, i, c;
+	struct uqcand_arg a = { id, max_postings, &r, stats };
+	uint32_t *tcnt = NULL, c;
 	size_t nh = 0, s, e, mask = 15, slot;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn = NULL;
-	uint8_t kb[8], *own = NULL;
-	MDB_val k, v;
-	int rc, ret, stop;
+	int ret;
 
 	*hits = NULL;
 	*nhits = 0;
@@ -217,33 +238,7 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 		min_shared = 1;
 	if (max_postings == 0 || max_postings > IDX_UQ_POSTINGS_MAX)
 		return -EINVAL;
-	ret = idx_rtx_begin(ix, &txn);
-	if (ret)
-		return ret;
-	be_put(kb, id, 8);
-	k = idx_mval(kb, 8);
-	rc = mdb_get(txn, ix->db[DB_UQBOOK], &k, &v);
-	if (rc) {
-		ret = rc == MDB_NOTFOUND ? 0 : idx_err(rc);
-		goto out;
-	}
-	n = (uint32_t)(v.mv_size / 4);
-	own = malloc(n ? (size_t)n * 4 : 1);
-	if (!own) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memcpy(own, v.mv_data, (size_t)n * 4);
-	stats->keys = n;
-	stats->keys_hi = uq_count_hi(own, n);
-	rc = mdb_cursor_open(txn, ix->db[DB_UQKEY], &cur);
-	if (rc)
-		ret = idx_err(rc);
-	for (i = 0; ret == 0 && i < n; i++) {
-		ret = uq_postings(cur, own + 4 * (size_t)i, max_postings, &r, &stop);
-		stats->stopped += (uint32_t)stop;
-	}
-	stats->postings = r.n;
+	ret = kvs_read(ix->kv, uq_read_txn, &a);
 	if (ret || !r.n)
 		goto out;
 	/* every posting of a book carries its counts: keep them by id before
@@ -288,10 +283,6 @@ int idx_uq_candidates(struct idx *ix, uint64_t id, uint32_t max_postings, uint32
 					       c & 0xffff };
 	}
 out:
-	if (cur)
-		mdb_cursor_close(cur);
-	idx_rtx_end(ix, txn);
-	free(own);
 	free(r.ids);
 	free(r.cnt);
 	free(tab);
@@ -316,24 +307,24 @@ struct hikeys_arg {
 	uint32_t *n;
 };
 
-static int hi_keys_get(int ret, const MDB_val *v, void *arg)
+static int hi_keys_get(int ret, const struct kvs_val *v, void *arg)
 {
 	struct hikeys_arg *a = arg;
 	uint32_t n, nhi, i;
 
-	if (ret == 0 && (v->mv_size % 4 || v->mv_size / 4 > IDX_UQ_MAX))
+	if (ret == 0 && (v->len % 4 || v->len / 4 > IDX_UQ_MAX))
 		ret = -EIO;
 	if (ret)
 		return ret;
-	n = (uint32_t)(v->mv_size / 4);
-	nhi = uq_count_hi(v->mv_data, n);
+	n = (uint32_t)(v->len / 4);
+	nhi = uq_count_hi(v->data, n);
 	if (!nhi)
 		return 0;
 	*a->keys = malloc((size_t)nhi * sizeof(**a->keys));
 	if (!*a->keys)
 		return -ENOMEM;
 	for (i = 0; i < nhi; i++)
-		(*a->keys)[i] = (uint32_t)be_get((const uint8_t *)v->mv_data + 4 * (size_t)(n - nhi + i),
+		(*a->keys)[i] = (uint32_t)be_get((const uint8_t *)v->data + 4 * (size_t)(n - nhi + i),
 						 4) & ~IDX_UQ_HI;
 	*a->n = nhi;
 	return 0;

@@ -99,7 +99,7 @@ static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 {
 	uint8_t kb[8];
 	struct brec b;
-	MDB_val v;
+	struct kvs_val v;
 	int ret;
 
 	*tag = 0;

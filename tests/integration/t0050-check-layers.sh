@@ -2,8 +2,9 @@
 # scripts/check-layers: passes on the tree as it is, and fails, naming the
 # file, on each kind of violation added to a copy of the tree: a back-edge
 # between layers, a sideways edge between fs and cli, LMDB or FUSE in the
-# core, the index's private header outside the index, the evaluation code in
-# the product, a header of no known layer, an oversized file and function.
+# core or in the index's table logic (outside the LMDB backend), the
+# index's private headers (idx_i.h, kvs.h) outside the index, the
+# evaluation code in the product, a header of no known layer, an oversized file and function.
 set -u
 top=${SIMBOOK_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 tmp=$(mktemp -d)
@@ -72,6 +73,21 @@ fresh
 add_include "$tmp/t/src/index/scan.c" '#include <lmdb.h>'
 check "LMDB in the index outside the backend" \
 	violates "scan lmdb" 'src/index/scan.c (index): includes <lmdb.h> outside the LMDB backend'
+
+fresh
+add_include "$tmp/t/src/index/idx_near.c" '#include <lmdb.h>'
+check "LMDB in the index's table logic (it sees kvs.h only)" \
+	violates "idx_near lmdb" 'src/index/idx_near.c (index): includes <lmdb.h> outside the LMDB backend'
+
+fresh
+add_include "$tmp/t/src/index/idx_rel.c" '#include "kvs_lmdb.h"'
+check "the LMDB store's header in the table logic" \
+	violates "idx_rel kvs_lmdb.h" 'src/index/idx_rel.c (index): includes "kvs_lmdb.h" outside the LMDB backend'
+
+fresh
+add_include "$tmp/t/src/fs/views.c" '#include "kvs.h"'
+check "the store interface is private to the index" \
+	violates "fs kvs.h" 'src/fs/views.c (fs): includes "kvs.h", private to the index'
 
 fresh
 add_include "$tmp/t/src/core/txt.c" '#include <fuse.h>'

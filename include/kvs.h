@@ -1,0 +1,110 @@
+/* kvs.h - the ordered key-value store under the index (private to
+ * src/index, like idx_i.h): the one seam between the index's table logic
+ * (idx_*.c) and the engine that keeps its tables.  The LMDB backend is
+ * kvs_lmdb.c (kvs_lmdb.h); the table logic includes only this header, so a
+ * backend that implements these calls gives the same answers.
+ *
+ * A store holds one library's tables, numbered 0 .. KVS_TABLES - 1 (the
+ * index's DB_* ids).  Keys and values are byte strings; a table's keys are
+ * kept in memcmp() order (a shorter key before a longer one it prefixes).
+ * Keys are 1 .. KVS_KEY_MAX bytes.  A "dup" table (the index's uqkey) holds
+ * several fixed-size values per key, kept in memcmp() order, and is used
+ * only through the kvs_dup_* calls.
+ *
+ * Transactions.  Every access happens inside a function the store runs:
+ *  - kvs_write(): fn runs in one atomic write transaction (one writer at a
+ *    time); committed when fn returns >= 0, nothing kept when it returns
+ *    < 0.  The store may abort and run fn AGAIN from scratch (LMDB: the map
+ *    was full, it grows it first; another backend: an optimistic conflict),
+ *    so fn must not keep state from one run to the next except through the
+ *    store, and must reset what it reports at its start.
+ *  - kvs_read(): fn sees one consistent snapshot; writes committed after it
+ *    began are not seen.  The store may run fn again (a backend that checks
+ *    its snapshot at the end), so fn resets its outputs at its start.
+ * Both return fn's result, or a -errno of the store.
+ *
+ * Values (struct kvs_val) point into the store's memory: valid until the
+ * transaction ends or the next write in it (copy them out before a put or
+ * del in the same write transaction).  Never written through.
+ *
+ * Errors are -errno: -ENOENT (no such key, or a cursor at the end),
+ * -ENOSPC (the store is full), -EAGAIN, -ENOMEM, -EINVAL (a key or value
+ * the store refuses), -EIO (damage, a failed transaction).
+ */
+#ifndef KVS_H
+#define KVS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KVS_TABLES 16
+#define KVS_KEY_MAX 511
+
+struct kvs;
+struct kvs_tx;
+struct kvs_cur;
+
+struct kvs_val {
+	const void *data;
+	size_t len;
+};
+
+typedef int (*kvs_fn)(struct kvs_tx *tx, void *arg);
+
+/* Runs fn in one write transaction (see above): fn's result or -errno. */
+int kvs_write(struct kvs *s, kvs_fn fn, void *arg);
+/* Runs fn on one snapshot (see above): fn's result or -errno. */
+int kvs_read(struct kvs *s, kvs_fn fn, void *arg);
+
+/* The cheap one-lookup read: fn gets the lookup's result (0 or -errno,
+ * -ENOENT when absent) and, when 0, the value (copy it out: it lives only
+ * during the call); returns what fn returns, or the store's -errno. */
+typedef int (*kvs_get_fn)(int ret, const struct kvs_val *v, void *arg);
+int kvs_read_get(struct kvs *s, int table, const void *k, size_t klen, kvs_get_fn fn,
+		 void *arg);
+
+/* 0 and *v, or -ENOENT when k is absent. */
+int kvs_get(struct kvs_tx *tx, int table, const void *k, size_t klen, struct kvs_val *v);
+/* Sets k's value (v may be NULL when vlen is 0). */
+int kvs_put(struct kvs_tx *tx, int table, const void *k, size_t klen, const void *v,
+	    size_t vlen);
+/* Removes k; a missing key is not an error. */
+int kvs_del(struct kvs_tx *tx, int table, const void *k, size_t klen);
+/* The number of rows of a table (a dup table: of values). */
+int kvs_rows(struct kvs_tx *tx, int table, uint64_t *n);
+/* Removes every row of a table (write transactions only). */
+int kvs_clear(struct kvs_tx *tx, int table);
+
+/* Cursors, in key order; one lives inside its transaction (close it before
+ * fn returns).  seek: the first row whose key is >= k (k NULL or klen 0:
+ * the first row); next: the row after.  0 with *key and *val, or -ENOENT
+ * past the end.  Not for dup tables. */
+int kvs_cur_open(struct kvs_tx *tx, int table, struct kvs_cur **c);
+void kvs_cur_close(struct kvs_cur *c);
+int kvs_cur_seek(struct kvs_cur *c, const void *k, size_t klen, struct kvs_val *key,
+		 struct kvs_val *val);
+int kvs_cur_next(struct kvs_cur *c, struct kvs_val *key, struct kvs_val *val);
+
+/* Dup tables.  add: value v (vlen bytes, the table's value size) under each
+ * of nkeys keys of klen bytes packed at keys; a pair already there is not
+ * an error.  del: v from under each key; a missing pair is not an error. */
+int kvs_dup_add(struct kvs_tx *tx, int table, const void *keys, size_t klen, size_t nkeys,
+		const void *v, size_t vlen);
+int kvs_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, size_t nkeys,
+		const void *v, size_t vlen);
+/* Puts c (a cursor of a dup table) on key k and counts its values without
+ * reading them: 0 and *n (0 when k is absent: then c is on no key). */
+int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
+/* Calls fn with the values of the key kvs_dup_count() put c on, in order,
+ * in runs of n values of vlen bytes packed at vals (valid during the call).
+ * fn returns 0 to go on, > 0 to stop (0 returned), < 0 to stop with that
+ * error.  Only after a kvs_dup_count() that found values. */
+typedef int (*kvs_dup_fn)(const uint8_t *vals, size_t n, size_t vlen, void *arg);
+int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
+
+/* Makes every committed write durable: 0 or -errno. */
+int kvs_sync(struct kvs *s);
+/* A number that changes with every committed write (for caches). */
+uint64_t kvs_generation(struct kvs *s);
+
+#endif
