@@ -31,7 +31,7 @@
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
-#define BOOKREC_VERSION 1
+#define BOOKREC_VERSION 2	/* 2: the names bands (BOOKREC_NAME_BANDS) */
 #define BOOKREC_HEAD_LEN 34
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 #define BOOKREC_IDX_VERSION ((uint32_t)BOOKREC_VERSION << 16 | FPREC_VERSION)
@@ -41,6 +41,12 @@
  * probability 1 - (1 - J^2)^64 (J = 0.2: 0.93; J = 0.3: 0.998). */
 #define BOOKREC_MH_BANDS 64
 #define BOOKREC_MH_ROWS 2
+/* After them, in the same band table, the NAMES_SLOTS minima of the names
+ * sketch (names.h), one per band, when the book has NAMES_MIN_KEYS keys or
+ * more: bands BOOKREC_MH_BANDS .. BOOKREC_MH_BANDS + NAMES_SLOTS - 1, so a
+ * book with few names has the min-hash bands alone.  Candidates for other
+ * translations (judge.h, JUDGE_SRC_NAMES). */
+#define BOOKREC_NAME_BANDS NAMES_SLOTS
 
 /* Appends the record of b to out.  0, -ENOMEM or -EINVAL (from fprec). */
 int bookrec_encode(const struct book *b, struct sbuf *out);
@@ -55,7 +61,7 @@ int bookrec_title(const void *buf, size_t len, char **title);
  * fp points into the other members. */
 struct bookrec_fp {
 	struct sbuf rec;			/* the record */
-	uint64_t bands[BOOKREC_MH_BANDS];	/* min-hash LSH bands */
+	uint64_t bands[BOOKREC_MH_BANDS + BOOKREC_NAME_BANDS];	/* min-hash LSH bands, names */
 	uint32_t *uq;				/* pruning keys, malloc'd */
 	struct idx_fp fp;
 };

@@ -46,6 +46,8 @@ static int book_from_doc(const struct extract_doc *doc, const char *name,
 	ret = extract_normalize(doc, &nd);
 	if (!ret)
 		ret = fp_compute(&nd, &b->fp);
+	if (!ret)
+		ret = names_sketch(doc->text.buf, doc->text.len, &b->fp.names);
 	if (ret && err)
 		sbuf_addf(err, "%s: %s", name ? name : "(buffer)",
 			  ret == -ENOMEM ? "out of memory" : "cannot normalise the text");

@@ -171,6 +171,10 @@ int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
 	}
 	out->fp.mh_bands = out->bands;
 	out->fp.n_mh_bands = BOOKREC_MH_BANDS;
+	if (b->fp.names.nkeys >= NAMES_MIN_KEYS) {
+		memcpy(out->bands + BOOKREC_MH_BANDS, b->fp.names.slot, sizeof(b->fp.names.slot));
+		out->fp.n_mh_bands += BOOKREC_NAME_BANDS;
+	}
 	out->fp.rec_version = BOOKREC_IDX_VERSION;
 	out->fp.rec = out->rec.buf;
 	out->fp.rec_len = out->rec.len;
