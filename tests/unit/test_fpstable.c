@@ -8,7 +8,8 @@
  * The expected digests are constants recorded from the build of main at
  * 1e43aaa, before the speed work on these modules: users' indexes hold
  * values computed by that code, so "the same as that build" is the
- * contract (a reference path computed in the test would share the very
+ * contract (re-recorded once, for record version 2: the names bands of
+ * bookrec.h joined the stored bands) (a reference path computed in the test would share the very
  * helpers being sped up).  Both the AVX2 and the portable paths are
  * checked.  A failure here means stored values moved:
  * either a bug, or a deliberate change that needs a new FPREC_VERSION and
@@ -155,12 +156,12 @@ static void test_synthetic(void)
 		unsigned words;
 		uint64_t want;
 	} cases[] = {
-		{ "ascii.txt", 0, 1, 60000, UINT64_C(0x4d93ebddeee4c1e2) },
-		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0x66821a1de7f7e084) },
-		{ "mixed.txt", 1, 3, 40000, UINT64_C(0xef39f4e9ab238512) },
-		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0xc33d6e8d18818d30) },
-		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0xdde921aace631099) },
-		{ "page.html", 3, 6, 20000, UINT64_C(0x9ecb10d8a71d1085) },
+		{ "ascii.txt", 0, 1, 60000, UINT64_C(0x33002066d9aae016) },
+		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0x47a274530122cd42) },
+		{ "mixed.txt", 1, 3, 40000, UINT64_C(0x6132fd462d9a52f2) },
+		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0xe7f2cc115ff55476) },
+		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0xcc180c5ea5845cbb) },
+		{ "page.html", 3, 6, 20000, UINT64_C(0x2bf17cea56aa18ca) },
 	};
 	static char vocab[3000][TEXTGEN_WORD];
 	struct sbuf sb;
