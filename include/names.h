@@ -4,14 +4,15 @@
  * Definition: the tokens of the extracted text (runs of letters and marks,
  * or of digits; before normalisation, which drops digits and case) that
  * are names or numbers: a word of two letters or more written with a
- * capital first and never in lower case in the book (names, places; not a
- * common word at a sentence start, which the book also writes in lower
- * case), or a run of digits.  Of them the rare ones, at most NAMES_RARE
+ * capital first inside a sentence (not after . ! ? : ; a quote, a bracket,
+ * a dash or a blank line, where any word has one), or a run of digits.
+ * Of them the rare ones, those whose word (in any case) has at most NAMES_RARE
  * occurrences in the book (a verse number or the hero's name recurs
  * everywhere and says nothing).  Keys: each pair of consecutive rare
  * tokens in text order (a translation keeps names and numbers in their
  * order, so it keeps most pairs; two unrelated books share a name or two,
- * seldom a pair).  The sketch is NAMES_SLOTS independent minima over the
+ * seldom a pair; two numbers in a row are left out: contents, verse and
+ * page lists are alike in many books).  The sketch is NAMES_SLOTS independent minima over the
  * key set (k-mins min-hash): two books share slot i with probability the
  * Jaccard index of their key sets.  The Project Gutenberg header and
  * licence are left out as for the fingerprints (norm_strip_gutenberg()).

@@ -10,7 +10,7 @@
 #include "norm.h"
 
 #define T_CAP 1u	/* written with a capital first */
-#define T_LOWER 2u	/* written in lower case first */
+#define T_LOWER 2u	/* lower case, or a capital at a sentence start */
 #define T_NUM 4u	/* digits */
 
 struct tok {
@@ -36,6 +36,22 @@ static int tok_cmp(const void *x, const void *y)
 	return a->h < b->h ? -1 : a->h > b->h;
 }
 
+/* After character c between tokens: whether the next word starts a
+ * sentence (after . ! ? : ; an opening or closing quote, a bracket, a dash,
+ * a blank line), so that its capital says nothing. */
+static void boundary(int32_t c, int *start, int *nl)
+{
+	if (c == '\n' && ++*nl >= 2)
+		*start = 1;
+	else if (strchr(".!?:;\"'()[]{}*_", c < 128 ? (int)c : 1) && c != 0)
+		*start = 1;
+	else if (c == 0x2014 || c == 0x2013 || (c >= 0x2018 && c <= 0x201F) || c == 0xAB ||
+		 c == 0xBB || c == 0xBF || c == 0xA1 || c == 0x2026)
+		*start = 1;
+	else if (c == ',' || c == '-')
+		*start = 0;
+}
+
 /* The tokens of the text in order: *v malloc'd, *n of them. */
 static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 {
@@ -43,6 +59,8 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 	uint64_t h = 0;
 	uint32_t flags = 0, ncp = 0;
 	int kind = 0;	/* 0 none, 1 letters, 2 digits */
+	int start = 1;	/* a word here starts a sentence, a quotation or a paragraph */
+	int nl = 0;	/* line ends since the last token or mark */
 
 	*v = NULL;
 	*n = 0;
@@ -82,14 +100,17 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 				(*v)[(*n)++] = (struct tok){ mix(h ^ (uint64_t)kind << 62), flags, kind == 2 };
 			}
 			kind = 0;
+			start = nl = 0;
 		}
+		if (!ck && c >= 0)
+			boundary(c, &start, &nl);
 		if (ck && !kind) {
 			kind = ck;
 			h = 0x9E3779B97F4A7C15u;
 			ncp = 0;
 			flags = ck == 2 ? T_NUM :
-				utf8proc_category(c) == UTF8PROC_CATEGORY_LU ||
-				utf8proc_category(c) == UTF8PROC_CATEGORY_LT ? T_CAP : T_LOWER;
+				!start && (utf8proc_category(c) == UTF8PROC_CATEGORY_LU ||
+					   utf8proc_category(c) == UTF8PROC_CATEGORY_LT) ? T_CAP : T_LOWER;
 		}
 		if (ck) {
 			h = (h ^ (uint64_t)(uint32_t)utf8proc_tolower(c)) * 0x100000001B3u;
@@ -110,19 +131,18 @@ static int keep_rare(struct tok *v, size_t n)
 		return -ENOMEM;
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), tok_cmp);
-	/* per distinct token: flags of every occurrence or'd, count in h's place */
+	/* per distinct token: 1 when it occurs NAMES_RARE times at most */
 	for (i = j = 0; i < n; i = e, j++) {
-		uint32_t f = 0;
-
 		for (e = i; e < n && s[e].h == s[i].h; e++)
-			f |= s[e].flags;
+			;
 		s[j].h = s[i].h;
-		s[j].flags = (e - i <= NAMES_RARE && (f & (T_NUM | T_CAP)) && !(f & T_LOWER));
+		s[j].flags = e - i <= NAMES_RARE;
 	}
+	/* a rare word's capitalised occurrences (inside a sentence) and numbers */
 	for (i = 0; i < n; i++) {
 		struct tok *m = bsearch(&v[i], s, j, sizeof(*s), tok_cmp);
 
-		v[i].flags = m ? m->flags : 0;
+		v[i].flags = m && m->flags && (v[i].flags & (T_NUM | T_CAP));
 	}
 	free(s);
 	return 0;
