@@ -21,6 +21,9 @@ struct book {
 	char *title;			/* owned, NULL when unknown */
 	char *author;			/* first creator, owned, NULL when unknown */
 	size_t nwarnings;		/* extraction warnings (see extract.h) */
+	char lang[4];			/* language (lang.h): the declared one when
+					 * lang_code() knows it, else lang_detect()'s;
+					 * "" when unknown */
 	struct fp_book fp;		/* every fingerprint of the normalised text */
 };
 

@@ -14,8 +14,9 @@
  *     8     2  author length A
  *    10     8  file size in bytes
  *    18    16  XXH3-128 of the file's bytes (high half first)
- *    34     T  title, then A bytes of author
- *  34+T+A      the fprec.h record (the rest)
+ *    34     2  language (lang.h: two ASCII letters; zeros when unknown)
+ *    36     T  title, then A bytes of author
+ *  36+T+A      the fprec.h record (the rest)
  * The index's record version is BOOKREC_IDX_VERSION (this version and
  * fprec's together), so a change of either is seen as "refingerprint".
  */
@@ -31,8 +32,8 @@
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
-#define BOOKREC_VERSION 2	/* 2: the names bands (BOOKREC_NAME_BANDS) */
-#define BOOKREC_HEAD_LEN 34
+#define BOOKREC_VERSION 2	/* 2: the language; the names bands (BOOKREC_NAME_BANDS) */
+#define BOOKREC_HEAD_LEN 36
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 #define BOOKREC_IDX_VERSION ((uint32_t)BOOKREC_VERSION << 16 | FPREC_VERSION)
 

@@ -36,6 +36,8 @@ int bookrec_encode(const struct book *b, struct sbuf *out)
 	be_put(head + 10, b->file_size, 8);
 	be_put(head + 18, b->file_hash_hi, 8);
 	be_put(head + 26, b->file_hash_lo, 8);
+	head[34] = (uint8_t)b->lang[0];
+	head[35] = b->lang[0] ? (uint8_t)b->lang[1] : 0;
 	ret = sbuf_add(out, head, sizeof(head));
 	if (!ret && tl)
 		ret = sbuf_add(out, b->title, tl);
@@ -102,6 +104,10 @@ int bookrec_decode(const void *buf, size_t len, struct book **out)
 		return -ENOMEM;
 	fp_book_init(&b->fp);
 	b->format = (enum extract_format)p[5];
+	if (p[34] >= 'a' && p[34] <= 'z' && p[35] >= 'a' && p[35] <= 'z') {
+		b->lang[0] = (char)p[34];
+		b->lang[1] = (char)p[35];
+	}
 	b->file_size = be_get(p + 10, 8);
 	b->file_hash_hi = be_get(p + 18, 8);
 	b->file_hash_lo = be_get(p + 26, 8);

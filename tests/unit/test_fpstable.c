@@ -9,7 +9,7 @@
  * 1e43aaa, before the speed work on these modules: users' indexes hold
  * values computed by that code, so "the same as that build" is the
  * contract (re-recorded once, for record version 2: the names bands of
- * bookrec.h joined the stored bands) (a reference path computed in the test would share the very
+ * bookrec.h joined the stored bands, the language the record) (a reference path computed in the test would share the very
  * helpers being sped up).  Both the AVX2 and the portable paths are
  * checked.  A failure here means stored values moved:
  * either a bug, or a deliberate change that needs a new FPREC_VERSION and
@@ -156,12 +156,12 @@ static void test_synthetic(void)
 		unsigned words;
 		uint64_t want;
 	} cases[] = {
-		{ "ascii.txt", 0, 1, 60000, UINT64_C(0x33002066d9aae016) },
-		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0x47a274530122cd42) },
-		{ "mixed.txt", 1, 3, 40000, UINT64_C(0x6132fd462d9a52f2) },
-		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0xe7f2cc115ff55476) },
-		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0xcc180c5ea5845cbb) },
-		{ "page.html", 3, 6, 20000, UINT64_C(0x2bf17cea56aa18ca) },
+		{ "ascii.txt", 0, 1, 60000, UINT64_C(0x792e126e362b18de) },
+		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0x04149902fcefcef2) },
+		{ "mixed.txt", 1, 3, 40000, UINT64_C(0x4311e92e26048329) },
+		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0x9b6314eaf13f75eb) },
+		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0x776a00f0ff9b6338) },
+		{ "page.html", 3, 6, 20000, UINT64_C(0x28e52a2a625297c2) },
 	};
 	static char vocab[3000][TEXTGEN_WORD];
 	struct sbuf sb;
