@@ -129,7 +129,8 @@ static int keep_rare(struct tok *v, size_t n)
 
 	if (!s)
 		return -ENOMEM;
-	memcpy(s, v, n * sizeof(*s));
+	if (n)
+		memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), tok_cmp);
 	/* per distinct token: 1 when it occurs NAMES_RARE times at most */
 	for (i = j = 0; i < n; i = e, j++) {
