@@ -532,7 +532,7 @@ static int uq_alone(struct idx *ix, const uint64_t *ids, unsigned q, double *t, 
 
 /* Universe u's fingerprint of template r: simhash and text hash XORed with
  * the universe's masks (none for universe 0), as bench_clone() stores it;
- * bands and keys (room for BOOKREC_MH_BANDS and IDX_UQ_MAX) get the
+ * bands and keys (room for BOOKREC_MH_BANDS + BOOKREC_NAME_BANDS and IDX_UQ_MAX) get the
  * masked band hashes and pruning keys. */
 static void clone_fp(const struct bookrec_fp *r, unsigned u, struct idx_fp *fp, uint64_t *bands,
 		     uint32_t *keys)
@@ -668,7 +668,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 	struct idx_stat *sts = calloc(BATCH, sizeof(*sts));
 	uint64_t *bid = calloc(BATCH, sizeof(*bid)), *qid = calloc(q, sizeof(*qid));
 	uint32_t *keys = malloc((size_t)BATCH * IDX_UQ_MAX * sizeof(*keys));
-	uint64_t *bands = malloc((size_t)BATCH * BOOKREC_MH_BANDS * sizeof(*bands));
+	uint64_t *bands = malloc((size_t)BATCH * (BOOKREC_MH_BANDS + BOOKREC_NAME_BANDS) * sizeof(*bands));
 	struct idx_fp *fp = calloc(BATCH, sizeof(*fp));
 	double *t = calloc(q, sizeof(*t)), *pg = calloc(2 * (size_t)q, sizeof(*pg)), t0, tb, anon, hwm, uqs = 0,
 	       recs = 0, t1, tj = 0;
@@ -735,7 +735,7 @@ static int bench_clone(unsigned nt, unsigned nbooks, unsigned q, unsigned words,
 		for (k = 0; k < m; k++) {
 			allid[i + k] = bid[k];
 			clone_fp(&tf[(i + k) % nt], (i + k) / nt, &fp[k],
-				 bands + (size_t)k * BOOKREC_MH_BANDS, keys + (size_t)k * IDX_UQ_MAX);
+				 bands + (size_t)k * (BOOKREC_MH_BANDS + BOOKREC_NAME_BANDS), keys + (size_t)k * IDX_UQ_MAX);
 		}
 		/* one transaction per BATCH books: a commit per book would
 		 * dominate the load */

@@ -25,6 +25,9 @@ struct book {
 	 * file's; set by the indexer, not by book_load(). */
 	char *opf_title, *opf_author;
 	size_t nwarnings;		/* extraction warnings (see extract.h) */
+	char lang[4];			/* language (lang.h): the declared one when
+					 * lang_code() knows it, else lang_detect()'s;
+					 * "" when unknown */
 	struct fp_book fp;		/* every fingerprint of the normalised text */
 };
 

@@ -16,9 +16,10 @@
  *    18    16  XXH3-128 of the file's bytes (high half first)
  *    34     2  metadata.opf title length OT (0: no metadata.opf title)
  *    36     2  metadata.opf author length OA
- *    38     T  the file's own title, then A bytes of its author, OT bytes
+ *    38     2  language (lang.h: two ASCII letters; zeros when unknown)
+ *    40     T  the file's own title, then A bytes of its author, OT bytes
  *              of the metadata.opf title, OA bytes of its author
- *  38+T+A+OT+OA  the fprec.h record (the rest)
+ *  40+T+A+OT+OA  the fprec.h record (the rest)
  * The file's own metadata and the metadata.opf's are kept apart so that a
  * metadata.opf written or removed re-titles the book (bookrec_retitle())
  * without reading the book again.
@@ -37,8 +38,10 @@
 #include "sbuf.h"
 
 #define BOOKREC_MAGIC "SBBR"
+/* 2: the metadata.opf's title and author, the language, the names bands
+ * (BOOKREC_NAME_BANDS) */
 #define BOOKREC_VERSION 2
-#define BOOKREC_HEAD_LEN 38
+#define BOOKREC_HEAD_LEN 40
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 /* The first bytes of a record that hold all of its metadata. */
 #define BOOKREC_META_SPAN (BOOKREC_HEAD_LEN + 4 * BOOKREC_META_MAX)
@@ -49,6 +52,12 @@
  * probability 1 - (1 - J^2)^64 (J = 0.2: 0.93; J = 0.3: 0.998). */
 #define BOOKREC_MH_BANDS 64
 #define BOOKREC_MH_ROWS 2
+/* After them, in the same band table, the NAMES_SLOTS minima of the names
+ * sketch (names.h), one per band, when the book has NAMES_MIN_KEYS keys or
+ * more: bands BOOKREC_MH_BANDS .. BOOKREC_MH_BANDS + NAMES_SLOTS - 1, so a
+ * book with few names has the min-hash bands alone.  Candidates for other
+ * translations (judge.h, JUDGE_SRC_NAMES). */
+#define BOOKREC_NAME_BANDS NAMES_SLOTS
 
 /* Appends the record of b to out.  0, -ENOMEM or -EINVAL (from fprec). */
 int bookrec_encode(const struct book *b, struct sbuf *out);
@@ -76,7 +85,7 @@ int bookrec_retitle(const void *buf, size_t len, const char *title, const char *
  * fp points into the other members. */
 struct bookrec_fp {
 	struct sbuf rec;			/* the record */
-	uint64_t bands[BOOKREC_MH_BANDS];	/* min-hash LSH bands */
+	uint64_t bands[BOOKREC_MH_BANDS + BOOKREC_NAME_BANDS];	/* min-hash LSH bands, names */
 	uint32_t *uq;				/* pruning keys, malloc'd */
 	struct idx_fp fp;
 };

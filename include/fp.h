@@ -17,6 +17,7 @@
 #include "chunksketch.h"
 #include "dupniq.h"
 #include "minhash.h"
+#include "names.h"
 #include "mlsimhash.h"
 #include "norm.h"
 #include "rsimhash.h"
@@ -44,6 +45,10 @@ struct fp_book {
 	 * smallest (the same rule in every book).  nanchors 0: none. */
 	uint32_t nanchors;
 	uint32_t *anchors;		/* owned */
+	/* Names and numbers in order (names.h), for the index's search for
+	 * other translations only: made from the extracted text (case and
+	 * digits), not by fp_compute(); not part of the record. */
+	struct names_sketch names;
 };
 
 #define FP_ANCHOR_BITS 7

@@ -53,7 +53,8 @@ void judge_cache_free(struct judge_cache *c);
 #define JUDGE_SRC_MINHASH 2u	/* a shared whole-book min-hash LSH band */
 #define JUDGE_SRC_TEXT 4u	/* the same exact-text hash */
 #define JUDGE_SRC_UNIQUE 8u	/* many shared pruning keys (unique words, shingle anchors) */
-#define JUDGE_SRC_ALL 15u
+#define JUDGE_SRC_NAMES 16u	/* names and numbers in one order (names.h): other translations */
+#define JUDGE_SRC_ALL 31u
 
 /* The candidate representatives of book f from the sources (an OR of
  * JUDGE_SRC_*): ids sorted, unique, without f; without f's exemptions

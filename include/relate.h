@@ -73,6 +73,9 @@ struct relate_signals {
 				 * views list (judge_share()), not read by the
 				 * rule */
 	double share_b;		/* the same for B in A */
+	const char *lang_a;	/* A's language (lang.h: ISO 639-1), NULL or ""
+				 * when unknown */
+	const char *lang_b;	/* the same for B */
 };
 
 /* Books shorter than this (words) may align nothing even when related:

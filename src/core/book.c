@@ -3,6 +3,7 @@
 #include "book.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "align.h"
 #include "anchorshare.h"
+#include "lang.h"
 #include "norm.h"
 
 static char *dup_or_null(const char *s)
@@ -46,6 +48,14 @@ static int book_from_doc(const struct extract_doc *doc, const char *name,
 	ret = extract_normalize(doc, &nd);
 	if (!ret)
 		ret = fp_compute(&nd, &b->fp);
+	if (!ret)
+		ret = names_sketch(doc->text.buf, doc->text.len, &b->fp.names);
+	if (!ret) {
+		const char *l = lang_code(doc->language);
+
+		snprintf(b->lang, sizeof(b->lang), "%s",
+			 *l ? l : lang_detect(doc->text.buf, doc->text.len));
+	}
 	if (ret && err)
 		sbuf_addf(err, "%s: %s", name ? name : "(buffer)",
 			  ret == -ENOMEM ? "out of memory" : "cannot normalise the text");
@@ -208,8 +218,10 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	return ret;
 }
 
-int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
-		    const struct relate_params *p, struct book_cmp *out)
+/* book_compare_fp() with the two books' languages (NULL: unknown). */
+static int compare(const struct fp_book *a, const struct fp_book *b, int same_file,
+		   const char *lang_a, const char *lang_b, const struct relate_params *p,
+		   struct book_cmp *out)
 {
 	struct dupniq_lcs lcs;
 	int ret;
@@ -221,9 +233,17 @@ int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_f
 	if (!ret)
 		ret = signals_fp(a, b, same_file, &out->scores, &lcs, &out->sig);
 	dupniq_lcs_release(&lcs);
+	out->sig.lang_a = lang_a;
+	out->sig.lang_b = lang_b;
 	if (!ret)
 		relate_decide(&out->sig, p, &out->rel);
 	return ret;
+}
+
+int book_compare_fp(const struct fp_book *a, const struct fp_book *b, int same_file,
+		    const struct relate_params *p, struct book_cmp *out)
+{
+	return compare(a, b, same_file, NULL, NULL, p, out);
 }
 
 int book_compare(const struct book *a, const struct book *b,
@@ -232,5 +252,5 @@ int book_compare(const struct book *a, const struct book *b,
 	int same_file = a->file_size == b->file_size && a->file_hash_hi == b->file_hash_hi &&
 			a->file_hash_lo == b->file_hash_lo;
 
-	return book_compare_fp(&a->fp, &b->fp, same_file, p, out);
+	return compare(&a->fp, &b->fp, same_file, a->lang, b->lang, p, out);
 }

@@ -9,6 +9,8 @@
  *     whatever their distinctive words do: names and numbers aligned in
  *     order through the shorter book (names_in_order()) -> other translation,
  *     else unrelated.  Not for books under RELATE_SHORT_WORDS words.
+ *     Books in two known languages (lang.h) are decided here too, with or
+ *     without shared wording: other translation or unrelated.
  *  3. Evidence of shared text: DUPNIQ its or cs at the published
  *     thresholds, a min-hash Jaccard above its threshold, matched text
  *     windows covering some of either book, or unique-word blocks covering
@@ -31,6 +33,8 @@
 
 #include <math.h>
 #include <stddef.h>
+
+#include "lang.h"
 
 /* Defaults and where they come from (docs/ACCURACY.md has the numbers):
  *  simhash_near  7   bits: best brute-force F1 of the simhash study (§1);
@@ -178,6 +182,15 @@ static int names_in_order(const struct relate_signals *s)
 static int other_wording(const struct relate_signals *s, const struct relate_params *p,
 			 struct relate_result *out)
 {
+	/* Books in two known languages share no text, whatever tokens
+	 * (commands, URLs, quotations) they have in common. */
+	if (lang_differ(s->lang_a, s->lang_b)) {
+		if (names_in_order(s))
+			set(out, RELATE_OTHER_TRANSLATION, -1.0, "other languages, names in order");
+		else
+			set(out, RELATE_UNRELATED, -1.0, "other languages, no names in order");
+		return 1;
+	}
 	/* short texts have too few distinctive words and windows to tell
 	 * (rule step 7 decides them) */
 	if (shares_wording(s, p) || s->words_a < RELATE_SHORT_WORDS ||

@@ -54,6 +54,8 @@ int bookrec_encode(const struct book *b, struct sbuf *out)
 	be_put(head + 10, b->file_size, 8);
 	be_put(head + 18, b->file_hash_hi, 8);
 	be_put(head + 26, b->file_hash_lo, 8);
+	head[38] = (uint8_t)b->lang[0];
+	head[39] = b->lang[0] ? (uint8_t)b->lang[1] : 0;
 	if (!b->opf_title || !*b->opf_title)
 		meta[2] = meta[3] = NULL;
 	ret = encode_meta(out, head, meta);
@@ -183,6 +185,10 @@ int bookrec_decode(const void *buf, size_t len, struct book **out)
 		return -ENOMEM;
 	fp_book_init(&b->fp);
 	b->format = (enum extract_format)p[5];
+	if (p[38] >= 'a' && p[38] <= 'z' && p[39] >= 'a' && p[39] <= 'z') {
+		b->lang[0] = (char)p[38];
+		b->lang[1] = (char)p[39];
+	}
 	b->file_size = be_get(p + 10, 8);
 	b->file_hash_hi = be_get(p + 18, 8);
 	b->file_hash_lo = be_get(p + 26, 8);
@@ -257,6 +263,10 @@ int bookrec_fp_make(const struct book *b, struct bookrec_fp *out)
 	}
 	out->fp.mh_bands = out->bands;
 	out->fp.n_mh_bands = BOOKREC_MH_BANDS;
+	if (b->fp.names.nkeys >= NAMES_MIN_KEYS) {
+		memcpy(out->bands + BOOKREC_MH_BANDS, b->fp.names.slot, sizeof(b->fp.names.slot));
+		out->fp.n_mh_bands += BOOKREC_NAME_BANDS;
+	}
 	out->fp.rec_version = BOOKREC_IDX_VERSION;
 	out->fp.rec = out->rec.buf;
 	out->fp.rec_len = out->rec.len;

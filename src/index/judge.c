@@ -33,6 +33,16 @@
 #define UQ_WORD_SHARE 0.25
 #define UQ_MAX_CANDIDATES 200
 
+/* Names candidates (JUDGE_SRC_NAMES): books sharing at least NAMES_MIN_SHARED
+ * of the NAMES_SLOTS names bands (bookrec.h).  Measured on the shared real
+ * books (docs/ACCURACY.md, "Other translations"): of 1,225 pairs, the
+ * unrelated ones share 0 bands (1,193) or 1 (7); 2 or more are editions,
+ * volumes and translations.  NAMES_NO_BAND stands in for the min-hash bands
+ * in the query (band i is compared with band i, so the names bands keep
+ * their places): a value no band is expected to hold. */
+#define NAMES_MIN_SHARED 2
+#define NAMES_NO_BAND 0x6E616D65735F6E6Fu
+
 /* ---- comparison cache ---- */
 
 struct judge_cache {
@@ -344,16 +354,25 @@ int judge_expand(struct idx *ix, const struct idx_file *f, const struct idx_file
 int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int keep_exempt,
 		 uint64_t **out, size_t *nout)
 {
-	struct idx_hit *near = NULL, *mh = NULL;
+	struct idx_hit *near = NULL, *mh = NULL, *nm = NULL;
 	uint64_t *bands = NULL, *same = NULL, *ex = NULL, *ids = NULL;
-	size_t nnear = 0, nmh = 0, nsame = 0, nex = 0, nuq = 0, n = 0, i, j, k;
+	size_t nnear = 0, nmh = 0, nnm = 0, nsame = 0, nex = 0, nuq = 0, n = 0, i, j, k;
 	uint32_t nb = 0;
 	int ret = 0;
 
 	if (sources & JUDGE_SRC_NEAR)
 		ret = idx_near_reps(ix, f->simhash, idx_max_d(ix), &near, &nnear);
-	if (!ret && (sources & JUDGE_SRC_MINHASH) && idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb)
-		ret = idx_mh_candidates(ix, bands, nb, 1, &mh, &nmh);
+	if (!ret && (sources & (JUDGE_SRC_MINHASH | JUDGE_SRC_NAMES)) &&
+	    idx_mh_bands(ix, f->id, &bands, &nb) == 0 && nb) {
+		if (sources & JUDGE_SRC_MINHASH)
+			ret = idx_mh_candidates(ix, bands, nb < BOOKREC_MH_BANDS ? nb :
+						BOOKREC_MH_BANDS, 1, &mh, &nmh);
+		if (!ret && (sources & JUDGE_SRC_NAMES) && nb > BOOKREC_MH_BANDS) {
+			for (i = 0; i < BOOKREC_MH_BANDS; i++)
+				bands[i] = NAMES_NO_BAND;
+			ret = idx_mh_candidates(ix, bands, nb, NAMES_MIN_SHARED, &nm, &nnm);
+		}
+	}
 	if (!ret && (sources & JUDGE_SRC_TEXT))
 		ret = idx_by_text_hash(ix, f->text_hash, &same, &nsame);
 	if (!ret && !keep_exempt)
@@ -366,7 +385,9 @@ int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int
 		nnear = MAX_CANDIDATES;
 	if (nmh > MAX_CANDIDATES)
 		nmh = MAX_CANDIDATES;
-	ids = malloc((nnear + nmh + nsame + UQ_MAX_CANDIDATES + 1) * sizeof(*ids));
+	if (nnm > MAX_CANDIDATES)
+		nnm = MAX_CANDIDATES;
+	ids = malloc((nnear + nmh + nnm + nsame + UQ_MAX_CANDIDATES + 1) * sizeof(*ids));
 	if (!ids) {
 		ret = -ENOMEM;
 		goto out;
@@ -381,6 +402,8 @@ int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int
 		ids[n++] = near[i].id;
 	for (i = 0; i < nmh; i++)
 		ids[n++] = mh[i].id;
+	for (i = 0; i < nnm; i++)
+		ids[n++] = nm[i].id;
 	for (i = 0; i < nsame; i++)
 		ids[n++] = same[i];
 	qsort(ids, n, sizeof(*ids), rsort_cmp_u64);
@@ -397,6 +420,7 @@ int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int
 out:
 	free(near);
 	free(mh);
+	free(nm);
 	free(bands);
 	free(same);
 	free(ex);

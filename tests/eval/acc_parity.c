@@ -46,6 +46,8 @@ static int idmap_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+#define NSRC 5	/* candidate sources (src_bits) */
+
 struct parity {
 	struct idx *ix;
 	struct judge_cache *cache;
@@ -53,18 +55,18 @@ struct parity {
 	struct idmap *map;
 	struct listed *v;		/* every listed pair, sorted */
 	size_t n, cap;
-	uint64_t *cand[4];		/* per source bit: all candidate pairs a << 32 | b, sorted */
-	size_t ncand[4];
-	size_t maxcand[4];		/* most candidates of one book */
+	uint64_t *cand[NSRC];		/* per source bit: all candidate pairs a << 32 | b, sorted */
+	size_t ncand[NSRC];
+	size_t maxcand[NSRC];		/* most candidates of one book */
 	double t_put, t_list;
 	char dir[96];
 };
 
-static const unsigned src_bits[4] = {
-	JUDGE_SRC_NEAR, JUDGE_SRC_MINHASH, JUDGE_SRC_TEXT, JUDGE_SRC_UNIQUE,
+static const unsigned src_bits[NSRC] = {
+	JUDGE_SRC_NEAR, JUDGE_SRC_MINHASH, JUDGE_SRC_TEXT, JUDGE_SRC_UNIQUE, JUDGE_SRC_NAMES,
 };
-static const char *const src_names[4] = {
-	"simhash near", "min-hash band", "text hash", "pruning keys",
+static const char *const src_names[NSRC] = {
+	"simhash near", "min-hash band", "text hash", "pruning keys", "names in order",
 };
 
 static int parity_book_of(const struct parity *pa, size_t nbooks, uint64_t id, uint32_t *k)
@@ -177,7 +179,7 @@ static int parity_build(struct parity *pa, const struct corpus *c)
 	pa->t_list = (double)(monoclock_ns() - t0) / 1e9;
 	if (pa->n)
 		qsort(pa->v, pa->n, sizeof(*pa->v), listed_cmp);
-	for (s = 0; s < 4 && !ret; s++)
+	for (s = 0; s < NSRC && !ret; s++)
 		if (src_bits[s])
 			ret = parity_sources(pa, c->nbooks, s);
 	return ret;
@@ -192,7 +194,7 @@ static void parity_release(struct parity *pa)
 	free(pa->ids);
 	free(pa->map);
 	free(pa->v);
-	for (s = 0; s < 4; s++)
+	for (s = 0; s < NSRC; s++)
 		free(pa->cand[s]);
 	if (pa->dir[0]) {
 		char p[128];
@@ -231,7 +233,7 @@ static void parity_report(const struct acc_opts *o, const struct corpus *c, cons
 {
 	FILE *f = o->out;
 	struct prf g[G_N], gi[G_N];
-	unsigned found[4] = { 0, 0, 0, 0 }, rel = 0, only[4] = { 0, 0, 0, 0 }, shown = 0;
+	unsigned found[NSRC] = { 0 }, rel = 0, only[NSRC] = { 0 }, shown = 0;
 	unsigned unlabelled = 0, by;
 	size_t i, s, k, gn = 0;
 	const char *nm;
@@ -254,12 +256,12 @@ static void parity_report(const struct acc_opts *o, const struct corpus *c, cons
 			continue;
 		rel++;
 		by = 0;
-		for (s = 0; s < 4; s++)
+		for (s = 0; s < NSRC; s++)
 			if (src_bits[s] && parity_has(pa, s, p->a, p->b)) {
 				found[s]++;
 				by |= 1u << s;
 			}
-		for (s = 0; s < 4; s++)
+		for (s = 0; s < NSRC; s++)
 			if (by == 1u << s)
 				only[s]++;
 	}
@@ -304,7 +306,7 @@ static void parity_report(const struct acc_opts *o, const struct corpus *c, cons
 		"(each one is a comparison of two records) and the share of them the comparison "
 		"lists:\n\n| source | labelled pairs proposed | only by this source | candidates per "
 		"book, mean | max | listed |\n|---|--:|--:|--:|--:|--:|\n", rel);
-	for (s = 0; s < 4; s++) {
+	for (s = 0; s < NSRC; s++) {
 		size_t lst = 0;
 
 		if (!src_bits[s])
@@ -331,7 +333,7 @@ static void parity_report(const struct acc_opts *o, const struct corpus *c, cons
 		if (shown > 40)
 			continue;
 		vc = parity_class(pa, p->a, p->b, &l1);
-		for (s = 0, by = 0; s < 4; s++)
+		for (s = 0, by = 0; s < NSRC; s++)
 			by |= src_bits[s] && parity_has(pa, s, p->a, p->b);
 		fprintf(f, "| %s%s", acc_cat_names[p->cat], p->name ? ": " : "");
 		for (nm = p->name; nm && *nm; nm++)	/* "a | b": no '|' in a table cell */
@@ -368,7 +370,7 @@ int acc_parity_run(const struct acc_opts *o, const struct corpus *c, const enum 
 		if (predi[i] == pred[i])
 			continue;
 		sum->index_differ++;
-		for (s = 0, cand = 0; s < 4; s++)
+		for (s = 0, cand = 0; s < NSRC; s++)
 			cand |= src_bits[s] && parity_has(&pa, s, p->a, p->b);
 		if (!cand) {
 			sum->index_no_candidate++;

@@ -175,6 +175,30 @@ static void test_sparse_names(void)
 	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
 }
 
+/* Two books in known languages that differ (lang.h): other translation
+ * when their names align in order, else unrelated, whatever text they
+ * share (a manual translated with its commands and URLs verbatim). */
+static void test_languages(void)
+{
+	struct relate_signals s;
+
+	iliad(&s);
+	s.lang_a = "en";
+	s.lang_b = "de";
+	s.jaccard = 0.3;	/* shared verbatim parts */
+	s.chunk_cover_a = s.chunk_cover_b = 0.6;
+	s.block_cover_a = s.block_cover_b = 0.95;
+	CHECK_EQ_INT(decide(&s), RELATE_OTHER_TRANSLATION);
+	s.dupniq_lcs = 10;	/* names not in order */
+	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
+	/* one language unknown, or the same: the shared text decides */
+	s.dupniq_lcs = 203;
+	s.lang_b = "";
+	CHECK(decide(&s) != RELATE_OTHER_TRANSLATION && decide(&s) != RELATE_UNRELATED);
+	s.lang_b = "en";
+	CHECK(decide(&s) != RELATE_OTHER_TRANSLATION && decide(&s) != RELATE_UNRELATED);
+}
+
 static void test_short_books(void)
 {
 	struct relate_signals s;
@@ -239,6 +263,7 @@ int main(void)
 	RUN(test_exact);
 	RUN(test_other_translation);
 	RUN(test_sparse_names);
+	RUN(test_languages);
 	RUN(test_near);
 	RUN(test_short_books);
 	RUN(test_containment);

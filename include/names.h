@@ -1,0 +1,44 @@
+/* names.h - a sketch of a book's names and numbers in their order, the part
+ * of a text that another translation keeps (candidate search only).
+ *
+ * Definition: the tokens of the extracted text (runs of letters and marks,
+ * or of digits; before normalisation, which drops digits and case) that
+ * are names or numbers: a word of two letters or more written with a
+ * capital first inside a sentence (not after . ! ? : ; a quote, a bracket,
+ * a dash or a blank line, where any word has one), or a run of digits.
+ * Of them the rare ones, those whose word (in any case) has at most NAMES_RARE
+ * occurrences in the book (a verse number or the hero's name recurs
+ * everywhere and says nothing).  Keys: each pair of consecutive rare
+ * tokens in text order (a translation keeps names and numbers in their
+ * order, so it keeps most pairs; two unrelated books share a name or two,
+ * seldom a pair; two numbers in a row are left out: contents, verse and
+ * page lists are alike in many books).  The sketch is NAMES_SLOTS independent minima over the
+ * key set (k-mins min-hash): two books share slot i with probability the
+ * Jaccard index of their key sets.  The Project Gutenberg header and
+ * licence are left out as for the fingerprints (norm_strip_gutenberg()).
+ * Deterministic: a function of the text alone, on every machine.
+ */
+#ifndef NAMES_H
+#define NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NAMES_SLOTS 32
+#define NAMES_RARE 6
+/* Fewer keys than this: too few names to sketch (nkeys says how many). */
+#define NAMES_MIN_KEYS 8
+
+struct names_sketch {
+	uint32_t nkeys;			/* pairs of consecutive rare tokens */
+	uint64_t slot[NAMES_SLOTS];	/* minima; all 0 when nkeys is 0 */
+};
+
+/* Sketches len bytes of UTF-8 text (invalid bytes separate tokens) into
+ * out.  0 or -ENOMEM (out zeroed). */
+int names_sketch(const char *utf8, size_t len, struct names_sketch *out);
+
+/* Slots two sketches share (both with nkeys >= NAMES_MIN_KEYS; else 0). */
+unsigned names_shared(const struct names_sketch *a, const struct names_sketch *b);
+
+#endif

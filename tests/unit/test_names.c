@@ -1,0 +1,189 @@
+/* The names-and-numbers sketch (names.h): a translation that keeps names
+ * and numbers in order shares it whole; unrelated books, sentence starts,
+ * number lists and the Project Gutenberg licence share none of it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "names.h"
+#include "sbuf.h"
+
+static unsigned next(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* A pseudo word of lower-case letters from v. */
+static void word(struct sbuf *out, unsigned v, int cap)
+{
+	int i, n = 3 + (int)(v % 5);
+
+	for (i = 0; i < n; i++, v /= 7)
+		sbuf_addf(out, "%c", (cap && !i ? 'A' : 'a') + (int)(v % 26));
+}
+
+/* A book of n sentences: each starts with "The" (also written "the"
+ * inside), holds lower-case words drawn from wseed's vocabulary and, every
+ * few sentences, a capitalised name (Zq...) or a year drawn from nseed's. */
+static void book(struct sbuf *out, unsigned wseed, unsigned nseed, size_t n)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		sbuf_addstr(out, "The ");
+		for (k = 0; k < 8; k++) {
+			word(out, next(&wseed) % 5000, 0);
+			sbuf_addstr(out, k == 3 ? " the " : " ");
+		}
+		if (i % 3 == 0) {
+			unsigned v = next(&nseed);
+
+			if (v % 4) {
+				sbuf_addstr(out, "Zq");	/* never a common word */
+				word(out, v, 0);
+			}
+			else
+				sbuf_addf(out, "%u", 1000 + v % 9000);
+		}
+		sbuf_addstr(out, ".\n");
+	}
+}
+
+static void sketch(const struct sbuf *t, struct names_sketch *s)
+{
+	REQUIRE(names_sketch(t->buf, t->len, s) == 0);
+}
+
+static void test_translation(void)
+{
+	struct sbuf a, b, c;
+	struct names_sketch sa, sb, sc;
+
+	sbuf_init(&a);
+	sbuf_init(&b);
+	sbuf_init(&c);
+	book(&a, 1, 7, 600);
+	book(&b, 2, 7, 600);	/* other wording, the same names in order */
+	book(&c, 3, 9, 600);	/* other wording, other names */
+	sketch(&a, &sa);
+	sketch(&b, &sb);
+	sketch(&c, &sc);
+	CHECK(sa.nkeys >= 150);
+	CHECK_EQ_INT(names_shared(&sa, &sb), NAMES_SLOTS);
+	CHECK(names_shared(&sa, &sc) < 2);
+	CHECK(names_shared(&sb, &sc) < 2);
+	sbuf_release(&a);
+	sbuf_release(&b);
+	sbuf_release(&c);
+}
+
+/* Names dropped or added here and there: most slots still agree. */
+static void test_partly_kept(void)
+{
+	struct sbuf a, b;
+	struct names_sketch sa, sb;
+	size_t i;
+
+	sbuf_init(&a);
+	sbuf_init(&b);
+	book(&a, 1, 7, 600);
+	/* b: a's text with every 10th line dropped */
+	for (i = 0; i < a.len;) {
+		char *nl = memchr(a.buf + i, '\n', a.len - i);
+		size_t e = nl ? (size_t)(nl - a.buf) + 1 : a.len;
+		static unsigned line;
+
+		if (++line % 10)
+			sbuf_add(&b, a.buf + i, e - i);
+		i = e;
+	}
+	sketch(&a, &sa);
+	sketch(&b, &sb);
+	CHECK(names_shared(&sa, &sb) >= NAMES_SLOTS / 2);
+	sbuf_release(&a);
+	sbuf_release(&b);
+}
+
+/* A capital at a sentence start says nothing; a list of numbers is the
+ * same in many books; names occurring often say nothing: none of them
+ * make keys. */
+static void test_not_names(void)
+{
+	struct sbuf t;
+	struct names_sketch s;
+	int i;
+
+	sbuf_init(&t);
+	for (i = 0; i < 500; i++)
+		sbuf_addf(&t, "Then the men went home. %d %d %d Alice said then. ", i, i + 1, i + 2);
+	sketch(&t, &s);
+	CHECK_EQ_INT(s.nkeys, 0);
+	CHECK_EQ_INT(names_shared(&s, &s), 0);
+	sbuf_release(&t);
+}
+
+/* The Project Gutenberg header and licence are not the book. */
+static void test_gutenberg(void)
+{
+	struct sbuf a, b, lic;
+	struct names_sketch sa, sb;
+	int i;
+
+	sbuf_init(&a);
+	sbuf_init(&b);
+	sbuf_init(&lic);
+	for (i = 0; i < 300; i++) {
+		word(&lic, (unsigned)i * 7919u, 1);
+		sbuf_addf(&lic, " Foundation %d ", 100 + i);
+		word(&lic, (unsigned)i * 104729u, 1);
+		sbuf_addstr(&lic, " donations.\n");
+	}
+	sbuf_addstr(&a, "Title: One\n\n*** START OF THE PROJECT GUTENBERG EBOOK ONE ***\n");
+	book(&a, 1, 7, 300);
+	sbuf_addstr(&a, "\n*** END OF THE PROJECT GUTENBERG EBOOK ONE ***\n");
+	sbuf_add(&a, lic.buf, lic.len);
+	sbuf_addstr(&b, "Title: Two\n\n*** START OF THE PROJECT GUTENBERG EBOOK TWO ***\n");
+	book(&b, 3, 9, 300);
+	sbuf_addstr(&b, "\n*** END OF THE PROJECT GUTENBERG EBOOK TWO ***\n");
+	sbuf_add(&b, lic.buf, lic.len);
+	sketch(&a, &sa);
+	sketch(&b, &sb);
+	CHECK(sa.nkeys >= NAMES_MIN_KEYS);
+	CHECK(names_shared(&sa, &sb) < 2);
+	sbuf_release(&a);
+	sbuf_release(&b);
+	sbuf_release(&lic);
+}
+
+/* Empty, short, invalid and non-Latin input: no keys or a sketch, never
+ * a crash; the same bytes give the same sketch. */
+static void test_edges(void)
+{
+	static const char bad[] = "\xff\xfe Ab\xc3 Cd \xe2\x82 Ef 12 \xf0\x9f\x98";
+	static const char greek[] = "\xce\xba\xce\xb1\xce\xb9 \xce\x91\xcf\x87\xce\xb9\xce\xbb\xce\xbb\xce\xad\xcf\x82 "
+				    "\xce\xa0\xce\xac\xcf\x84\xcf\x81\xce\xbf\xce\xba\xce\xbb\xce\xbf\xcf\x82";
+	struct names_sketch s, t;
+
+	REQUIRE(names_sketch("", 0, &s) == 0);
+	CHECK_EQ_INT(s.nkeys, 0);
+	REQUIRE(names_sketch(bad, sizeof(bad) - 1, &s) == 0);
+	CHECK(s.nkeys <= 4);
+	REQUIRE(names_sketch(greek, sizeof(greek) - 1, &s) == 0);
+	CHECK_EQ_INT(s.nkeys, 1);	/* "and", two Greek names: one pair */
+	REQUIRE(names_sketch(greek, sizeof(greek) - 1, &t) == 0);
+	CHECK(memcmp(&s, &t, sizeof(s)) == 0);
+	CHECK_EQ_INT(names_shared(&s, &t), 0);	/* under NAMES_MIN_KEYS */
+}
+
+int main(void)
+{
+	RUN(test_translation);
+	RUN(test_partly_kept);
+	RUN(test_not_names);
+	RUN(test_gutenberg);
+	RUN(test_edges);
+	return CHECK_DONE();
+}
