@@ -21,7 +21,7 @@ const char *const acc_cat_names[ACC_NCAT] = {
 	"identical file", "format (txt/html/epub)", "OCR 0.5-5%", "OCR 7-10%",
 	"sentence edits", "partial 15-80%", "volume in whole", "book in anthology",
 	"partial in parts, noisy, both sides", "book whole, 15-60% inserted",
-	"anthology of two works vs each",
+	"anthology of two works vs each", "material of the partial books vs its base",
 	"reworded 5-10% (revision)", "unrelated", "same author",
 	"anthology vs third book, middle replaced", "reworded 50-100% (translation)",
 	"real: edition", "real: part of", "real: unrelated", "real: other translation",

@@ -33,6 +33,8 @@ enum acc_cat {
 			 * (acc_partial.c) */
 	ACC_INSERTED,	/* the book whole with 15-60% other text inserted */
 	ACC_TWO_WORKS,	/* an anthology of two whole works, against each */
+	ACC_MATERIAL,	/* the text ACC_PARTS books are made from against its
+			 * base: a part of it, or the whole among others */
 	ACC_REVISED,	/* 5-10% of the words reworded (a revision) */
 	ACC_UNREL,
 	ACC_AUTHOR,	/* same author (or series), different books */

@@ -41,7 +41,7 @@ static int task_side(enum task t, const struct acc_pair *p)
 		if (ambiguous(p) || cat >= ACC_REAL_EDITION)
 			return 0;
 		return cat == ACC_VOLUME || cat == ACC_ANTHOLOGY || cat == ACC_INSERTED ||
-		       cat == ACC_TWO_WORKS ? 1 : -1;
+		       cat == ACC_TWO_WORKS || cat == ACC_MATERIAL ? 1 : -1;
 	default:
 		return cat == ACC_REAL_EDITION || cat == ACC_REAL_PART ? 1 :
 		       cat == ACC_REAL_UNREL ? -1 : 0;

@@ -77,6 +77,20 @@ static int material(const struct base *bv, size_t nb, size_t i, double max, stru
 	return ret;
 }
 
+/* The material m (text mt) against its base b (book orig): a part of it,
+ * or the whole of it among other books; a near duplicate too when the
+ * smaller is 80% of the larger or more (as for anthologies). */
+static int material_pair(struct corpus *c, const struct base *b, uint32_t orig, uint32_t m,
+			 const struct sbuf *mt)
+{
+	int part = mt->len < b->len;
+	double f = part ? (double)mt->len / (double)b->len : (double)b->len / (double)mt->len;
+
+	return acc_corpus_pair(c, m, orig, ACC_MATERIAL,
+			       part ? RELATE_B_CONTAINS_A : RELATE_A_CONTAINS_B,
+			       f >= 0.8 ? BIT(RELATE_NEAR_DUPLICATE) : 0, f);
+}
+
 /* OCR errors at rate (0: none) on t, through scratch u. */
 static int noise(struct mut_rng *r, double rate, struct sbuf *t, struct sbuf *u)
 {
@@ -185,14 +199,15 @@ static int inserted(struct corpus *c, struct mut_rng *r, size_t i, uint32_t m,
 	return ret;
 }
 
-/* Every third base: the anthology of it and the next base, both whole,
- * clean and after 2% OCR errors (the two are near duplicates of each
- * other: twins); each contains both works. */
+/* Every third base: the anthology of it and the base two further on (the
+ * sparse negatives join next bases), both whole, clean and after 2% OCR
+ * errors (the two are near duplicates of each other: twins); each
+ * contains both works. */
 static int two_works(struct corpus *c, const struct base *bv, size_t nb, size_t i,
 		     const uint32_t *origs, struct mut_rng *r, struct sbuf *t, struct sbuf *u)
 {
-	const char *parts[2] = { bv[i].text, bv[(i + 1) % nb].text };
-	size_t lens[2] = { bv[i].len, bv[(i + 1) % nb].len }, k;
+	const char *parts[2] = { bv[i].text, bv[(i + 2) % nb].text };
+	size_t lens[2] = { bv[i].len, bv[(i + 2) % nb].len }, k;
 	uint32_t an[2];
 	int ret;
 
@@ -214,7 +229,7 @@ static int two_works(struct corpus *c, const struct base *bv, size_t nb, size_t 
 		double f = (double)lens[k % 2] / (double)(lens[0] + lens[1]);
 
 		/* a work of 80% or more of the anthology: near duplicate too */
-		ret = acc_corpus_pair(c, an[k / 2], origs[(i + k % 2) % nb], ACC_TWO_WORKS,
+		ret = acc_corpus_pair(c, an[k / 2], origs[(i + 2 * (k % 2)) % nb], ACC_TWO_WORKS,
 				      RELATE_A_CONTAINS_B, f >= 0.8 ? BIT(RELATE_NEAR_DUPLICATE) : 0,
 				      f);
 	}
@@ -237,6 +252,8 @@ int acc_partial_derive(struct corpus *c, const struct base *bv, size_t nb, size_
 	ret = material(bv, nb, i, quick ? QUICK_MAX_BYTES : MAX_BYTES, r, &mt);
 	if (!ret)
 		ret = acc_corpus_load(c, mt.buf, mt.len, "material.txt", &m);
+	if (!ret)
+		ret = material_pair(c, &bv[i], origs[i], m, &mt);
 	/* other text: the bases from the far side of the list on (those in
 	 * the material may come round again only in a short corpus) */
 	if (!ret)
