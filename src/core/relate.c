@@ -21,7 +21,11 @@
  *     (align.h), or the matched text windows (chunksketch.h) without blocks.
  *     (Nearly) all of both covered -> near duplicate, its difference the
  *     distinctive words that did not align (1 - cs).
- *  5. (Nearly) all of one covered, not the other -> the other contains it.
+ *     A part of each (not the whole) aligned densely (dense_part()) is
+ *     shared text too, in steps 2 and 3: OCR noise breaks shingles and
+ *     windows, not the alignment of most distinctive words.
+ *  5. (Nearly) all of one covered, the other less by CONTAIN_MARGIN -> the
+ *     other contains it (two books with a like share replaced overlap).
  *  6. Little of either covered -> unrelated; otherwise overlapping text.
  *  7. Without any coverage (not computed, or nothing aligned with a book of
  *     under RELATE_SHORT_WORDS words): close simhash and similar sizes ->
