@@ -40,15 +40,12 @@ static void test_identical_and_scattered(void)
 	CHECK_EQ_INT(c.lcs, 1000);
 	CHECK_EQ_INT(c.blocks, 1);
 	CHECK(c.cover_a > 0.99 && c.cover_b > 0.99);
-	CHECK(c.density > 0.99);
 	/* OCR-like damage: a third of B's unique words changed, scattered */
 	for (i = 0; i < 1000; i += 3)
 		b.hash[i] ^= 0x5555;
 	REQUIRE(align_blocks(&a, &b, 0, &c) == 0);
 	CHECK(c.lcs > 600 && c.lcs < 700);
 	CHECK(c.cover_a > 0.99 && c.cover_b > 0.99);
-	/* two pairs in three of the distinctive words inside the block */
-	CHECK(c.density > 0.64 && c.density < 0.69);
 	free_seq(&a);
 	free_seq(&b);
 }
