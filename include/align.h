@@ -39,6 +39,11 @@ struct align_cover {
 	uint32_t blocks;	/* blocks of ALIGN_MIN_PAIRS or more pairs */
 	double cover_a;		/* fraction of A's words inside blocks, 0..1 */
 	double cover_b;		/* the same for B */
+	double density;		/* pairs per distinctive word inside the
+				 * blocks, on the side with fewer (0 without
+				 * a block): most of them in a copy, even an
+				 * OCR-damaged one; the names and numbers alone
+				 * in another translation */
 };
 
 /* Aligns a with b.  gap_factor <= 0 means ALIGN_GAP_FACTOR.  Returns 0 or

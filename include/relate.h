@@ -59,6 +59,9 @@ struct relate_signals {
 				 * replaced or missing part leaves a hole but
 				 * scattered OCR damage does not */
 	double block_cover_b;	/* the same for B */
+	double block_density;	/* S5: LCS pairs per distinctive word inside
+				 * the blocks, on the side with fewer (align.h);
+				 * 0 without a block */
 	double stretch_cover_a;	/* S5 as fp computes it: words inside stretches
 				 * of LCS words with equal gaps of at most
 				 * DUPNIQ_GAP words (dupniq.h); not read by the

@@ -87,19 +87,20 @@ static double gap_of(uint32_t nwords, uint32_t nuniq, const uint32_t *p, uint32_
 /* 1 when the LCS pairs [from, to) are at least ALIGN_MIN_DENSITY of the
  * distinctive words inside their stretch on one side (the side with fewer:
  * OCR garbage adds distinctive words to a noisy copy). */
-static int dense(const struct dupniq_lcs *l, uint32_t from, uint32_t to)
+static int dense(const struct dupniq_lcs *l, uint32_t from, uint32_t to, uint64_t *uniq)
 {
 	uint32_t ua = l->xi[l->chain[to - 1]] - l->xi[l->chain[from]] + 1;
 	uint32_t ub = l->yi[l->chain[to - 1]] - l->yi[l->chain[from]] + 1;
 
-	return (double)(to - from) >= ALIGN_MIN_DENSITY * (double)(ua < ub ? ua : ub);
+	*uniq = ua < ub ? ua : ub;
+	return (double)(to - from) >= ALIGN_MIN_DENSITY * (double)*uniq;
 }
 
 int align_blocks_lcs(const struct dupniq_seq *a, const struct dupniq_seq *b,
 		     const struct dupniq_lcs *l, double gap_factor, struct align_cover *out)
 {
 	uint32_t *pa = NULL, *pb = NULL, *tmp = NULL, len = l->len, i, start;
-	uint64_t cov_a = 0, cov_b = 0;
+	uint64_t cov_a = 0, cov_b = 0, pairs = 0, uniq = 0, u;
 	double ga, gb;
 	uint32_t nu;
 	int ret = 0;
@@ -132,15 +133,18 @@ int align_blocks_lcs(const struct dupniq_seq *a, const struct dupniq_seq *b,
 	for (i = 1, start = 0; i <= len; i++) {
 		if (i < len && pa[i] - pa[i - 1] <= ga && pb[i] - pb[i - 1] <= gb)
 			continue;
-		if (i - start >= ALIGN_MIN_PAIRS && dense(l, start, i)) {
+		if (i - start >= ALIGN_MIN_PAIRS && dense(l, start, i, &u)) {
 			cov_a += pa[i - 1] - pa[start];
 			cov_b += pb[i - 1] - pb[start];
+			pairs += i - start;
+			uniq += u;
 			out->blocks++;
 		}
 		start = i;
 	}
 	out->cover_a = a->nwords ? (double)cov_a / a->nwords : 0.0;
 	out->cover_b = b->nwords ? (double)cov_b / b->nwords : 0.0;
+	out->density = uniq ? (double)pairs / (double)uniq : 0.0;
 	if (out->cover_a > 1.0)
 		out->cover_a = 1.0;
 	if (out->cover_b > 1.0)

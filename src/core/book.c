@@ -192,6 +192,7 @@ static int signals_fp(const struct fp_book *a, const struct fp_book *b, int same
 	ret = align_blocks_lcs(&a->dq, &b->dq, lcs, 0, &al);
 	sig->block_cover_a = al.cover_a;
 	sig->block_cover_b = al.cover_b;
+	sig->block_density = al.density;
 	sig->same_file = same_file;
 	sig->same_text = sc->same_text;
 	sig->words_a = sc->a_nwords;

@@ -20,6 +20,8 @@
 const char *const acc_cat_names[ACC_NCAT] = {
 	"identical file", "format (txt/html/epub)", "OCR 0.5-5%", "OCR 7-10%",
 	"sentence edits", "partial 15-80%", "volume in whole", "book in anthology",
+	"partial in parts, noisy, both sides", "book whole, 15-60% inserted",
+	"anthology of two works vs each", "material of the partial books vs its base",
 	"reworded 5-10% (revision)", "unrelated", "same author",
 	"anthology vs third book, middle replaced", "reworded 50-100% (translation)",
 	"real: edition", "real: part of", "real: unrelated", "real: other translation",
@@ -29,13 +31,6 @@ const char *const acc_cat_names[ACC_NCAT] = {
 #define ANY_RELATED (BIT(RELATE_SAME_TEXT) | BIT(RELATE_NEAR_DUPLICATE) | \
 	BIT(RELATE_A_CONTAINS_B) | BIT(RELATE_B_CONTAINS_A) | BIT(RELATE_OVERLAP) | \
 	BIT(RELATE_OTHER_TRANSLATION))
-
-struct base {
-	char *text;
-	size_t len;
-	int author;
-	char name[64];
-};
 
 static int corpus_add_book(struct corpus *c, struct book *b, uint32_t *idx)
 {
@@ -116,6 +111,7 @@ static int corpus_add_pair(struct corpus *c, uint32_t a, uint32_t b, enum acc_ca
 	p->param = (float)param;
 	p->sig = cmp.sig;
 	p->name = NULL;
+	p->sub = 0;
 	return 0;
 }
 
@@ -639,6 +635,8 @@ static int build_corpus(const struct acc_opts *o, const struct base *bv, size_t 
 			ret = derive_reword(&dv);
 		if (!ret)
 			ret = derive_sparse(&dv);
+		if (!ret)
+			ret = acc_partial_derive(c, bv, nb, i, orig, o->quick, &dv.r);
 	}
 	if (!ret)
 		ret = add_negatives(c, bv, nb, orig, noisy);
@@ -648,6 +646,18 @@ out:
 	sbuf_release(&dv.t);
 	sbuf_release(&dv.u);
 	return ret;
+}
+
+int acc_corpus_load(struct corpus *c, const char *text, size_t len, const char *name,
+		    uint32_t *idx)
+{
+	return load_buf(c, text, len, name, idx);
+}
+
+int acc_corpus_pair(struct corpus *c, uint32_t a, uint32_t b, enum acc_cat cat,
+		    enum relate_class label, unsigned accept, double param)
+{
+	return corpus_add_pair(c, a, b, cat, label, accept, param);
 }
 
 static int cmp_str(const void *a, const void *b)

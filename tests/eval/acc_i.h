@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "acc.h"
+#include "mutate.h"
 #include "book.h"
 #include "idx.h"
 #include "relate.h"
@@ -27,6 +28,13 @@ enum acc_cat {
 	ACC_PARTIAL,	/* 15-80% replaced by another book's text */
 	ACC_VOLUME,	/* a leading part inside the whole */
 	ACC_ANTHOLOGY,	/* a book inside an anthology */
+	ACC_PARTS,	/* 15-80% replaced in one block, several or interleaved
+			 * chapters, noisy or edited, 20 KB..2 MB, both sides
+			 * (acc_partial.c) */
+	ACC_INSERTED,	/* the book whole with 15-60% other text inserted */
+	ACC_TWO_WORKS,	/* an anthology of two whole works, against each */
+	ACC_MATERIAL,	/* the text ACC_PARTS books are made from against its
+			 * base: a part of it, or the whole among others */
 	ACC_REVISED,	/* 5-10% of the words reworded (a revision) */
 	ACC_UNREL,
 	ACC_AUTHOR,	/* same author (or series), different books */
@@ -74,6 +82,15 @@ struct acc_pair {
 	float param;		/* error rate, replaced fraction, ... */
 	struct relate_signals sig;
 	const char *name;	/* real pairs: "a <-> b", owned */
+	uint8_t sub;		/* ACC_PARTS: the layout (acc_partial.c) */
+};
+
+/* A base book of the corpus: its text (owned by the corpus builder). */
+struct base {
+	char *text;
+	size_t len;
+	int author;
+	char name[64];
 };
 
 struct corpus {
@@ -89,6 +106,22 @@ struct corpus {
 	char tmpdir[64];
 	unsigned ntmp;
 };
+
+/* Loads text as a book of c (*idx its index), and adds the pair (a, b)
+ * compared through book_compare() with its label (acc_corpus.c). */
+int acc_corpus_load(struct corpus *c, const char *text, size_t len, const char *name,
+		    uint32_t *idx);
+int acc_corpus_pair(struct corpus *c, uint32_t a, uint32_t b, enum acc_cat cat,
+		    enum relate_class label, unsigned accept, double param);
+
+/* The books with parts of base i replaced or other text inserted, and the
+ * anthology of two works (acc_partial.c): r is base i's generator, bv[0..nb)
+ * the bases, origs[0..nb) their books.  0 or -errno. */
+int acc_partial_derive(struct corpus *c, const struct base *bv, size_t nb, size_t i,
+		       const uint32_t *origs, int quick, struct mut_rng *r);
+/* The recall of the ACC_PARTS and ACC_INSERTED pairs by layout, size and
+ * share replaced (Markdown, to f). */
+void acc_partial_report(FILE *f, const struct corpus *c, const enum relate_class *pred);
 
 /* Builds the corpus of o into c (books and scored pairs, owned by c: free
  * with acc_corpus_release(), also after a failure).  Returns 0 or -errno. */

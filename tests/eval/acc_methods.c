@@ -40,7 +40,8 @@ static int task_side(enum task t, const struct acc_pair *p)
 	case T_CONTAIN_CLASS:
 		if (ambiguous(p) || cat >= ACC_REAL_EDITION)
 			return 0;
-		return cat == ACC_VOLUME || cat == ACC_ANTHOLOGY ? 1 : -1;
+		return cat == ACC_VOLUME || cat == ACC_ANTHOLOGY || cat == ACC_INSERTED ||
+		       cat == ACC_TWO_WORKS || cat == ACC_MATERIAL ? 1 : -1;
 	default:
 		return cat == ACC_REAL_EDITION || cat == ACC_REAL_PART ? 1 :
 		       cat == ACC_REAL_UNREL ? -1 : 0;
@@ -55,8 +56,9 @@ static int task_hit(enum task t, const struct acc_pair *p, enum relate_class pre
 		return pred == RELATE_NEAR_DUPLICATE;
 	case T_CONTAIN_CLASS:
 		/* the right direction only */
-		return group_of(pred) == G_CONTAIN && (p->cat < ACC_VOLUME || p->cat > ACC_ANTHOLOGY ||
-						       pred == (enum relate_class)p->label);
+		return group_of(pred) == G_CONTAIN &&
+		       (group_of((enum relate_class)p->label) != G_CONTAIN ||
+			pred == (enum relate_class)p->label);
 	default:
 		return pred != RELATE_UNRELATED;
 	}

@@ -180,6 +180,7 @@ void acc_report(const struct acc_opts *o, const struct corpus *c, const enum rel
 	report_summary(f, s);
 	report_groups(f, c, pred);
 	report_corpus(f, c, pred);
+	acc_partial_report(f, c, pred);
 	report_ablation(f, c, p);
 	acc_report_methods(f, c, pred, o->sweep);
 	if (s->real_pos + s->real_neg)
@@ -191,13 +192,13 @@ void acc_dump_pairs(FILE *f, const struct corpus *c, const enum relate_class *pr
 	size_t i;
 
 	fprintf(f, "kind\tparam\tlabel\tpredicted\twords_a\twords_b\tsimhash\trsimhash\tmlsh\t"
-		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tshare_a\tshare_b\tcommon\tlcs\tname\n");
+		"jaccard\tcs\tits\tspan_a\tspan_b\tblock_a\tblock_b\twin_a\twin_b\tstretch_a\tstretch_b\tshare_a\tshare_b\tcommon\tlcs\tdensity\tname\n");
 	for (i = 0; i < c->npairs; i++) {
 		const struct acc_pair *p = &c->pairs[i];
 		const struct relate_signals *s = &p->sig;
 
 		fprintf(f, "%s\t%.3f\t%s\t%s\t%llu\t%llu\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t"
-			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%u\t%u\t%s\n",
+			"%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%u\t%u\t%.3f\t%s\n",
 			acc_cat_names[p->cat], p->param,
 			relate_class_name((enum relate_class)p->label), relate_class_name(pred[i]),
 			(unsigned long long)s->words_a, (unsigned long long)s->words_b,
@@ -205,7 +206,7 @@ void acc_dump_pairs(FILE *f, const struct corpus *c, const enum relate_class *pr
 			s->dupniq_cs, s->dupniq_its, s->span_cover_a, s->span_cover_b,
 			s->block_cover_a, s->block_cover_b, s->chunk_cover_a, s->chunk_cover_b,
 			s->stretch_cover_a, s->stretch_cover_b, s->share_a, s->share_b,
-			s->dupniq_common, s->dupniq_lcs,
+			s->dupniq_common, s->dupniq_lcs, s->block_density,
 			p->name ? p->name : "");
 	}
 }

@@ -114,4 +114,24 @@ int mut_synth(uint64_t author, uint64_t seed, size_t nwords, struct sbuf *out);
 int mut_reword(struct mut_rng *r, const char *in, size_t len, double rate, uint64_t lang,
 	       unsigned variants, struct sbuf *out);
 
+/* Partial replacement or insertion in parts (mutate_parts.c): the text cut
+ * into nparts equal segments, and in each one a region of the fraction
+ * frac of the segment replaced by donor text (insert = 0), or donor text
+ * inserted so that it makes the fraction frac of the result (insert = 1:
+ * the whole of in stays, in order).  The region sits at the relative place
+ * where of its segment (0: its start, 1: its end; negative: at random).
+ * One part at 0, 0.5 or 1 is a block at the start, middle or end; many
+ * parts at 0 are interleaved chapters.  The donor is read on from a random
+ * place, wrapping round, cut at white space.  *other (may be NULL)
+ * receives the bytes of donor text written. */
+struct mut_parts_spec {
+	double frac;		/* 0 < frac < 1 */
+	unsigned nparts;	/* >= 1 */
+	double where;		/* <= 1 */
+	int insert;
+};
+
+int mut_parts(struct mut_rng *r, const char *in, size_t len, const char *donor, size_t dlen,
+	      const struct mut_parts_spec *sp, struct sbuf *out, size_t *other);
+
 #endif

@@ -273,6 +273,63 @@ static void test_reword(void)
 	sbuf_release(&b);
 }
 
+/* mut_parts(): "a0 a1 ..." with donor "d0 d1 ...": replaced, about frac
+ * of the words are donor words and the kept ones stay in order; inserted,
+ * every word of the input stays, in order, and the donor makes about frac
+ * of the result; bad arguments refused. */
+static void test_parts(void)
+{
+	struct mut_parts_spec sp = { 0.4, 5, 0.0, 0 };
+	struct sbuf in, dn, out;
+	struct mut_rng r;
+	size_t other = 0, k, d = 0, last = 0, kept = 0;
+	int ok = 1, n;
+	const char *p;
+
+	sbuf_init(&in);
+	sbuf_init(&dn);
+	sbuf_init(&out);
+	for (k = 0; k < 1000; k++) {
+		sbuf_addf(&in, "a%04zu ", k);
+		sbuf_addf(&dn, "d%04zu ", k);
+	}
+	mut_rng_seed(&r, 5);
+	for (sp.insert = 0; sp.insert < 2; sp.insert++) {
+		sbuf_setlen(&out, 0);
+		REQUIRE(mut_parts(&r, in.buf, in.len, dn.buf, dn.len, &sp, &out, &other) == 0);
+		d = kept = last = 0;
+		ok = 1;
+		for (p = out.buf; *p; p++) {
+			if ((*p != 'a' && *p != 'd') || (p > out.buf && p[-1] != ' '))
+				continue;
+			if (*p == 'd') {
+				d++;
+				continue;
+			}
+			n = atoi(p + 1);
+			ok &= kept == 0 || (size_t)n > last;
+			last = (size_t)n;
+			kept++;
+		}
+		CHECK(ok);
+		CHECK(d > 0 && (double)d / (double)(d + kept) > 0.35 &&
+		      (double)d / (double)(d + kept) < 0.45);
+		CHECK(other > 0);
+		if (sp.insert)
+			CHECK_EQ_INT(kept, 1000);
+		else
+			CHECK(kept > 550 && kept < 650);
+	}
+	sp.frac = 1.0;
+	CHECK(mut_parts(&r, in.buf, in.len, dn.buf, dn.len, &sp, &out, NULL) == -EINVAL);
+	sp.frac = 0.4;
+	sp.nparts = 0;
+	CHECK(mut_parts(&r, in.buf, in.len, dn.buf, dn.len, &sp, &out, NULL) == -EINVAL);
+	sbuf_release(&in);
+	sbuf_release(&dn);
+	sbuf_release(&out);
+}
+
 int main(void)
 {
 	RUN(test_rng_golden);
@@ -284,5 +341,6 @@ int main(void)
 	RUN(test_html);
 	RUN(test_epub);
 	RUN(test_reword);
+	RUN(test_parts);
 	return CHECK_DONE();
 }

@@ -257,6 +257,64 @@ static void test_overlap_and_noise(void)
 	CHECK_EQ_INT(decide(&s), RELATE_UNRELATED);
 }
 
+/* A book with most of it replaced and OCR noise on the rest (the harness's
+ * partial overlaps in parts): shingles, windows and simhash show no
+ * wording, the names align in order, but a part of each book is aligned
+ * densely: overlap, not another translation nor unrelated.  The same
+ * covers at a translation's density stay another translation. */
+static void test_dense_part(void)
+{
+	struct relate_signals s;
+
+	unrelated(&s);
+	s.words_a = 3520;
+	s.words_b = 4410;
+	s.simhash_distance = 36;
+	s.jaccard = 0.039;
+	s.dupniq_cs = 0.115;
+	s.dupniq_its = 0.63;
+	s.dupniq_common = 141;
+	s.dupniq_lcs = 135;
+	s.span_cover_a = s.span_cover_b = 0.998;
+	s.block_cover_a = 0.251;
+	s.block_cover_b = 0.192;
+	s.block_density = 0.796;
+	CHECK(decide(&s) == RELATE_OVERLAP);
+	s.block_density = 0.25;
+	CHECK(decide(&s) == RELATE_OTHER_TRANSLATION);
+	/* under cover_min on one side: not a part of each */
+	s.block_density = 0.796;
+	s.block_cover_b = 0.05;
+	CHECK(decide(&s) == RELATE_OTHER_TRANSLATION);
+	/* aligned whole on one side: the density alone cannot tell OCR damage
+	 * from rewording there */
+	s.block_cover_b = 0.99;
+	CHECK(decide(&s) == RELATE_OTHER_TRANSLATION);
+}
+
+/* A sixth of each book replaced under OCR noise: covers 0.87 and 0.80,
+ * one over cover_whole but close to the other: overlap; a book whole in
+ * another (0.99 against 0.84) is contained. */
+static void test_contain_margin(void)
+{
+	struct relate_signals s;
+
+	unrelated(&s);
+	s.simhash_distance = 7;
+	s.jaccard = 0.30;
+	s.dupniq_cs = 0.29;
+	s.dupniq_its = 0.81;
+	s.dupniq_common = 4560;
+	s.dupniq_lcs = 4534;
+	s.block_cover_a = 0.87;
+	s.block_cover_b = 0.80;
+	s.block_density = 0.67;
+	CHECK(decide(&s) == RELATE_OVERLAP);
+	s.block_cover_a = 0.99;
+	s.block_cover_b = 0.84;
+	CHECK(decide(&s) == RELATE_B_CONTAINS_A);
+}
+
 int main(void)
 {
 	RUN(test_names);
@@ -268,5 +326,7 @@ int main(void)
 	RUN(test_short_books);
 	RUN(test_containment);
 	RUN(test_overlap_and_noise);
+	RUN(test_dense_part);
+	RUN(test_contain_margin);
 	return CHECK_DONE();
 }
