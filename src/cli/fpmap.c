@@ -10,88 +10,13 @@
 #include <unistd.h>
 
 #include "book.h"
+#include "bookfile.h"
 #include "bookrec.h"
 #include "extract.h"
 #include "fpline.h"
 #include "scan.h"
 
 #define SNIFF_BYTES 4096	/* the indexer's sniffing prefix */
-#define OPF_MAX (1u << 20)	/* the indexer's limit for a metadata.opf */
-
-/* Reads fd whole into *buf (malloc'd, *len bytes); -EFBIG past max. */
-static int read_fd(int fd, uint64_t max, char **buf, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *p = malloc(cap), *np;
-	ssize_t r;
-
-	*buf = NULL;
-	while (p) {
-		if (n == cap) {
-			cap *= 2;
-			np = realloc(p, cap);
-			if (!np)
-				break;
-			p = np;
-		}
-		r = read(fd, p + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(p);
-			return -errno;
-		}
-		if (r == 0) {
-			*buf = p;
-			*len = n;
-			return 0;
-		}
-		n += (size_t)r;
-		if (n > max) {
-			free(p);
-			return -EFBIG;
-		}
-	}
-	free(p);
-	return -ENOMEM;
-}
-
-/* The title and first author of calibre's metadata.opf next to path, when
- * there is one, replace the book's own (as the indexer stores them). */
-static void calibre_meta(const char *path, struct book *b)
-{
-	const char *slash = strrchr(path, '/');
-	struct extract_doc doc;
-	struct stat sb;
-	char *opf = NULL, *data = NULL, *title = NULL, *author = NULL;
-	size_t len = 0;
-	int fd;
-
-	extract_doc_init(&doc);
-	if (asprintf(&opf, "%.*smetadata.opf", slash ? (int)(slash - path + 1) : 0, path) < 0)
-		return;
-	fd = open(opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	free(opf);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && read_fd(fd, OPF_MAX, &data, &len) == 0 &&
-	    extract_opf_meta(data, len, &doc) == 0 && doc.title) {
-		title = strdup(doc.title);
-		author = doc.creators.n ? strdup(doc.creators.v[0]) : NULL;
-		if (title && (author || !doc.creators.n)) {
-			free(b->title);
-			free(b->author);
-			b->title = title;
-			b->author = author;
-			title = author = NULL;
-		}
-	}
-	free(title);
-	free(author);
-	free(data);
-	extract_doc_release(&doc);
-	close(fd);
-}
 
 /* Whether the last component of path has no extension (COPYING, README). */
 static int no_extension(const char *path)
@@ -138,6 +63,7 @@ int fpmap_file(const char *path, const struct fpmap_opts *o, struct sbuf *line,
 	char head[SNIFF_BYTES], *data = NULL;
 	enum extract_format fmt;
 	size_t len = 0;
+	uint64_t max;
 	ssize_t n;
 	int fd, ret;
 
@@ -180,7 +106,10 @@ int fpmap_file(const char *path, const struct fpmap_opts *o, struct sbuf *line,
 		sbuf_addf(err, "%s: not a book (%s)", path, SCAN_NOEXT_KIND);
 		goto out;
 	}
-	ret = read_fd(fd, extract_max_file_bytes(&lim, fmt), &data, &len);
+	max = extract_max_file_bytes(&lim, fmt);
+	ret = bookfile_read(fd, max, (uint64_t)sb.st_size, &data, &len);
+	if (!ret && len > max)
+		ret = -EFBIG;
 	if (ret) {
 		sbuf_addf(err, "%s: %s", path, ret == -EFBIG ? "too large for its format" :
 			  strerror(-ret));
@@ -192,7 +121,7 @@ int fpmap_file(const char *path, const struct fpmap_opts *o, struct sbuf *line,
 			sbuf_addf(err, "%s: %s", path, strerror(-ret));
 		goto out;
 	}
-	calibre_meta(path, b);
+	bookfile_calibre(AT_FDCWD, path, b);
 	ret = encode(path, &sb, b, line);
 	if (ret)
 		sbuf_addf(err, "%s: cannot encode its record: %s", path, strerror(-ret));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "book.h"
+#include "bookfile.h"
 #include "bookrec.h"
 #include "extract.h"
 #include "fprec.h"
@@ -190,45 +191,6 @@ static void stat_to_idx(const struct stat *s, struct idx_stat *o)
 	o->dev = (uint64_t)s->st_dev;
 }
 
-/* Reads up to max bytes of fd from offset 0 into *buf (malloc'd).  The
- * buffer starts at the size the file had (hint) plus one byte, so a file
- * that did not change is read without a realloc copy. */
-static int read_all(int fd, uint64_t max, uint64_t hint, char **buf, size_t *len)
-{
-	uint64_t want = hint < 65536 ? 65536 : hint;
-	size_t cap = (size_t)(want < max ? want : max) + 1, n = 0;
-	char *p = malloc(cap), *np;
-	ssize_t r;
-
-	if (!p)
-		return -ENOMEM;
-	for (;;) {
-		if (n == cap) {
-			if (n > max)
-				break;
-			cap = cap * 2 > max + 1 ? (size_t)max + 1 : cap * 2;
-			np = realloc(p, cap);
-			if (!np) {
-				free(p);
-				return -ENOMEM;
-			}
-			p = np;
-		}
-		r = pread(fd, p + n, cap - n, (off_t)n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(p);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*buf = p;
-	*len = n;
-	return 0;
-}
 
 /* Records a failure (or "not a book") for id with reason err, through the
  * writer like a fingerprint. */
@@ -264,65 +226,6 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 	idx_file_release(&f);
 }
 
-#define OPF_MAX (1u << 20)	/* a calibre metadata.opf is a few KiB */
-
-/* The title and first author (*author NULL when none) of the
- * metadata.opf in the folder of path (a file's path: its last component is
- * dropped), malloc'd.  1 when found, 0 when there is no readable
- * metadata.opf with a title there, -ENOMEM. */
-static int opf_read(int rootfd, const char *path, char **title, char **author)
-{
-	const char *slash = strrchr(path, '/');
-	struct extract_doc doc;
-	struct stat sb;
-	char *opf = NULL, *data = NULL;
-	size_t len = 0;
-	int fd, ret = 0;
-
-	*title = *author = NULL;
-	extract_doc_init(&doc);
-	if (asprintf(&opf, "%.*smetadata.opf", slash ? (int)(slash - path + 1) : 0, path) < 0)
-		return -ENOMEM;
-	fd = openat(rootfd, opf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	free(opf);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= OPF_MAX &&
-	    read_all(fd, OPF_MAX, (uint64_t)sb.st_size, &data, &len) == 0 && len <= OPF_MAX &&
-	    extract_opf_meta(data, len, &doc) == 0 && doc.title && *doc.title) {
-		*title = strdup(doc.title);
-		*author = doc.creators.n && *doc.creators.v[0] ? strdup(doc.creators.v[0]) : NULL;
-		ret = 1;
-		if (!*title || (doc.creators.n && *doc.creators.v[0] && !*author)) {
-			free(*title);
-			free(*author);
-			*title = *author = NULL;
-			ret = -ENOMEM;
-		}
-	}
-	free(data);
-	extract_doc_release(&doc);
-	close(fd);
-	return ret;
-}
-
-/* A book in a calibre book folder takes the title and first author of the
- * metadata.opf beside it: what the user typed in calibre, where the file's
- * own (a PDF's Info title, a converted file's name) is often a file name.
- * Kept apart from the file's own (bookrec.h).  Any failure keeps the
- * book's own metadata only. */
-static void calibre_meta(struct indexer *ixr, const char *path, struct book *b)
-{
-	char *title, *author;
-
-	if (opf_read(ixr->rootfd, path, &title, &author) == 1) {
-		free(b->opf_title);
-		free(b->opf_author);
-		b->opf_title = title;
-		b->opf_author = author;
-	}
-}
-
 /* Whether the last component of path is "metadata.opf". */
 static int is_opf(const char *path)
 {
@@ -349,7 +252,7 @@ static void indexer_retitle(struct indexer *ixr, const char *path)
 	int changed = 0;
 
 	sbuf_init(&nrec);
-	if (!dir || opf_read(ixr->rootfd, path, &title, &author) < 0 ||
+	if (!dir || bookfile_opf(ixr->rootfd, path, &title, &author) < 0 ||
 	    idx_list(ixr->ix, dir, 0, &ents, &n))
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -444,7 +347,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
 		goto out;
 	}
-	ret = read_all(fd, max, st->size, &data, &len);
+	ret = bookfile_read(fd, max, st->size, &data, &len);
 	if (ret) {
 		sbuf_addf(&err, "%s: %s", path, strerror(-ret));
 		ret = put_failed(ixr, id, st, IDX_FAILED, err.buf);
@@ -458,7 +361,7 @@ static int index_fd(struct indexer *ixr, const char *path, int fd, uint64_t id,
 				 err.buf);
 		goto out;
 	}
-	calibre_meta(ixr, path, b);
+	bookfile_calibre(ixr->rootfd, path, b);
 	/* record, bands and pruning keys, as every index user stores them */
 	rf = malloc(sizeof(*rf));
 	if (!rf) {

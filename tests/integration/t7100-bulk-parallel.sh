@@ -76,8 +76,8 @@ q() { # index, then the query's arguments: output without the index's own ids
 }
 same=0 differ=0 listed=0
 while IFS= read -r -d '' f; do
-	a=$(q "$T/idx-one" similar "$f" --tsv | cut -f1-7,9)
-	b=$(q "$T/idx-bulk" similar "$f" --tsv | cut -f1-7,9)
+	a=$(q "$T/idx-one" similar "$f" --tsv | cut -f1-7,9-)
+	b=$(q "$T/idx-bulk" similar "$f" --tsv | cut -f1-7,9-)
 	case $a in *"not a book"*|*"could not be indexed"*|*"not in the index"*) continue ;; esac
 	if [ "$a" = "$b" ]; then
 		same=$((same + 1))
