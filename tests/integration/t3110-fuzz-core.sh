@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of the fingerprint record decoder, the record
-# line decoder of bulk fingerprinting (fuzz_fpline), the
+# line decoder of bulk fingerprinting (fuzz_fpline), the names sketch and
+# the language of a text (fuzz_names), the
 # fingerprint families, the index's value decoding and its open over a
 # damaged data file (fuzz_idx_open) for a bounded time
 # each: any crash, leak, timeout or RSS over 1 GB fails.  Skips like t3100
@@ -19,7 +20,7 @@ make -s -j2 fuzz >/dev/null || { echo "FAIL: make fuzz"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rc=0
-for t in record fpline fp idx_values idx_open; do
+for t in record fpline fp names idx_values idx_open; do
 	seeds=()
 	[ $t = record ] && seeds=(tests/fuzz/corpus_record)
 	[ $t = fpline ] && seeds=(tests/fuzz/corpus_fpline)
