@@ -29,13 +29,6 @@ static uint64_t mix(uint64_t x)
 	return x ^ x >> 31;
 }
 
-static int tok_cmp(const void *x, const void *y)
-{
-	const struct tok *a = x, *b = y;
-
-	return a->h < b->h ? -1 : a->h > b->h;
-}
-
 /* After character c between tokens: whether the next word starts a
  * sentence (after . ! ? : ; an opening or closing quote, a bracket, a dash,
  * a blank line), so that its capital says nothing. */
@@ -50,6 +43,15 @@ static void boundary(int32_t c, int *start, int *nl)
 		*start = 1;
 	else if (c == ',' || c == '-')
 		*start = 0;
+}
+
+/* Whether letter c is written as a capital (upper or title case). */
+static int is_upper(int32_t c)
+{
+	if (c < 0x80)
+		return c >= 'A' && c <= 'Z';
+	return utf8proc_category(c) == UTF8PROC_CATEGORY_LU ||
+	       utf8proc_category(c) == UTF8PROC_CATEGORY_LT;
 }
 
 /* The tokens of the text in order: *v malloc'd, *n of them. */
@@ -69,7 +71,12 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 		utf8proc_ssize_t k = 1;
 		int ck = 0;
 
-		if (i < len) {
+		if (i < len && (unsigned char)s[i] < 0x80) {
+			/* ASCII, most of most books: no table look-ups */
+			c = (unsigned char)s[i];
+			ck = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? 1 :
+			     c >= '0' && c <= '9' ? 2 : 0;
+		} else if (i < len) {
 			k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
 					     (utf8proc_ssize_t)(len - i), &c);
 			if (k < 1) {
@@ -77,7 +84,7 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 				c = -1;
 			}
 		}
-		if (c >= 0) {
+		if (c >= 0x80) {
 			switch (utf8proc_category(c)) {
 			case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL:
 			case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
@@ -108,12 +115,12 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 			kind = ck;
 			h = 0x9E3779B97F4A7C15u;
 			ncp = 0;
-			flags = ck == 2 ? T_NUM :
-				!start && (utf8proc_category(c) == UTF8PROC_CATEGORY_LU ||
-					   utf8proc_category(c) == UTF8PROC_CATEGORY_LT) ? T_CAP : T_LOWER;
+			flags = ck == 2 ? T_NUM : !start && is_upper(c) ? T_CAP : T_LOWER;
 		}
 		if (ck) {
-			h = (h ^ (uint64_t)(uint32_t)utf8proc_tolower(c)) * 0x100000001B3u;
+			int32_t lc = c < 0x80 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : utf8proc_tolower(c);
+
+			h = (h ^ (uint64_t)(uint32_t)lc) * 0x100000001B3u;
 			ncp++;
 		}
 		i += (size_t)k;
@@ -121,31 +128,77 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 	return 0;
 }
 
-/* Marks each token that is a rare name or number (flags = 1, else 0). */
+struct count {
+	uint64_t h;
+	uint32_t n, used;
+};
+
+/* The slot of hash h in t (cap - 1 = mask): its own or the empty one where
+ * it goes (linear probing; the token hashes are already mixed). */
+static struct count *count_slot(struct count *t, size_t mask, uint64_t h)
+{
+	size_t j = (size_t)h & mask;
+
+	while (t[j].used && t[j].h != h)
+		j = (j + 1) & mask;
+	return &t[j];
+}
+
+/* Doubles the table *t of *cap slots. */
+static int count_grow(struct count **t, size_t *cap)
+{
+	struct count *nt = calloc(*cap * 2, sizeof(*nt)), *d;
+	size_t i;
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < *cap; i++)
+		if ((*t)[i].used) {
+			d = count_slot(nt, *cap * 2 - 1, (*t)[i].h);
+			*d = (*t)[i];
+		}
+	free(*t);
+	*t = nt;
+	*cap *= 2;
+	return 0;
+}
+
+/* Marks each token that is a rare name or number (flags = 1, else 0).  The
+ * occurrences of each distinct token are counted in a hash table kept at
+ * most half full (a book has far fewer distinct words than tokens, so it
+ * stays in the cache): linear in the tokens, where sorting them cost a
+ * third of the fingerprinting time. */
 static int keep_rare(struct tok *v, size_t n)
 {
-	struct tok *s = malloc((n ? n : 1) * sizeof(*s));
-	size_t i, j, e;
+	struct count *t, *c;
+	size_t cap = 4096, used = 0, i;
 
-	if (!s)
+	t = calloc(cap, sizeof(*t));
+	if (!t)
 		return -ENOMEM;
-	if (n)
-		memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), tok_cmp);
-	/* per distinct token: 1 when it occurs NAMES_RARE times at most */
-	for (i = j = 0; i < n; i = e, j++) {
-		for (e = i; e < n && s[e].h == s[i].h; e++)
-			;
-		s[j].h = s[i].h;
-		s[j].flags = e - i <= NAMES_RARE;
+	for (i = 0; i < n; i++) {
+		c = count_slot(t, cap - 1, v[i].h);
+		if (!c->used) {
+			if (2 * (used + 1) > cap) {
+				if (count_grow(&t, &cap)) {
+					free(t);
+					return -ENOMEM;
+				}
+				c = count_slot(t, cap - 1, v[i].h);
+			}
+			c->h = v[i].h;
+			c->used = 1;
+			used++;
+		}
+		if (c->n <= NAMES_RARE)
+			c->n++;
 	}
 	/* a rare word's capitalised occurrences (inside a sentence) and numbers */
 	for (i = 0; i < n; i++) {
-		struct tok *m = bsearch(&v[i], s, j, sizeof(*s), tok_cmp);
-
-		v[i].flags = m && m->flags && (v[i].flags & (T_NUM | T_CAP));
+		c = count_slot(t, cap - 1, v[i].h);
+		v[i].flags = c->n <= NAMES_RARE && (v[i].flags & (T_NUM | T_CAP));
 	}
-	free(s);
+	free(t);
 	return 0;
 }
 
