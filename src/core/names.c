@@ -34,15 +34,25 @@ static uint64_t mix(uint64_t x)
  * a blank line), so that its capital says nothing. */
 static void boundary(int32_t c, int *start, int *nl)
 {
-	if (c == '\n' && ++*nl >= 2)
+	switch (c) {
+	case ' ': case '\t': case '\r':
+		return;		/* most marks between words: nothing changes */
+	case '\n':
+		if (++*nl >= 2)
+			*start = 1;
+		return;
+	case '.': case '!': case '?': case ':': case ';': case '"': case '\'':
+	case '(': case ')': case '[': case ']': case '{': case '}': case '*': case '_':
+	case 0x2014: case 0x2013: case 0xAB: case 0xBB: case 0xBF: case 0xA1: case 0x2026:
 		*start = 1;
-	else if (strchr(".!?:;\"'()[]{}*_", c < 128 ? (int)c : 1) && c != 0)
-		*start = 1;
-	else if (c == 0x2014 || c == 0x2013 || (c >= 0x2018 && c <= 0x201F) || c == 0xAB ||
-		 c == 0xBB || c == 0xBF || c == 0xA1 || c == 0x2026)
-		*start = 1;
-	else if (c == ',' || c == '-')
+		return;
+	case ',': case '-':
 		*start = 0;
+		return;
+	default:
+		if (c >= 0x2018 && c <= 0x201F)
+			*start = 1;
+	}
 }
 
 /* Whether letter c is written as a capital (upper or title case). */
@@ -54,18 +64,20 @@ static int is_upper(int32_t c)
 	       utf8proc_category(c) == UTF8PROC_CATEGORY_LT;
 }
 
-/* The tokens of the text in order: *v malloc'd, *n of them. */
-static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
+/* Called for each token in text order: 0 to go on, else the error to stop
+ * with. */
+typedef int (*tok_fn)(const struct tok *t, void *arg);
+
+/* Calls fn for the tokens of the text in order. */
+static int tokenise(const char *s, size_t len, tok_fn fn, void *arg)
 {
-	size_t cap = 0, i = 0;
+	size_t i = 0;
 	uint64_t h = 0;
 	uint32_t flags = 0, ncp = 0;
 	int kind = 0;	/* 0 none, 1 letters, 2 digits */
 	int start = 1;	/* a word here starts a sentence, a quotation or a paragraph */
 	int nl = 0;	/* line ends since the last token or mark */
 
-	*v = NULL;
-	*n = 0;
 	while (i <= len) {
 		utf8proc_int32_t c = -1;
 		utf8proc_ssize_t k = 1;
@@ -102,9 +114,11 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 		if (kind && ck != kind) {
 			/* a single letter (I, A, a) is no name */
 			if (kind == 2 || ncp >= 2) {
-				if (ARRAY_GROW(*v, cap, *n + 1))
-					return -ENOMEM;
-				(*v)[(*n)++] = (struct tok){ mix(h ^ (uint64_t)kind << 62), flags, kind == 2 };
+				struct tok t = { mix(h ^ (uint64_t)kind << 62), flags, kind == 2 };
+				int ret = fn(&t, arg);
+
+				if (ret)
+					return ret;
 			}
 			kind = 0;
 			start = nl = 0;
@@ -128,13 +142,24 @@ static int tokenise(const char *s, size_t len, struct tok **v, size_t *n)
 	return 0;
 }
 
+/* The occurrences of each distinct token, counted up to NAMES_RARE + 1 in
+ * a hash table kept at most half full (linear probing; the token hashes
+ * are already mixed).  A book has far fewer distinct words than tokens, so
+ * the table stays small. */
 struct count {
 	uint64_t h;
 	uint32_t n, used;
 };
 
+struct counts {
+	struct count *t;
+	size_t cap, used;
+	struct tok *keep;	/* the names and numbers, in order */
+	size_t nkeep, kcap;
+};
+
 /* The slot of hash h in t (cap - 1 = mask): its own or the empty one where
- * it goes (linear probing; the token hashes are already mixed). */
+ * it goes. */
 static struct count *count_slot(struct count *t, size_t mask, uint64_t h)
 {
 	size_t j = (size_t)h & mask;
@@ -144,87 +169,76 @@ static struct count *count_slot(struct count *t, size_t mask, uint64_t h)
 	return &t[j];
 }
 
-/* Doubles the table *t of *cap slots. */
-static int count_grow(struct count **t, size_t *cap)
+/* Doubles the table. */
+static int count_grow(struct counts *c)
 {
-	struct count *nt = calloc(*cap * 2, sizeof(*nt)), *d;
+	struct count *nt = calloc(c->cap * 2, sizeof(*nt));
 	size_t i;
 
 	if (!nt)
 		return -ENOMEM;
-	for (i = 0; i < *cap; i++)
-		if ((*t)[i].used) {
-			d = count_slot(nt, *cap * 2 - 1, (*t)[i].h);
-			*d = (*t)[i];
-		}
-	free(*t);
-	*t = nt;
-	*cap *= 2;
+	for (i = 0; i < c->cap; i++)
+		if (c->t[i].used)
+			*count_slot(nt, c->cap * 2 - 1, c->t[i].h) = c->t[i];
+	free(c->t);
+	c->t = nt;
+	c->cap *= 2;
 	return 0;
 }
 
-/* Marks each token that is a rare name or number (flags = 1, else 0).  The
- * occurrences of each distinct token are counted in a hash table kept at
- * most half full (a book has far fewer distinct words than tokens, so it
- * stays in the cache): linear in the tokens, where sorting them cost a
- * third of the fingerprinting time. */
-static int keep_rare(struct tok *v, size_t n)
+static int count_tok(const struct tok *t, void *arg)
 {
-	struct count *t, *c;
-	size_t cap = 4096, used = 0, i;
+	struct counts *c = arg;
+	struct count *e = count_slot(c->t, c->cap - 1, t->h);
 
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		c = count_slot(t, cap - 1, v[i].h);
-		if (!c->used) {
-			if (2 * (used + 1) > cap) {
-				if (count_grow(&t, &cap)) {
-					free(t);
-					return -ENOMEM;
-				}
-				c = count_slot(t, cap - 1, v[i].h);
-			}
-			c->h = v[i].h;
-			c->used = 1;
-			used++;
+	if (!e->used) {
+		if (2 * (c->used + 1) > c->cap) {
+			if (count_grow(c))
+				return -ENOMEM;
+			e = count_slot(c->t, c->cap - 1, t->h);
 		}
-		if (c->n <= NAMES_RARE)
-			c->n++;
+		e->h = t->h;
+		e->used = 1;
+		c->used++;
 	}
-	/* a rare word's capitalised occurrences (inside a sentence) and numbers */
-	for (i = 0; i < n; i++) {
-		c = count_slot(t, cap - 1, v[i].h);
-		v[i].flags = c->n <= NAMES_RARE && (v[i].flags & (T_NUM | T_CAP));
+	if (e->n <= NAMES_RARE)
+		e->n++;
+	/* a capitalised word (inside a sentence) or a number: kept in order
+	 * for the keys, which need the counts of the whole book first */
+	if (t->flags & (T_NUM | T_CAP)) {
+		if (ARRAY_GROW(c->keep, c->kcap, c->nkeep + 1))
+			return -ENOMEM;
+		c->keep[c->nkeep++] = *t;
 	}
-	free(t);
 	return 0;
 }
 
 int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 {
-	struct tok *v = NULL;
-	size_t n = 0, i, start = 0, end = len;
+	struct counts c = { NULL, 4096, 0, NULL, 0, 0 };
+	size_t start = 0, end = len, i;
 	uint64_t prev = 0, key;
 	int have = 0, prev_num = 0, ret, k;
+	const struct tok *t;
 
 	memset(out, 0, sizeof(*out));
 	norm_strip_gutenberg(utf8, len, &start, &end);
-	ret = tokenise(utf8 + start, end - start, &v, &n);
-	if (!ret)
-		ret = keep_rare(v, n);
+	c.t = calloc(c.cap, sizeof(*c.t));
+	if (!c.t)
+		return -ENOMEM;
+	ret = tokenise(utf8 + start, end - start, count_tok, &c);
 	if (ret)
 		goto out;
 	for (k = 0; k < NAMES_SLOTS; k++)
 		out->slot[k] = UINT64_MAX;
-	for (i = 0; i < n; i++) {
-		if (!v[i].flags)
+	for (i = 0; i < c.nkeep; i++) {
+		t = &c.keep[i];
+		if (count_slot(c.t, c.cap - 1, t->h)->n > NAMES_RARE)
 			continue;
 		/* two numbers in a row are a list (contents, verses, pages),
 		 * the same in many books */
-		if (have && prev != v[i].h && !(prev_num && v[i].num)) {
-			key = mix(prev * 0xC2B2AE3D27D4EB4Fu + v[i].h);
+		if (have && prev != t->h && !(prev_num && t->num)) {
+			key = mix(prev * 0xC2B2AE3D27D4EB4Fu + t->h);
 			out->nkeys++;
 			for (k = 0; k < NAMES_SLOTS; k++) {
 				uint64_t x = mix(key + (uint64_t)(k + 1) * 0x9E3779B97F4A7C15u);
@@ -233,14 +247,15 @@ int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 					out->slot[k] = x;
 			}
 		}
-		prev = v[i].h;
-		prev_num = (int)v[i].num;
+		prev = t->h;
+		prev_num = (int)t->num;
 		have = 1;
 	}
 	if (!out->nkeys)
 		memset(out->slot, 0, sizeof(out->slot));
 out:
-	free(v);
+	free(c.t);
+	free(c.keep);
 	if (ret)
 		memset(out, 0, sizeof(*out));
 	return ret;
