@@ -28,6 +28,9 @@ dst_id=$(redis_node_id "$dst")
 say "slot $slot: $src -> $dst"
 
 coproc CL { "$RCLTEST" "$CLUSTER_URI" repl 2>&1; }
+# bash unsets CL and CL_PID when it reaps the coprocess, which may come
+# before the last lines below: keep the pid and the write end
+cl_pid=$CL_PID cl_in=${CL[1]}
 ask() { # line -> reply
 	echo "$1" >&"${CL[1]}"
 	read -r -t 30 reply <&"${CL[0]}" || fail "no reply to: $1"
@@ -67,6 +70,6 @@ r=$(ask '@cmd GET {mv}a')
 # a new session goes to the new owner
 [ "$(ask '@open {mv}a')" = OK ] || fail "session reopen"
 [ "$(ask '@cmd GET {mv}c')" = 3 ] || fail "session on the new owner"
-exec {CL[1]}>&-
-wait "$CL_PID" || true
+exec {cl_in}>&-
+wait "$cl_pid" 2>/dev/null || true
 say "ok"

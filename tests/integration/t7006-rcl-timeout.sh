@@ -6,6 +6,9 @@ source "$(dirname "$0")/redislib.sh"
 redis_single
 export RCL_TIMEOUT_MS=300 RCL_DEADLINE_MS=1500
 coproc CL { "$RCLTEST" "$REDIS_URI" repl 2>&1; }
+# bash unsets CL and CL_PID when it reaps the coprocess, which may come
+# before the last lines below: keep the pid and the write end
+cl_pid=$CL_PID cl_in=${CL[1]}
 ask() {
 	echo "$1" >&"${CL[1]}"
 	read -r -t 30 reply <&"${CL[0]}" || fail "no reply to: $1"
@@ -31,8 +34,8 @@ ms=$(((t1 - t0) / 1000))
 say "dead server: $r after $ms ms"
 [ "$r" = "(errno) ECONNREFUSED" ] || fail "dead server: $r"
 [ "$ms" -lt 4000 ] || fail "took $ms ms"
-exec {CL[1]}>&-
-wait "$CL_PID" || true
+exec {cl_in}>&-
+wait "$cl_pid" 2>/dev/null || true
 # no server at all: rcl_open gives up at the deadline
 t0=${EPOCHREALTIME/./}
 out=$("$RCLTEST" "$REDIS_URI" repl </dev/null 2>&1) && fail "connected to nothing"
