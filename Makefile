@@ -31,7 +31,7 @@ SAN     ?=
 # V=1 prints every command in full.
 Q := $(if $(V),,@)
 
-PKGS := fuse3 lmdb libxxhash libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis
+PKGS := fuse3 lmdb libxxhash libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis zlib
 
 MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p || printf '%s ' $$p; done)
 ifneq ($(strip $(MISSING)),)
@@ -48,7 +48,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
 OPT  ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSIMBOOK_VERSION='"$(VERSION)"' \
         -Iinclude $(shell pkg-config --cflags $(PKGS)) $(WARN) $(OPT) -pthread $(SAN) $(CFLAGS)
-LDLIBS_ALL := $(shell pkg-config --libs fuse3 lmdb libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis) -lm -pthread $(LDLIBS)
+LDLIBS_ALL := $(shell pkg-config --libs fuse3 lmdb libzip libxml-2.0 libutf8proc uchardet poppler-glib libmobi hiredis zlib) -lm -pthread $(LDLIBS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 
 # The layers, lowest first (docs/ARCHITECTURE.md; `make check-layers`).

@@ -97,6 +97,10 @@ int mobi_extract(struct ex_ctx *ctx, const void *data, size_t len);
 /* PDF (pdf.c, with pdftext.c): the text layer of data[0..len), which must
  * stay valid during the call. */
 int pdf_extract(struct ex_ctx *ctx, const void *data, size_t len);
+/* The same, the pages read by pdfscan.c when fast (and the file is in its
+ * case), else by poppler alone: pdf_extract() is fast; 0 is the reference
+ * the fast reader is tested against. */
+int pdf_extract_with(struct ex_ctx *ctx, const void *data, size_t len, int fast);
 
 /* FictionBook 2 (fb2.c): the XML in memory, or a zip holding a .fb2 entry. */
 int fb2_extract(struct ex_ctx *ctx, const char *data, size_t len);

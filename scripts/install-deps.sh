@@ -4,7 +4,7 @@
 set -eu
 pkgs="build-essential pkg-config clang fuse3 libfuse3-dev liblmdb-dev lmdb-utils
 libxxhash-dev libzip-dev zip libxml2-dev libutf8proc-dev libuchardet-dev
-libpoppler-glib-dev libmobi-dev
+libpoppler-glib-dev libmobi-dev zlib1g-dev
 rsync python3 attr acl strace ${SIMBOOK_DEPS_EXTRA:-}"
 # man and groff render the man pages in the install test; libclang-rt has
 # the libFuzzer runtime for the bounded fuzz runs; jq checks JSON output.

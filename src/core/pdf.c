@@ -10,6 +10,7 @@
  * interrupted.
  */
 #include "extract_i.h"
+#include "pdfscan.h"
 #include "pdftext.h"
 
 #include <errno.h>
@@ -126,24 +127,37 @@ out:
 	return ret;
 }
 
-static int read_pages(struct ex_ctx *ctx, PopplerDocument *pd, struct pdftext *pt)
+/* Each page through pdfscan.c when fast and the page is in its case, else
+ * through poppler. */
+static int read_pages(struct ex_ctx *ctx, PopplerDocument *pd, const void *data, size_t len,
+		      int fast, struct pdftext *pt)
 {
 	const struct extract_limits *lim = ctx->lim;
 	int n = poppler_document_get_n_pages(pd), i, ret = 0;
+	struct pdfscan *sc = NULL;
 
 	if (n <= 0)
 		return ex_fail(ctx, -EBADMSG, "corrupt PDF (no pages)");
 	if ((uint64_t)n > lim->max_entries)
 		return ex_fail(ctx, -EFBIG, "PDF of %d pages, over the limit of %u", n,
 			       lim->max_entries);
+	if (fast) {
+		ret = pdfscan_open(ctx, data, len, (uint32_t)n, &sc);
+		if (ret && ret != -ENOTSUP)
+			return ret;
+		ret = 0;
+	}
 	for (i = 0; !ret && i < n; i++) {
 		ret = ex_check_time(ctx);
-		if (!ret)
+		if (!ret && sc)
+			ret = pdfscan_page(sc, (uint32_t)i, pt);
+		if ((!ret && !sc) || ret == -ENOTSUP)
 			ret = read_page(ctx, pd, i, pt);
 		if (!ret && pt->raw.len > lim->max_text_bytes)
 			ret = ex_fail(ctx, -EFBIG, "text longer than %llu bytes",
 				      (unsigned long long)lim->max_text_bytes);
 	}
+	pdfscan_close(sc);
 	return ret;
 }
 
@@ -186,6 +200,11 @@ static int open_doc(struct ex_ctx *ctx, const void *data, size_t len, PopplerDoc
 
 int pdf_extract(struct ex_ctx *ctx, const void *data, size_t len)
 {
+	return pdf_extract_with(ctx, data, len, 1);
+}
+
+int pdf_extract_with(struct ex_ctx *ctx, const void *data, size_t len, int fast)
+{
 	struct extract_doc *doc = ctx->doc;
 	PopplerDocument *pd = NULL;
 	struct pdftext pt;
@@ -197,7 +216,7 @@ int pdf_extract(struct ex_ctx *ctx, const void *data, size_t len)
 	if (!ret)
 		ret = read_meta(ctx, pd);
 	if (!ret)
-		ret = read_pages(ctx, pd, &pt);
+		ret = read_pages(ctx, pd, data, len, fast, &pt);
 	if (!ret)
 		ret = pdftext_finish(&pt, PDF_CHUNK_BYTES, &doc->text, &doc->chunk_off,
 				     &doc->nchunks);
