@@ -24,6 +24,9 @@
 /* A new chunk starts on a page boundary after this much text (about 1,500
  * words): chapter-sized pieces rather than one chunk per page. */
 #define PDF_CHUNK_BYTES 8192
+/* Once pdfscan.c has left this many pages more to poppler than it read
+ * itself, poppler reads the rest of the document alone. */
+#define PDF_MAX_MISSED 8
 /* Fewer letters and digits per page than this on average: no text layer. */
 #define PDF_MIN_ALNUM_PER_PAGE 16
 
@@ -133,7 +136,7 @@ static int read_pages(struct ex_ctx *ctx, PopplerDocument *pd, const void *data,
 		      int fast, struct pdftext *pt)
 {
 	const struct extract_limits *lim = ctx->lim;
-	int n = poppler_document_get_n_pages(pd), i, ret = 0;
+	int n = poppler_document_get_n_pages(pd), i, ret = 0, missed = 0, read = 0;
 	struct pdfscan *sc = NULL;
 
 	if (n <= 0)
@@ -151,6 +154,12 @@ static int read_pages(struct ex_ctx *ctx, PopplerDocument *pd, const void *data,
 		ret = ex_check_time(ctx);
 		if (!ret && sc)
 			ret = pdfscan_page(sc, (uint32_t)i, pt);
+		if (ret == -ENOTSUP && ++missed > read + PDF_MAX_MISSED) {
+			/* not a file of its kind: stop paying for both readers */
+			pdfscan_close(sc);
+			sc = NULL;
+		}
+		read += sc && !ret;
 		if ((!ret && !sc) || ret == -ENOTSUP)
 			ret = read_page(ctx, pd, i, pt);
 		if (!ret && pt->raw.len > lim->max_text_bytes)

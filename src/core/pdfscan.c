@@ -43,6 +43,7 @@ struct wrange {
 
 struct font {
 	uint32_t obj;
+	int bad;		/* not of the kind read here: its pages go to poppler */
 	struct umap *map;
 	size_t nmap;
 	struct wrange *w;
@@ -406,14 +407,18 @@ static int find_font(struct pdfscan *sc, const struct pdftok *t, struct font **o
 	for (i = 0; i < sc->nfonts; i++)
 		if (sc->fonts[i].obj == fd.obj) {
 			*out = &sc->fonts[i];
-			return 0;
+			return sc->fonts[i].bad ? -ENOTSUP : 0;
 		}
 	if (sc->nfonts == MAX_FONTS)
 		return -ENOTSUP;
+	/* a font not read is remembered as such, not parsed again per page */
 	ret = load_font(sc, &fd, &sc->fonts[sc->nfonts]);
 	if (ret) {
 		font_release(&sc->fonts[sc->nfonts]);
-		return ret;
+		memset(&sc->fonts[sc->nfonts], 0, sizeof(sc->fonts[0]));
+		sc->fonts[sc->nfonts].obj = fd.obj;
+		sc->fonts[sc->nfonts++].bad = 1;
+		return ret == -ENOMEM ? ret : -ENOTSUP;
 	}
 	*out = &sc->fonts[sc->nfonts++];
 	return 0;
