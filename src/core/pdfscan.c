@@ -346,7 +346,7 @@ static void read_metrics(const struct pdfobj *d, const struct pdfval *cid, struc
 static int load_font(struct pdfscan *sc, const struct pdfval *fd, struct font *f)
 {
 	const struct pdfobj *d = sc->d;
-	struct pdfval v, cid, arr;
+	struct pdfval v, cid, arr, sys;
 	unsigned char *cm = NULL;
 	size_t n, p;
 	int ret;
@@ -359,7 +359,13 @@ static int load_font(struct pdfscan *sc, const struct pdfval *fd, struct font *f
 	    pdfobj_get(d, fd, "DescendantFonts", &arr) || arr.t.kind != PDFTOK_ARRAY)
 		return -ENOTSUP;
 	p = arr.pos;
-	if (pdfobj_next(d, &p, &cid) || cid.t.kind != PDFTOK_DICT)
+	/* poppler refuses a descendant font without these: no text at all */
+	if (pdfobj_next(d, &p, &cid) || cid.t.kind != PDFTOK_DICT ||
+	    pdfobj_get(d, &cid, "Subtype", &v) ||
+	    !(name_is(&v, "CIDFontType2") || name_is(&v, "CIDFontType0")) ||
+	    pdfobj_get(d, &cid, "CIDSystemInfo", &sys) || sys.t.kind != PDFTOK_DICT ||
+	    pdfobj_get(d, &sys, "Registry", &v) || v.t.kind != PDFTOK_STR ||
+	    pdfobj_get(d, &sys, "Ordering", &v) || v.t.kind != PDFTOK_STR)
 		return -ENOTSUP;
 	if (!pdfobj_get(d, &cid, "DW", &v)) {
 		if (v.t.kind != PDFTOK_NUM)

@@ -39,7 +39,7 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("OPS/a b.html", "<p>second</p>")
 PY
 
-# PDF: a one-page PDF written here, and the first 64 KiB of the shared
+# PDF: one-page PDFs written here, and the first 64 KiB of the shared
 # PDFs when present (poppler rebuilds their cut cross-reference tables).
 mkdir -p "$work/seeds-pdf"
 c='BT /F1 11 Tf 72 700 Td (Hyphen some-) Tj 0 -14 Td (thing here.) Tj ET'
@@ -58,6 +58,34 @@ endstream"
 for f in "${SIMBOOK_BOOKS:-$top/../shared/books}"/formats/*.pdf; do
 	[ -f "$f" ] && head -c 65536 "$f" >"$work/seeds-pdf/$(basename "$f")"
 done
+# A whole PDF in pdfscan.c's case (cross-reference table, Type0 font with a
+# ToUnicode map and widths, Flate content, an ActualText span, TJ).
+command -v python3 >/dev/null && python3 - "$work/seeds-pdf/type0" <<'PY'
+import sys, zlib
+def hx(s): return "<" + "".join("%04X" % (ord(c) - 0x1F) for c in s) + ">"
+cmap = (b"begincmap 1 begincodespacerange <0000> <FFFF> endcodespacerange\n"
+        b"2 beginbfchar <0001> <0020> <0060> <00660069> endbfchar\n"
+        b"1 beginbfrange <0002> <005F> <0021> endbfrange endcmap\n")
+c = ("BT /F1 12 Tf 14 TL 72 700 Td %s Tj T* [%s -250 %s] TJ\n/Span<</ActualText <FEFF000A>>> BDC %s Tj EMC\n"
+     "0 -30 Td 0.5 Tc 2 Tw 90 Tz 1 Ts %s ' 1 0 %s \" ET" % (hx("Some words here, and-"), hx("hyphen"), hx("ated ok."),
+     hx(" "), hx("Next line"), hx("end."))).encode()
+objs = [b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/MediaBox[0 0 612 792]/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/Resources<</Font<</F1 4 0 R>>>>/Contents 7 0 R>>",
+        b"<</Type/Font/Subtype/Type0/BaseFont/T/Encoding/Identity-H/DescendantFonts[5 0 R]/ToUnicode 6 0 R>>",
+        b"<</Type/Font/Subtype/CIDFontType2/BaseFont/T/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>"
+        b"/DW 500/W[1 [250] 10 20 600]/FontDescriptor 8 0 R>>",
+        b"<</Length %d>>stream\n" % len(cmap) + cmap + b"\nendstream",
+        b"<</Length %d/Filter/FlateDecode>>stream\n" % len(zlib.compress(c)) + zlib.compress(c) + b"\nendstream",
+        b"<</Type/FontDescriptor/FontName/T/Ascent 900/Descent -200>>"]
+out, off = bytearray(b"%PDF-1.4\n"), []
+for i, o in enumerate(objs):
+    off.append(len(out)); out += b"%d 0 obj\n" % (i + 1) + o + b"\nendobj\n"
+x = len(out)
+out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1) + b"".join(b"%010d 00000 n \n" % o for o in off)
+out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, x)
+open(sys.argv[1], "wb").write(out)
+PY
 
 # FB2 (plain and zipped), DOCX and ODT seeds.
 mkdir -p "$work/seeds-fb2" "$work/seeds-docx" "$work/seeds-odt"
