@@ -91,6 +91,7 @@ struct pdfscan {
 	uint32_t npages, pcap;
 	struct sbuf content;	/* the current page's content streams */
 	int span;		/* the marked-content span we are in, SPAN_* */
+	uint32_t tiny;		/* glyphs under 3 points wide on the page */
 };
 
 enum { SPAN_NONE, SPAN_PLAIN, SPAN_SPACE };
@@ -560,6 +561,9 @@ static int add_glyph(struct pdfscan *sc, const struct umap *um, double x, double
 
 	if (x + w < 0 || x > sc->pw || y < 0 || y > sc->ph)
 		return 0;
+	/* poppler may drop tiny glyphs past 50,000 on a page (a setting) */
+	if (w < 3 && ++sc->tiny > 50000)
+		return -ENOTSUP;
 	if (um->n == 1 && ends_word(um->cp[0])) {
 		l->in_word = 0;
 		return 0;
@@ -1027,6 +1031,7 @@ int pdfscan_page(struct pdfscan *sc, uint32_t i, struct pdftext *pt)
 	sc->gs[0].th = 1;
 	sc->q = 0;
 	sc->span = SPAN_NONE;
+	sc->tiny = 0;
 	memset(&sc->lay, 0, sizeof(sc->lay));
 	sbuf_setlen(&sc->text, 0);
 	sc->nbox = 0;
