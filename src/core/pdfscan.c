@@ -88,7 +88,7 @@ struct pdfscan {
 	struct pdftext_box *box;	/* one per code point of text */
 	size_t nbox, boxcap;
 	struct page *page;	/* every page, in order */
-	uint32_t npages, pcap;
+	uint32_t npages;
 	struct sbuf content;	/* the current page's content streams */
 	int span;		/* the marked-content span we are in, SPAN_* */
 	uint32_t tiny;		/* glyphs under 3 points wide on the page */
@@ -852,7 +852,7 @@ static int run_op(struct pdfscan *sc, const struct pdftok *w, const struct pdfto
 static int run_content(struct pdfscan *sc, const char *c, size_t len)
 {
 	struct pdftok op[MAX_OPS], t;
-	size_t pos = 0, arr = 0;
+	size_t pos = 0, arr = 0, nops = 0;
 	int n = 0, ret;
 
 	for (;;) {
@@ -865,6 +865,9 @@ static int run_content(struct pdfscan *sc, const char *c, size_t len)
 		case PDFTOK_DICT_END:
 			return -ENOTSUP;
 		case PDFTOK_WORD:
+			/* one page can hold millions of operators */
+			if (!(++nops & 4095) && (ret = ex_check_time(sc->ctx)))
+				return ret;
 			ret = run_op(sc, &t, op, n, c, len, arr);
 			if (ret)
 				return ret;
@@ -1054,6 +1057,8 @@ static int walk(struct pdfscan *sc, const struct pdfval *node, struct page in, i
 	size_t p;
 	int ret;
 
+	/* a node that is its own kid ends at the depth limit, a shared
+	 * subtree at the page count: either stops the whole walk */
 	if (node->t.kind != PDFTOK_DICT || depth > MAX_TREE ||
 	    pdfobj_get(sc->d, node, "Type", &type))
 		return -ENOTSUP;

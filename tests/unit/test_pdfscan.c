@@ -300,8 +300,46 @@ static void test_written(void)
 	sbuf_release(&pdf);
 }
 
+/* A page tree that lists its own node as kids: refused by pdfscan (the
+ * depth limit), and the file read in bounded time, whatever poppler says. */
+static void test_tree_loop(void)
+{
+	static const char *const objs[] = {
+		"<</Type/Catalog/Pages 2 0 R>>",
+		"<</Type/Pages/Kids[2 0 R 2 0 R 3 0 R]/Count 1>>",
+		"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>",
+	};
+	struct extract_limits lim;
+	struct extract_doc d;
+	struct pdfscan *sc = NULL;
+	struct ex_ctx c;
+	struct sbuf pdf;
+	size_t off[3], i, x;
+
+	sbuf_init(&pdf);
+	sbuf_addstr(&pdf, "%PDF-1.4\n");
+	for (i = 0; i < 3; i++) {
+		off[i] = pdf.len;
+		sbuf_addf(&pdf, "%zu 0 obj\n%s\nendobj\n", i + 1, objs[i]);
+	}
+	x = pdf.len;
+	sbuf_addstr(&pdf, "xref\n0 4\n0000000000 65535 f \n");
+	for (i = 0; i < 3; i++)
+		sbuf_addf(&pdf, "%010zu 00000 n \n", off[i]);
+	sbuf_addf(&pdf, "trailer\n<</Size 4/Root 1 0 R>>\nstartxref\n%zu\n%%%%EOF\n", x);
+	extract_doc_init(&d);
+	ctx_init(&c, &lim, &d);
+	CHECK(pdfscan_open(&c, pdf.buf, pdf.len, 1, &sc) == -ENOTSUP);
+	pdfscan_close(sc);
+	extract_doc_release(&d);
+	extract(pdf.buf, pdf.len, 1, &d);	/* poppler's answer: any, in time */
+	extract_doc_release(&d);
+	sbuf_release(&pdf);
+}
+
 int main(void)
 {
+	RUN(test_tree_loop);
 	RUN(test_written);
 	RUN(test_wotw);
 	RUN(test_frankenstein);
