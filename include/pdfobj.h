@@ -77,10 +77,6 @@ int pdfobj_get(const struct pdfobj *d, const struct pdfval *dict, const char *ke
  * array's pos), references followed: 0, -ENOENT at its end, -ENOTSUP. */
 int pdfobj_next(const struct pdfobj *d, size_t *pos, struct pdfval *v);
 
-/* A reference to an indirect object followed (a direct value is left as
- * is); 0 or -ENOTSUP. */
-int pdfobj_resolve(const struct pdfobj *d, struct pdfval *v);
-
 /* The data of stream dict (an indirect object's dictionary), decoded into
  * a new buffer *out (owned by the caller, free()) of *n bytes; at most max
  * bytes, else -EFBIG.  0, -ENOMEM, -EFBIG or -ENOTSUP (other filters,

@@ -292,15 +292,6 @@ static int finish_val(const struct pdfobj *d, size_t *pos, struct pdfval *v)
 	return 0;
 }
 
-int pdfobj_resolve(const struct pdfobj *d, struct pdfval *v)
-{
-	size_t p = v->pos;
-
-	if (v->obj || v->t.kind != PDFTOK_NUM)
-		return 0;
-	return finish_val(d, &p, v);
-}
-
 int pdfobj_get(const struct pdfobj *d, const struct pdfval *dict, const char *key,
 	       struct pdfval *v)
 {
@@ -533,9 +524,9 @@ static int inflate_all(const unsigned char *in, size_t n, size_t max, unsigned c
 int pdfobj_stream(const struct pdfobj *d, const struct pdfval *dict, size_t max,
 		  unsigned char **out, size_t *n)
 {
-	struct pdfval v, lenv;
+	struct pdfval v, lenv, more;
 	struct pdftok t;
-	size_t p = dict->pos, start, slen;
+	size_t p = dict->pos, start, slen, e;
 	int flate = 0, depth = 1;
 
 	if (dict->t.kind != PDFTOK_DICT || !dict->obj)
@@ -546,9 +537,8 @@ int pdfobj_stream(const struct pdfobj *d, const struct pdfval *dict, size_t max,
 		if (v.t.kind == PDFTOK_ARRAY) {
 			size_t ap = v.pos;
 
-			if (pdfobj_next(d, &ap, &v) || pdfobj_next(d, &ap, &lenv) != -ENOENT)
+			if (pdfobj_next(d, &ap, &v) || pdfobj_next(d, &ap, &more) != -ENOENT)
 				return -ENOTSUP;	/* one filter at most */
-			pdfobj_get(d, dict, "Length", &lenv);
 		}
 		if (v.t.kind != PDFTOK_NAME || v.t.n != 11 || memcmp(v.t.s, "FlateDecode", 11))
 			return -ENOTSUP;
@@ -576,6 +566,11 @@ int pdfobj_stream(const struct pdfobj *d, const struct pdfval *dict, size_t max,
 	start = p + 1;
 	slen = (size_t)lenv.t.num;
 	if (lenv.t.num > (double)(d->len - start))
+		return -ENOTSUP;
+	/* a wrong /Length poppler would repair by looking for "endstream" */
+	e = start + slen;
+	pdftok_next(d->b, d->len, &e, &t);
+	if (!pdftok_is(&t, "endstream"))
 		return -ENOTSUP;
 	if (flate)
 		return inflate_all((const unsigned char *)d->b + start, slen, max, out, n);
