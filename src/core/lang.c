@@ -184,12 +184,32 @@ static void count(const struct table *t, const char *s, size_t len, struct count
 
 	memset(k, 0, sizeof(*k));
 	while (i < len) {
-		utf8proc_int32_t c;
-		utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-						      (utf8proc_ssize_t)(len - i), &c);
+		utf8proc_int32_t c = (unsigned char)s[i];
+		utf8proc_ssize_t n;
 		utf8proc_uint8_t enc[4];
 		enum script sc;
 
+		if (c < 0x80) {
+			/* ASCII, most of most samples: what the code point
+			 * path below does, without its table look-ups (an
+			 * ASCII letter is Latin, lower-cased by setting 0x20;
+			 * anything else ends a word) */
+			i++;
+			if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+				k->letters[SC_LATIN]++;
+				if (!in_word) {
+					h = FNV0;
+					cased = 1;
+					in_word = 1;
+				}
+				h = (h ^ (uint64_t)(c | 0x20)) * 0x100000001B3u;
+			} else if (in_word) {
+				word_end(t, h, cased, k);
+				in_word = 0;
+			}
+			continue;
+		}
+		n = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &c);
 		if (n < 1) {
 			n = 1;
 			c = -1;

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "check.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "names.h"
 #include "sbuf.h"
 
@@ -178,6 +181,78 @@ static void test_edges(void)
 	CHECK_EQ_INT(names_shared(&s, &t), 0);	/* under NAMES_MIN_KEYS */
 }
 
+/* Pieces of a text that take every path of the tokeniser: ASCII words in
+ * three cases, letters beyond ASCII inside and at the start of words
+ * (precomposed, a combining accent, title case, Greek, Cyrillic, Han),
+ * ASCII and Arabic-Indic digits, every mark that starts a sentence or
+ * not, blank lines, quotes and dashes beyond ASCII, an invalid byte. */
+static const char *const marks[] = {
+	" ", " ", " ", "., ", ", ", ". ", "\n", "\n\n", " \xe2\x80\x94 ", " \xe2\x80\x9c",
+	"\xe2\x80\x9d ", "; ", " (", ") ", "-", "'", " \xff ", "! ", " \xc2\xbf", " _",
+};
+
+static const char *const infix[] = {
+	"\xc3\xa9", "\xc3\x9f", "\xc3\x9c", "e\xcc\x81", "\xc7\x85", "\xce\xbb",
+	"\xd0\x96", "\xe4\xb8\xad", "\xd9\xa3", "7",
+};
+
+/* n tokens drawn from a vocabulary of vocab words, seeded by seed. */
+static void mixed_text(struct sbuf *out, unsigned seed, size_t n, unsigned vocab)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned v = next(&seed) % vocab, form = next(&seed) % 16;
+
+		if (form == 0)
+			sbuf_addf(out, "%u", v);
+		else if (form == 5)	/* two letters: the shortest name */
+			sbuf_addf(out, "%c%c ", 'A' + (int)(v % 26), 'a' + (int)(v / 26 % 26));
+		else if (form == 1)
+			sbuf_addf(out, "%s", infix[v % 10]);
+		word(out, v, form <= 4);
+		if (form == 2 || form == 3) {
+			sbuf_addstr(out, infix[next(&seed) % 10]);
+			word(out, v / 3, 0);
+		}
+		if (form == 4 && v % 2)
+			sbuf_addstr(out, "ER");
+		sbuf_addstr(out, marks[next(&seed) % 20]);
+	}
+}
+
+/* The sketches are stored in users' indexes: the same as the build that
+ * first stored them (880bc64, before the tokeniser was sped up), over
+ * texts that take every path of it, from a few tokens (one batch of
+ * counts) to more distinct words than the table first holds. */
+static void test_stable(void)
+{
+	static const struct { unsigned seed; size_t n; unsigned vocab; uint64_t digest; } c[] = {
+		{ 1, 30, 50, 0xc21e933a662a7838u },
+		{ 2, 3000, 500, 0x6232bb021392b1fcu },
+		{ 3, 20000, 20000, 0x1f66030af803cf4au },
+		{ 4, 100000, 5000, 0x08bafd59693e02eeu },
+		{ 5, 200000, 200000, 0xd8dccd187ea17794u },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct sbuf t;
+		struct names_sketch s;
+		uint64_t d;
+
+		sbuf_init(&t);
+		mixed_text(&t, c[i].seed, c[i].n, c[i].vocab);
+		sketch(&t, &s);
+		d = XXH3_64bits_withSeed(s.slot, sizeof(s.slot), s.nkeys);
+		if (d != c[i].digest)
+			printf("  case %zu: digest 0x%016llxu\n", i, (unsigned long long)d);
+		CHECK(d == c[i].digest);
+		CHECK(i == 0 || s.nkeys >= NAMES_MIN_KEYS);
+		sbuf_release(&t);
+	}
+}
+
 int main(void)
 {
 	RUN(test_translation);
@@ -185,5 +260,6 @@ int main(void)
 	RUN(test_not_names);
 	RUN(test_gutenberg);
 	RUN(test_edges);
+	RUN(test_stable);
 	return CHECK_DONE();
 }
