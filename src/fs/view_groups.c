@@ -270,7 +270,9 @@ static char *gview_title(struct views *v, const struct gmember *m, size_t n, siz
 		sub.m[j].title = m[j].title;
 	}
 	sub.n = n;
-	if (sub.m && !groups_title(v->ix, &sub, &title) && !simlist_fit(&sb, title, 200) &&
+	/* cut as a title, not as a file name: ". Wells" is no extension */
+	if (sub.m && !groups_title(v->ix, &sub, &title) &&
+	    !sbuf_add(&sb, title, utf8_cut(title, strlen(title), 200)) &&
 	    !sbuf_addf(&sb, " (%zu)", vis)) {
 		clean_name(sb.buf);
 		name = sbuf_detach(&sb, NULL);

@@ -160,6 +160,25 @@ ls "$MNT/clusters/A_B: Second Book - Bob Writer (5)"
 mv "$MNT/$B1/metadata.opf.bak" "$MNT/$B1/metadata.opf"
 opf "$MNT/$B7" "Book One" "Ann Author"
 until_ok 30 test -L "$MNT/clusters/$F (5)/$F (2).txt" || fail "back: $(ls "$MNT/clusters"/*)"
+
+say "long titles: cut within NAME_MAX, the group's as a title, equal ones told apart within it"
+long=$(python3 -c 'print("\u00dc" * 300)')
+opf "$MNT/$B1" "$long" "H. G. Wells"
+opf "$MNT/$B7" "$long" "H. G. Wells"
+lg=$(python3 -c 'print("\u00dc" * 100 + " (5)")')
+until_ok 30 test -d "$MNT/clusters/$lg" || fail "long group: $(ls "$MNT/clusters")"
+ls "$MNT/clusters/$lg" | grep "$(python3 -c 'print("\u00dc")')" >"$T/long"
+cat "$T/long"
+[ "$(wc -l <"$T/long")" -eq 3 ] || fail "three long entries"
+[ "$(grep -c ' (2)\.txt$' "$T/long")" -eq 1 ] || fail "the second txt: $(cat "$T/long")"
+while read -r e; do
+	[ "$(printf %s "$e" | wc -c)" -le 255 ] || fail "over NAME_MAX: $e"
+	printf %s "$e" | iconv -f UTF-8 -t UTF-8 >/dev/null || fail "a UTF-8 character cut: $e"
+	test -L "$MNT/clusters/$lg/$e" || fail "not reachable: $e"
+done <"$T/long"
+opf "$MNT/$B1" "Book One" "Ann Author"
+opf "$MNT/$B7" "Book One" "Ann Author"
+until_ok 30 test -L "$MNT/clusters/$F (5)/$F (2).txt" || fail "back: $(ls "$MNT/clusters"/*)"
 wait_idle
 [ "$(status_num indexed_since_mount)" = "$n0" ] || fail "books fingerprinted again"
 entries clusters >"$T/cl2"
