@@ -216,36 +216,29 @@ static long old_recompute(struct idx *ix)
 	return ng;
 }
 
-/* clusters/ as views.c builds it: the groups, every member's entry (one
- * read transaction), each group's title.  Returns the number of groups or
- * -1. */
+/* clusters/ as views.c builds it: the groups resolved (every member's
+ * entry in one read transaction, its metadata.opf name), each group's
+ * title.  Returns the number of groups or -1. */
 static long view_build(struct idx *ix)
 {
-	struct idx_groups g = { 0 };
-	struct idx_file *f;
-	size_t i, k, total;
+	struct groups_set rs = { 0, NULL };
+	size_t i;
 	char *title;
+	long n;
 
-	if (groups_clusters(ix, &g))
+	if (groups_resolve(ix, GROUPS_CLUSTERS, NULL, NULL, &rs))
 		return -1;
-	total = g.ngroups ? g.start[g.ngroups] : 0;
-	f = calloc(total + 1, sizeof(*f));
-	if (!f || idx_get_ids(ix, g.ids, total, f))
-		return -1;
-	for (i = 0; i < g.ngroups; i++) {
+	for (i = 0; i < rs.n; i++) {
 		title = NULL;
-		k = g.start[i + 1] - g.start[i];
-		if (!f[g.start[i]].path ||
-		    groups_title(ix, g.ids + g.start[i],
-					k < GROUPS_TITLE_MEMBERS ? k : GROUPS_TITLE_MEMBERS,
-					f[g.start[i]].path, &title))
+		if (groups_title(ix, &rs.g[i], &title)) {
+			groups_set_release(&rs);
 			return -1;
+		}
 		free(title);
 	}
-	idx_files_free(f, total);
-	k = g.ngroups;
-	idx_groups_release(&g);
-	return (long)k;
+	n = (long)rs.n;
+	groups_set_release(&rs);
+	return n;
 }
 
 static int bench_clusters(struct idx *ix, unsigned n)

@@ -9,8 +9,9 @@
  * the books with the same exact-text hash, split where "not a duplicate"
  * exemptions cut them.  Order, everywhere: groups by size (descending, the
  * size of the stored group), then by their smallest id; members by id
- * (ascending).  groups_resolve() turns either kind into members with paths,
- * the one assembly the views and the command line both show.
+ * (ascending).  groups_resolve() turns either kind into members with paths
+ * and metadata.opf names, the one assembly the views and the command line
+ * both show.
  */
 #ifndef GROUPS_H
 #define GROUPS_H
@@ -33,15 +34,6 @@ int groups_clusters(struct idx *ix, struct idx_groups *g);
  * Same order rules.  Free with idx_groups_release(). */
 int groups_text(struct idx *ix, struct idx_groups *g);
 
-/* Members of a group whose metadata title is looked at for its title. */
-#define GROUPS_TITLE_MEMBERS 8
-
-/* The title of a group: the first non-empty metadata title among the
- * books ids[0..n) (at most GROUPS_TITLE_MEMBERS of them are looked at),
- * else the file name of path (the first member's) without its extension.
- * *title is malloc'd (caller frees).  0 or -ENOMEM. */
-int groups_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path, char **title);
-
 enum groups_kind {
 	GROUPS_CLUSTERS,	/* groups_clusters() */
 	GROUPS_TEXT,		/* groups_text() */
@@ -51,6 +43,8 @@ enum groups_kind {
 struct groups_member {
 	uint64_t id;
 	char *path;		/* relative to SRC, owned by the set */
+	char *title;		/* its metadata.opf name (simlist_book_title()),
+				 * owned by the set; NULL: none */
 	uint64_t size;		/* the file's size when indexed */
 	uint8_t simhash[IDX_SH_BYTES];
 };
@@ -75,7 +69,20 @@ struct groups_set {
 int groups_resolve(struct idx *ix, enum groups_kind kind,
 		   int (*skip)(void *arg, const struct idx_file *f), void *arg,
 		   struct groups_set *out);
-/* Frees the set's groups and paths; s is empty afterwards. */
+/* Frees the set's groups, paths and titles; s is empty afterwards. */
 void groups_set_release(struct groups_set *s);
+
+/* Members of a group whose own metadata title is looked at for its title. */
+#define GROUPS_TITLE_MEMBERS 8
+
+/* The title of the group gr (its members as resolved, or any subset of
+ * them, e.g. those one caller may see): the metadata.opf name ("TITLE -
+ * AUTHOR") most of its members have, the first in byte order among
+ * equally common ones, so that it depends on the members only and not on
+ * the order they arrived in; else the first non-empty metadata title of
+ * a file among its first GROUPS_TITLE_MEMBERS members; else the first
+ * member's file name without its extension.  *title is malloc'd (caller
+ * frees).  0 or -ENOMEM. */
+int groups_title(struct idx *ix, const struct groups_group *gr, char **title);
 
 #endif

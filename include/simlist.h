@@ -91,6 +91,16 @@ int simlist_name(struct sbuf *out, size_t rank, int width, unsigned score,
  * simlist_fit() keeps it), so that the formats of one book differ by it
  * and file managers still open the entry by its type.  0 or -ENOMEM. */
 int simlist_title_base(struct sbuf *out, const char *title, const char *path);
+/* Writes into out (emptied first) the base name of an entry for path:
+ * simlist_title_base() of title when title is not NULL or empty (the
+ * book's metadata.opf name), else path's file name.  Every view names its
+ * entries through it.  0 or -ENOMEM. */
+int simlist_entry_base(struct sbuf *out, const char *title, const char *path);
+/* The metadata.opf name of book id, "TITLE - AUTHOR" (bookrec_opf_name()),
+ * read from its stored record: *title malloc'd, NULL when it has none (a
+ * record of another version or unreadable names the book by its file
+ * too).  0 or -ENOMEM. */
+int simlist_book_title(struct idx *ix, uint64_t id, char **title);
 /* Appends base cut to at most max bytes, keeping its extension when short,
  * never splitting a UTF-8 sequence.  0 or -ENOMEM. */
 int simlist_fit(struct sbuf *out, const char *base, size_t max);

@@ -531,22 +531,13 @@ static void groups_scope(struct groups_set *s, const char *scope)
 			s->g[n++] = s->g[i];
 			continue;
 		}
-		for (j = 0; j < s->g[i].n; j++)
+		for (j = 0; j < s->g[i].n; j++) {
 			free(s->g[i].m[j].path);
+			free(s->g[i].m[j].title);
+		}
 		free(s->g[i].m);
 	}
 	s->n = n;
-}
-
-/* The group's title (groups_title()).  *title malloc'd. */
-static int group_title(struct q_ctx *c, const struct groups_group *gr, char **title)
-{
-	uint64_t ids[GROUPS_TITLE_MEMBERS];
-	size_t j;
-
-	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS; j++)
-		ids[j] = gr->m[j].id;
-	return groups_title(c->ix, ids, j, gr->m[0].path, title);
 }
 
 /* Member id's relation to the group's first member rep, as its similar
@@ -590,7 +581,7 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 	size_t j;
 	int ret, d;
 
-	ret = group_title(c, gr, &title);
+	ret = groups_title(c->ix, gr, &title);
 	if (ret)
 		return ret;
 	if (fmt == Q_TEXT)

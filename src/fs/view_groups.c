@@ -1,6 +1,7 @@
 /* view_groups.c - clusters/ and duplicates/: the groups of groups.h as
- * folders "Title (N)", each holding its members under unique names;
- * built at most once a second while the index changes. */
+ * folders "Title (N)", each holding its members under unique names (a
+ * member's metadata.opf name, else its file name); built at most once a
+ * second while the index changes. */
 #include "views_i.h"
 #include "judge.h"
 
@@ -24,6 +25,7 @@
 struct gmember {
 	char *name;		/* entry name, unique in the group */
 	char *path;
+	char *title;		/* its metadata.opf name, or NULL */
 	uint64_t id;
 };
 
@@ -115,25 +117,41 @@ static size_t nameset_get(const struct nameset *s, const char *name)
 	return s->slot[i] ? s->val[i] : SIZE_MAX;
 }
 
-/* A name not in s, added to it with value val (at most the n of
- * nameset_init() names): base itself, else "stem (k).ext".  malloc'd, or
- * NULL on -ENOMEM; the caller keeps it alive while s is used. */
-static char *uniq_name(struct nameset *s, const char *base, size_t val)
+/* The bytes of s[0..len) to keep so that they fit max, not splitting a
+ * UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t len, size_t max)
 {
-	const char *dot = strrchr(base, '.');
+	if (len <= max)
+		return len;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	return max;
+}
+
+/* A name not in s, added to it with value val (at most the n of
+ * nameset_init() names): base itself, else "stem (k).ext" (ext: base's
+ * extension is kept at the end; else "base (k)"), its stem cut to keep
+ * the name within NAME_MAX.  malloc'd, or NULL on -ENOMEM; the caller
+ * keeps it alive while s is used. */
+static char *uniq_name(struct nameset *s, const char *base, size_t val, int ext)
+{
+	const char *dot = ext ? strrchr(base, '.') : NULL;
 	struct sbuf sb;
-	char *name = NULL;
-	size_t stem;
+	char *name = NULL, sfx[32];
+	size_t stem, tail;
 	int k;
 
 	if (!s->slot[nameset_slot(s, base)]) {
 		name = strdup(base);
 	} else {
 		stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		tail = strlen(base + stem);
 		sbuf_init(&sb);
 		for (k = 2; !name; k++) {
+			snprintf(sfx, sizeof(sfx), " (%d)", k);
 			sbuf_setlen(&sb, 0);
-			if (sbuf_add(&sb, base, stem) || sbuf_addf(&sb, " (%d)%s", k, base + stem))
+			if (sbuf_add(&sb, base, utf8_cut(base, stem, NAME_MAX - tail - strlen(sfx))) ||
+			    sbuf_addstr(&sb, sfx) || sbuf_add(&sb, base + stem, tail))
 				break;
 			if (!s->slot[nameset_slot(s, sb.buf)])
 				name = sbuf_detach(&sb, NULL);
@@ -149,6 +167,47 @@ static char *uniq_name(struct nameset *s, const char *base, size_t val)
 	return name;
 }
 
+/* A name wanted in a folder, and what orders it among the others wanting
+ * the same name. */
+struct uname {
+	char *base;		/* the name wanted, owned */
+	const char *key;	/* the tie-break: a path of SRC */
+	size_t idx;		/* whose name it is */
+	char *name;		/* the name given (uniq_all()) */
+};
+
+static int uname_cmp(const void *pa, const void *pb)
+{
+	const struct uname *a = pa, *b = pb;
+	int c = strcmp(a->base, b->base);
+
+	return c ? c : strcmp(a->key, b->key);
+}
+
+/* Names u[0..n) uniquely in s (uniq_name(), value idx): the ones wanting
+ * one name in the order of their keys, so the names depend on the names
+ * and paths only, not on the order books arrived in (ids).  u is sorted.
+ * 0 or -ENOMEM. */
+static int uniq_all(struct nameset *s, struct uname *u, size_t n, int ext)
+{
+	size_t i;
+
+	qsort(u, n, sizeof(*u), uname_cmp);
+	for (i = 0; i < n; i++)
+		if (!(u[i].name = uniq_name(s, u[i].base, u[i].idx, ext)))
+			return -ENOMEM;
+	return 0;
+}
+
+static void unames_free(struct uname *u, size_t n)
+{
+	size_t i;
+
+	for (i = 0; u && i < n; i++)
+		free(u[i].base);
+	free(u);
+}
+
 void grp_free(struct gview *gs)
 {
 	size_t i, j;
@@ -159,6 +218,7 @@ void grp_free(struct gview *gs)
 		for (j = 0; j < gs->g[i].n; j++) {
 			free(gs->g[i].m[j].name);
 			free(gs->g[i].m[j].path);
+			free(gs->g[i].m[j].title);
 		}
 		free(gs->g[i].m);
 		free(gs->g[i].name);
@@ -181,29 +241,46 @@ static void gview_put(struct views *v, struct gview *gs)
 		grp_free(gs);
 }
 
-/* Replaces characters a folder name cannot or should not hold. */
+/* Replaces characters a folder name cannot or should not hold, as
+ * simlist_title_base() does in entry names. */
 static void clean_name(char *s)
 {
 	for (; *s; s++)
-		if (*s == '/' || (unsigned char)*s < 0x20)
+		if (*s == '/')
+			*s = '_';
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = ' ';
 }
 
-/* The folder title of a group (groups_title()), cut to fit a name. */
-static int gview_title(struct views *v, const struct group *gr, struct sbuf *out)
+/* The folder name a group of vis members takes from the members m[0..n)
+ * (groups_title() of them, cut to fit), "Title (vis)", made safe;
+ * malloc'd, NULL on -ENOMEM. */
+static char *gview_title(struct views *v, const struct gmember *m, size_t n, size_t vis)
 {
-	uint64_t ids[GROUPS_TITLE_MEMBERS];
-	char *title = NULL;
+	struct groups_group sub = { 0, NULL };
+	char *title = NULL, *name = NULL;
+	struct sbuf sb;
 	size_t j;
-	int ret;
 
-	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS; j++)
-		ids[j] = gr->m[j].id;
-	ret = groups_title(v->ix, ids, j, gr->m[0].path, &title);
-	if (!ret)
-		ret = simlist_fit(out, title, 200);
+	sbuf_init(&sb);
+	sub.m = calloc(n ? n : 1, sizeof(*sub.m));
+	for (j = 0; sub.m && j < n; j++) {
+		sub.m[j].id = m[j].id;
+		sub.m[j].path = m[j].path;
+		sub.m[j].title = m[j].title;
+	}
+	sub.n = n;
+	/* cut as a title, not as a file name: ". Wells" is no extension */
+	if (sub.m && !groups_title(v->ix, &sub, &title) &&
+	    !sbuf_add(&sb, title, utf8_cut(title, strlen(title), 200)) &&
+	    !sbuf_addf(&sb, " (%zu)", vis)) {
+		clean_name(sb.buf);
+		name = sbuf_detach(&sb, NULL);
+	}
 	free(title);
-	return ret;
+	free(sub.m);
+	sbuf_release(&sb);
+	return name;
 }
 
 /* groups_resolve() leaves out the members the views cannot link to. */
@@ -212,58 +289,78 @@ static int gview_skip(void *arg, const struct idx_file *f)
 	return views_skip(arg, f->path);
 }
 
-/* Names the members of the resolved group rg (taking their paths) into gr:
- * the base names, made unique in the group; in duplicates/ (dup) each
- * after the first shows its relation to the first, "identical file - NAME"
- * or "same text - NAME", so a byte copy and a same-text file in another
- * format look different. */
+/* Names the members of the resolved group rg (taking their paths and
+ * titles) into gr: their metadata.opf names or file names
+ * (simlist_entry_base()), made unique in the group (uniq_all()); in
+ * duplicates/ (dup) each after the first shows its relation to the
+ * first, "identical file - NAME" or "same text - NAME", so a byte copy
+ * and a same-text file in another format look different. */
 static int gview_members(struct views *v, int dup, struct group *gr, struct groups_group *rg)
 {
 	struct nameset mset = { NULL, NULL, 0 };
+	struct uname *u = NULL;
 	enum relate_class cls;
-	struct sbuf nm;
+	struct sbuf nm, tb;
 	size_t j;
-	int ret = 0;
+	int ret = -ENOMEM;
 
-	gr->m = calloc(rg->n, sizeof(*gr->m));
-	if (!gr->m || nameset_init(&mset, rg->n)) {
-		nameset_release(&mset);
-		return -ENOMEM;
-	}
+	sbuf_init(&nm);
+	sbuf_init(&tb);
+	gr->m = calloc(rg->n ? rg->n : 1, sizeof(*gr->m));
+	u = calloc(rg->n ? rg->n : 1, sizeof(*u));
+	if (!gr->m || !u || nameset_init(&mset, rg->n))
+		goto out;
 	for (j = 0; j < rg->n; j++) {
-		const char *path = rg->m[j].path, *base = strrchr(path, '/');
-
-		base = base ? base + 1 : path;
-		sbuf_init(&nm);
+		sbuf_setlen(&nm, 0);
 		/* the name kept within NAME_MAX, its extension kept */
-		if (dup && j && judge_relation(v->ix, v->pairs, rg->m[0].id, rg->m[j].id, &cls) == 0 &&
-		    sbuf_addf(&nm, "%s - ", simlist_label(cls)) == 0 &&
-		    simlist_fit(&nm, base, NAME_MAX - nm.len) == 0)
-			base = nm.buf;
-		gr->m[gr->n].name = uniq_name(&mset, base, gr->n);
-		sbuf_release(&nm);
-		if (!gr->m[gr->n].name) {
-			ret = -ENOMEM;
-			break;
-		}
-		gr->m[gr->n].path = rg->m[j].path;
-		gr->m[gr->n].id = rg->m[j].id;
-		rg->m[j].path = NULL;
-		gr->n++;
+		if (simlist_entry_base(&tb, rg->m[j].title, rg->m[j].path) ||
+		    (dup && j && judge_relation(v->ix, v->pairs, rg->m[0].id, rg->m[j].id, &cls) == 0 &&
+		     sbuf_addf(&nm, "%s - ", simlist_label(cls))) ||
+		    simlist_fit(&nm, tb.buf, NAME_MAX - nm.len) || !(u[j].base = strdup(nm.buf)))
+			goto out;
+		u[j].key = rg->m[j].path;
+		u[j].idx = j;
 	}
+	ret = uniq_all(&mset, u, rg->n, 1);
+	for (j = 0; j < rg->n; j++) {
+		gr->m[u[j].idx].name = u[j].name;
+		gr->m[j].path = rg->m[j].path;
+		gr->m[j].title = rg->m[j].title;
+		gr->m[j].id = rg->m[j].id;
+		rg->m[j].path = NULL;
+		rg->m[j].title = NULL;
+	}
+	gr->n = rg->n;
+out:
+	unames_free(u, rg->n);
 	nameset_release(&mset);
+	sbuf_release(&nm);
+	sbuf_release(&tb);
 	return ret;
+}
+
+/* The smallest path of the members m[0..n) that count (all when reach is
+ * 0, else those the caller may reach): what orders groups wanting one
+ * name. */
+static const char *gview_key(struct views *v, const struct gmember *m, size_t n, int reach)
+{
+	const char *key = NULL;
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if ((!reach || views_reach(v, m[j].path)) && (!key || strcmp(m[j].path, key) < 0))
+			key = m[j].path;
+	return key ? key : "";
 }
 
 static int gview_build(struct views *v, int dup, struct gview **out)
 {
 	struct groups_set rs = { 0, NULL };
 	struct gview *gs = NULL;
-	struct sbuf sb;
+	struct uname *u = NULL;
 	size_t g;
 	int ret;
 
-	sbuf_init(&sb);
 	gs = calloc(1, sizeof(*gs));
 	if (!gs)
 		return -ENOMEM;
@@ -273,34 +370,30 @@ static int gview_build(struct views *v, int dup, struct gview **out)
 	if (ret)
 		goto out;
 	gs->g = calloc(rs.n ? rs.n : 1, sizeof(*gs->g));
-	if (!gs->g || nameset_init(&gs->names, rs.n)) {
+	u = calloc(rs.n ? rs.n : 1, sizeof(*u));
+	if (!gs->g || !u || nameset_init(&gs->names, rs.n)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (g = 0; g < rs.n; g++) {
-		struct group *gr = &gs->g[gs->n];
+		struct group *gr = &gs->g[g];
 
 		/* counted before its members: freed with gs when naming fails */
 		gs->n++;
 		ret = gview_members(v, dup, gr, &rs.g[g]);
+		if (!ret && !(u[g].base = gview_title(v, gr->m, gr->n, gr->n)))
+			ret = -ENOMEM;
 		if (ret)
 			goto out;
-		sbuf_setlen(&sb, 0);
-		ret = gview_title(v, gr, &sb);
-		if (ret || sbuf_addf(&sb, " (%zu)", gr->n)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		clean_name(sb.buf);
-		gr->name = uniq_name(&gs->names, sb.buf, g);
-		if (!gr->name) {
-			ret = -ENOMEM;
-			goto out;
-		}
+		u[g].key = gview_key(v, gr->m, gr->n, 0);
+		u[g].idx = g;
 	}
+	ret = uniq_all(&gs->names, u, rs.n, 0);
+	for (g = 0; g < rs.n; g++)
+		gs->g[u[g].idx].name = u[g].name;
 out:
+	unames_free(u, rs.n);
 	groups_set_release(&rs);
-	sbuf_release(&sb);
 	if (ret) {
 		grp_free(gs);
 		gs = NULL;
@@ -394,33 +487,21 @@ static void gcaller_put(struct views *v, struct gcaller *gc)
 	}
 }
 
-/* The name of group g of gs for the caller, from the members it may
- * reach (vis of them, ids in order): NULL on -ENOMEM. */
-static char *gcaller_name(struct views *v, const struct group *gr, size_t vis,
-			  struct nameset *names, size_t g)
+/* The name group gr would have if it held only the members the caller
+ * may reach (vis of them): NULL on -ENOMEM. */
+static char *gcaller_title(struct views *v, const struct group *gr, size_t vis)
 {
-	uint64_t ids[GROUPS_TITLE_MEMBERS];
-	const char *first = NULL;
-	char *title = NULL, *name = NULL;
-	struct sbuf sb;
+	struct gmember *m = calloc(gr->n ? gr->n : 1, sizeof(*m));
+	char *name = NULL;
 	size_t j, n = 0;
 
-	for (j = 0; j < gr->n; j++) {
-		if (!views_reach(v, gr->m[j].path))
-			continue;
-		if (!first)
-			first = gr->m[j].path;
-		if (n < GROUPS_TITLE_MEMBERS)
-			ids[n++] = gr->m[j].id;
-	}
-	sbuf_init(&sb);
-	if (!groups_title(v->ix, ids, n, first, &title) && !simlist_fit(&sb, title, 200) &&
-	    !sbuf_addf(&sb, " (%zu)", vis)) {
-		clean_name(sb.buf);
-		name = uniq_name(names, sb.buf, g);
-	}
-	free(title);
-	sbuf_release(&sb);
+	if (!m)
+		return NULL;
+	for (j = 0; j < gr->n; j++)
+		if (views_reach(v, gr->m[j].path))
+			m[n++] = gr->m[j];
+	name = gview_title(v, m, n, vis);
+	free(m);
 	return name;
 }
 
@@ -428,7 +509,8 @@ static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_w
 			 struct gcaller **out)
 {
 	struct gcaller *gc = calloc(1, sizeof(*gc));
-	size_t *vis = NULL, i, j;
+	struct uname *u = NULL;
+	size_t *vis = NULL, i, j, nu = 0;
 	int ret = -ENOMEM;
 
 	*out = NULL;
@@ -440,9 +522,11 @@ static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_w
 	gc->built_ns = monoclock_ns();
 	gc->name = calloc(gs->n ? gs->n : 1, sizeof(*gc->name));
 	vis = calloc(gs->n ? gs->n : 1, sizeof(*vis));
-	if (!gc->name || !vis || nameset_init(&gc->names, gs->n))
+	u = calloc(gs->n ? gs->n : 1, sizeof(*u));
+	if (!gc->name || !vis || !u || nameset_init(&gc->names, gs->n))
 		goto out;
-	/* groups shown whole keep their names; the others are named after */
+	/* groups shown whole keep their names; the others are named after,
+	 * from the members the caller may reach only */
 	for (i = 0; i < gs->n; i++) {
 		for (j = 0; j < gs->g[i].n; j++)
 			vis[i] += (size_t)views_reach(v, gs->g[i].m[j].path);
@@ -454,12 +538,19 @@ static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_w
 			gc->names.val[k] = i;
 		}
 	}
-	for (i = 0; i < gs->n; i++)
-		if (vis[i] >= 2 && vis[i] < gs->g[i].n &&
-		    !(gc->name[i] = gcaller_name(v, &gs->g[i], vis[i], &gc->names, i)))
+	for (i = 0; i < gs->n; i++) {
+		if (vis[i] < 2 || vis[i] == gs->g[i].n)
+			continue;
+		if (!(u[nu].base = gcaller_title(v, &gs->g[i], vis[i])))
 			goto out;
-	ret = 0;
+		u[nu].key = gview_key(v, gs->g[i].m, gs->g[i].n, 1);
+		u[nu++].idx = i;
+	}
+	ret = uniq_all(&gc->names, u, nu, 0);
+	for (i = 0; i < nu; i++)
+		gc->name[u[i].idx] = u[i].name;
 out:
+	unames_free(u, nu);
 	free(vis);
 	if (ret) {
 		gcaller_free(gc);

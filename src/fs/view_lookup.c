@@ -1,5 +1,6 @@
 /* view_lookup.c - lookup/<32 hex digits>/: the books within the simhash
- * threshold of any id, nearest first. */
+ * threshold of any id, nearest first, named by their metadata.opf names
+ * or file names. */
 #include "views_i.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 struct lk_entry {
 	char *name;
 	char *path;
+	uint64_t id;
 	uint32_t dist;
 };
 
@@ -42,7 +44,7 @@ static void lk_free(struct lk_entry *e, size_t n)
 }
 
 /* The books within the threshold of the 32-hex-digit id, ranked and named
- * "RR dD - BASENAME" (D: differing bits). */
+ * "RR dD - BASENAME" (D: differing bits; BASENAME: simlist_entry_base()). */
 static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size_t *nout)
 {
 	struct simhash_value sv;
@@ -50,7 +52,8 @@ static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size
 	struct idx_hit *hits = NULL;
 	struct lk_entry *e = NULL;
 	struct idx_file f = { 0 };
-	struct sbuf nm;
+	struct sbuf nm, tb;
+	char *title = NULL;
 	size_t nh = 0, n = 0, i, digits = 2, lim = 100;
 	int ret;
 
@@ -77,6 +80,7 @@ static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size
 		    !views_reach(v, f.path))
 			continue;
 		e[n].path = f.path;
+		e[n].id = f.id;
 		e[n].dist = hits[i].dist;
 		f.path = NULL;
 		n++;
@@ -89,18 +93,23 @@ static int lk_list(struct views *v, const char *hex, struct lk_entry **out, size
 		lim *= 10;
 	}
 	sbuf_init(&nm);
+	sbuf_init(&tb);
 	for (i = 0; i < n && !ret; i++) {
-		const char *base = strrchr(e[i].path, '/');
-
-		base = base ? base + 1 : e[i].path;
 		sbuf_setlen(&nm, 0);
-		ret = sbuf_addf(&nm, "%0*zu d%u - ", (int)digits, i + 1, e[i].dist);
+		ret = simlist_book_title(v->ix, e[i].id, &title);
 		if (!ret)
-			ret = simlist_fit(&nm, base, NAME_MAX - nm.len);
+			ret = simlist_entry_base(&tb, title, e[i].path);
+		if (!ret)
+			ret = sbuf_addf(&nm, "%0*zu d%u - ", (int)digits, i + 1, e[i].dist);
+		if (!ret)
+			ret = simlist_fit(&nm, tb.buf, NAME_MAX - nm.len);
 		if (!ret && !(e[i].name = strdup(nm.buf)))
 			ret = -ENOMEM;
+		free(title);
+		title = NULL;
 	}
 	sbuf_release(&nm);
+	sbuf_release(&tb);
 	if (ret) {
 		lk_free(e, n);
 		return ret;

@@ -10,6 +10,7 @@
 #include "avglink.h"
 #include "bookrec.h"
 #include "rsort.h"
+#include "simlist.h"
 #include "ufind.h"
 
 /* A member of a group, sortable: size descending, the group's smallest id,
@@ -208,17 +209,53 @@ out:
 	return ret;
 }
 
-int groups_title(struct idx *ix, const uint64_t *ids, size_t n, const char *path, char **title)
+static int str_cmp(const void *pa, const void *pb)
 {
-	const char *base = strrchr(path, '/'), *dot;
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The metadata.opf name most members of gr have (the first in byte order
+ * among equally common ones), or NULL.  -ENOMEM or 0. */
+static int groups_opf_title(const struct groups_group *gr, char **title)
+{
+	const char **t = malloc((gr->n ? gr->n : 1) * sizeof(*t)), *best = NULL;
+	size_t n = 0, i, j, most = 0;
+
+	*title = NULL;
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < gr->n; i++)
+		if (gr->m[i].title && *gr->m[i].title)
+			t[n++] = gr->m[i].title;
+	qsort(t, n, sizeof(*t), str_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && !strcmp(t[j], t[i]); j++)
+			;
+		if (j - i > most) {
+			most = j - i;
+			best = t[i];
+		}
+	}
+	if (best)
+		*title = strdup(best);
+	free(t);
+	return best && !*title ? -ENOMEM : 0;
+}
+
+int groups_title(struct idx *ix, const struct groups_group *gr, char **title)
+{
+	const char *path = gr->n ? gr->m[0].path : "", *base = strrchr(path, '/'), *dot;
 	uint32_t ver = 0;
 	void *rec = NULL;
 	size_t len = 0, j;
+	int ret;
 
-	*title = NULL;
-	for (j = 0; j < n && j < GROUPS_TITLE_MEMBERS && !*title; j++) {
+	ret = groups_opf_title(gr, title);
+	if (ret || *title)
+		return ret;
+	for (j = 0; j < gr->n && j < GROUPS_TITLE_MEMBERS && !*title; j++) {
 		/* the title sits in the record's header: copy only that */
-		if (idx_record_head(ix, ids[j], BOOKREC_META_SPAN, &ver, &rec,
+		if (idx_record_head(ix, gr->m[j].id, BOOKREC_META_SPAN, &ver, &rec,
 				    &len) == 0 && ver == BOOKREC_IDX_VERSION)
 			bookrec_title(rec, len, title);
 		free(rec);
@@ -336,8 +373,10 @@ static void group_release(struct groups_group *gr)
 {
 	size_t j;
 
-	for (j = 0; j < gr->n; j++)
+	for (j = 0; j < gr->n; j++) {
 		free(gr->m[j].path);
+		free(gr->m[j].title);
+	}
 	free(gr->m);
 	gr->m = NULL;
 	gr->n = 0;
@@ -408,10 +447,13 @@ int groups_resolve(struct idx *ix, enum groups_kind kind,
 			break;
 		}
 		group_take(gr, &files[ig.start[g]], cnt, skip, arg);
-		if (gr->n < 2)
+		if (gr->n < 2) {
 			group_release(gr);
-		else
-			out->n++;
+			continue;
+		}
+		out->n++;
+		for (j = 0; !ret && j < gr->n; j++)
+			ret = simlist_book_title(ix, gr->m[j].id, &gr->m[j].title);
 	}
 out:
 	for (j = 0; j < total; j++)

@@ -109,6 +109,14 @@ int simlist_title_base(struct sbuf *out, const char *title, const char *path)
 	return dot && dot != base && strlen(dot) <= 16 ? sbuf_addstr(out, dot) : 0;
 }
 
+int simlist_entry_base(struct sbuf *out, const char *title, const char *path)
+{
+	if (title && *title)
+		return simlist_title_base(out, title, path);
+	sbuf_setlen(out, 0);
+	return sbuf_addstr(out, base_of(path));
+}
+
 int simlist_rank(struct simlist *l)
 {
 	struct sbuf nm, tb;
@@ -123,15 +131,10 @@ int simlist_rank(struct simlist *l)
 	sbuf_init(&nm);
 	sbuf_init(&tb);
 	for (i = 0; i < l->n && !ret; i++) {
-		const char *base = base_of(l->v[i].path);
-
-		if (l->v[i].title && *l->v[i].title) {
-			ret = simlist_title_base(&tb, l->v[i].title, l->v[i].path);
-			base = tb.buf;
-		}
+		ret = simlist_entry_base(&tb, l->v[i].title, l->v[i].path);
 		if (!ret)
 			ret = simlist_name(&nm, i + 1, (int)digits, l->v[i].score,
-					   simlist_label(l->v[i].cls), base);
+					   simlist_label(l->v[i].cls), tb.buf);
 		if (!ret) {
 			free(l->v[i].name);
 			l->v[i].name = strdup(nm.buf);
@@ -306,22 +309,29 @@ void simlist_free(struct simlist *l)
 /* The metadata.opf titles of l's entries (a record without one, or one
  * that does not decode, names the entry by its file name), then ranked and
  * named. */
-static int titles_rank(struct idx *ix, struct simlist *l)
+int simlist_book_title(struct idx *ix, uint64_t id, char **title)
 {
 	uint32_t ver;
-	size_t i, len;
-	void *rec;
+	size_t len;
+	void *rec = NULL;
+	int ret = 0;
+
+	*title = NULL;
+	if (idx_record_head(ix, id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
+	    ver == BOOKREC_IDX_VERSION && bookrec_opf_name(rec, len, title) == -ENOMEM)
+		ret = -ENOMEM;
+	free(rec);
+	return ret;
+}
+
+static int titles_rank(struct idx *ix, struct simlist *l)
+{
+	size_t i;
 
 	for (i = 0; i < l->n; i++) {
-		rec = NULL;
 		free(l->v[i].title);
-		l->v[i].title = NULL;
-		if (idx_record_head(ix, l->v[i].id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
-		    ver == BOOKREC_IDX_VERSION && bookrec_opf_name(rec, len, &l->v[i].title) == -ENOMEM) {
-			free(rec);
+		if (simlist_book_title(ix, l->v[i].id, &l->v[i].title))
 			return -ENOMEM;
-		}
-		free(rec);
 	}
 	return simlist_rank(l);
 }

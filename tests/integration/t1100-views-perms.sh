@@ -10,22 +10,10 @@
 # (behind the mount).  The transcripts of both users go to the log.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root"
-command -v su >/dev/null 2>&1 || skip "no su"
+nobody_setup
 command -v getfattr >/dev/null 2>&1 || skip "no getfattr"
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
 [ -d "$BOOKS/texts" ] || skip "no shared books"
-su nobody -s /bin/sh -c true 2>/dev/null || skip "su nobody does not work here"
-export LC_ALL=C
-
-# nobody can reach the mount: every folder above it 0755
-chmod 755 "$T"
-d=$T
-while [ "$d" != / ]; do
-	d=$(dirname "$d")
-	[ "$(stat -c %A "$d" | cut -c10)" = x ] || [ "$(stat -c %A "$d" | cut -c10)" = t ] ||
-		skip "$d is not searchable by others"
-done
 A=$BOOKS/texts/pg1952-the-yellow-wallpaper.txt
 B=$BOOKS/texts/pg932-the-fall-of-the-house-of-usher.txt
 [ -f "$A" ] && [ -f "$B" ] || skip "books missing"
@@ -42,7 +30,6 @@ cp "$B" "$SRC/public/usher2.txt"
 printf 'PK\003\004broken' >"$SRC/private/secret-broken.epub"	# in errors
 printf 'PK\003\004broken' >"$SRC/public/public-broken.epub"
 
-as_nobody() { su nobody -s /bin/sh -c "$1"; }
 # every name nobody finds under the views (find, ls, the generated files)
 nobody_sees() {
 	as_nobody "cd '$MNT' && find similar clusters duplicates .simbookfs 2>/dev/null;

@@ -11,20 +11,9 @@
 # out within a second).  The transcripts go to the log.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root"
-command -v su >/dev/null 2>&1 || skip "no su"
+nobody_setup
 BOOKS=${SIMBOOK_BOOKS:-$top/../shared/books}
 [ -d "$BOOKS/texts" ] || skip "no shared books"
-su nobody -s /bin/sh -c true 2>/dev/null || skip "su nobody does not work here"
-export LC_ALL=C
-
-chmod 755 "$T"
-d=$T
-while [ "$d" != / ]; do
-	d=$(dirname "$d")
-	[ "$(stat -c %A "$d" | cut -c10)" = x ] || [ "$(stat -c %A "$d" | cut -c10)" = t ] ||
-		skip "$d is not searchable by others"
-done
 A=$BOOKS/texts/pg1952-the-yellow-wallpaper.txt
 [ -f "$A" ] || skip "books missing"
 mkdir -m 755 "$SRC/public"
@@ -32,8 +21,6 @@ mkdir -m 700 "$SRC/private" "$SRC/vault"
 cp "$A" "$SRC/public/a.txt"
 cp "$A" "$SRC/private/secret-copy.txt"
 cp "$A" "$SRC/vault/vault-copy.txt"
-
-as_nobody() { su nobody -s /bin/sh -c "$1"; }
 
 one_mode() { # links|files
 	local mode=$1 e v out

@@ -95,7 +95,7 @@ done
 for v in clusters duplicates; do
 	g=$(view_groups $v | grep "War of the Worlds") || fail "$v/: $(view_groups $v)"
 	[ "$g" = "$WB.epub $WB.mobi $WB.pdf " ] || fail "$v/ group: '$g'"
-	[ -d "$MNT/$v/The War of the Worlds (3)" ] || fail "$v/ names: $(ls "$MNT/$v")"
+	[ -d "$MNT/$v/The War of the Worlds - H. G. Wells (3)" ] || fail "$v/ names: $(ls "$MNT/$v")"
 done
 
 say "Frankenstein 1818 and 1831 are related editions; the 1818 group is titled from its OPF"
@@ -103,7 +103,7 @@ r=$(relation_of "$F18/Frankenstein (1818 text) - Mary Wollstonecraft Shelley.txt
 	"$F31/Frankenstein (1831 text) - Mary Wollstonecraft Shelley.txt")
 echo "# 1818 -> 1831: $r"
 case $r in near-duplicate* | overlap* | a-contains-b* | b-contains-a*) ;; *) fail "1818 vs 1831: '$r'" ;; esac
-ls "$MNT/duplicates" | grep -qx "Frankenstein (1818 text) (2)" ||
+ls "$MNT/duplicates" | grep -qx "Frankenstein (1818 text) - Mary Wollstonecraft Shelley (2)" ||
 	fail "duplicates/ names: $(ls "$MNT/duplicates")"
 
 say "skipped files counted by kind"

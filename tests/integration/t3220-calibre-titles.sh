@@ -109,14 +109,14 @@ cat "$tsv"
 [ "$(awk -F'\t' -v p="$O/Other - Bob Writer.txt" '$9 == p { print $10 }' "$tsv")" = \
 	'A/B: Second Book - Bob Writer' ] || fail "the title of Other (white space folded)"
 ls "$MNT/clusters"
-[ -d "$MNT/clusters/Book One (4)" ] || fail "clusters/: $(ls "$MNT/clusters")"
+[ -d "$MNT/clusters/Book One - Ann Author (4)" ] || fail "clusters/: $(ls "$MNT/clusters")"
 n0=$(status_num indexed_since_mount)
 
 say "a metadata.opf rewritten through the mount re-titles at once, nothing fingerprinted"
 opf "$MNT/$A" "Renamed Book" "Ann Author"
 until_ok 30 has_name "$BO.txt" "${E}Renamed Book - Ann Author\.html\$" ||
 	fail "not re-titled: $(names "$BO.txt")"
-until_ok 30 test -d "$MNT/clusters/Renamed Book (4)" || fail "clusters/: $(ls "$MNT/clusters")"
+until_ok 30 test -d "$MNT/clusters/Renamed Book - Ann Author (4)" || fail "clusters/: $(ls "$MNT/clusters")"
 has_name "loose/plain.txt" "${E}Renamed Book - Ann Author\.txt\$" || fail "plain.txt's list"
 ! has_name "loose/plain.txt" "Book One" || fail "the old title is still listed: $(names loose/plain.txt)"
 wait_idle

@@ -60,3 +60,24 @@ view_groups() {
 		echo
 	done | sort
 }
+
+# as_nobody CMD: CMD run by sh as the user nobody.
+as_nobody() { su nobody -s /bin/sh -c "$1"; }
+
+# nobody_setup: for the tests that look at root's mount (allow_other) as a
+# second user, nobody (as_nobody): skips unless run as root with a working
+# `su nobody`, sets LC_ALL=C, and lets nobody reach the mount ($T 0755;
+# skips when a folder above it is not searchable by others).
+nobody_setup() {
+	local d=$T x
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	command -v su >/dev/null 2>&1 || skip "no su"
+	su nobody -s /bin/sh -c true 2>/dev/null || skip "su nobody does not work here"
+	export LC_ALL=C
+	chmod 755 "$T"
+	while [ "$d" != / ]; do
+		d=$(dirname "$d")
+		x=$(stat -c %A "$d" | cut -c10)
+		[ "$x" = x ] || [ "$x" = t ] || skip "$d is not searchable by others"
+	done
+}

@@ -14,53 +14,26 @@
 #include "book.h"
 #include "check.h"
 #include "extract.h"
+#include "palmdb.h"
 #include "sbuf.h"
 
-static void put16(unsigned char *p, unsigned v)
-{
-	p[0] = (unsigned char)(v >> 8);
-	p[1] = (unsigned char)v;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xFFFF);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* A PalmDOC ("TEXtREAd") database: record 0 and the text uncompressed in
- * records of at most 4096 bytes. */
+/* A PalmDOC database: record 0 and the text uncompressed in records of
+ * at most 4096 bytes (palmdb_make()). */
 static size_t make_palmdoc(unsigned char *out, size_t cap, const char *text)
 {
-	size_t tl = strlen(text), nt = (tl + 4095) / 4096, n = nt + 1, i, off;
+	size_t tl = strlen(text), nt = (tl + 4095) / 4096, i, len = 0;
+	const unsigned char **recs = calloc(nt + 1, sizeof(*recs));
+	size_t *lens = calloc(nt + 1, sizeof(*lens));
 
-	if (78 + 8 * n + 2 + 16 + tl > cap)
-		return 0;
-	memset(out, 0, 78 + 8 * n + 2 + 16);
-	memcpy(out, "test book", 9);
-	memcpy(out + 60, "TEXtREAd", 8);
-	put16(out + 76, (unsigned)n);
-	off = 78 + 8 * n + 2;
-	put32(out + 78, (uint32_t)off);
-	put16(out + off, 1);			/* no compression */
-	put32(out + off + 4, (uint32_t)tl);
-	put16(out + off + 8, (unsigned)nt);
-	put16(out + off + 10, 4096);
-	off += 16;
-	for (i = 0; i < nt; i++) {
-		size_t k = tl - i * 4096 < 4096 ? tl - i * 4096 : 4096;
-
-		put32(out + 78 + 8 * (i + 1), (uint32_t)off);
-		out[78 + 8 * (i + 1) + 7] = (unsigned char)(2 * (i + 1));	/* uid */
-		memcpy(out + off, text + i * 4096, k);
-		off += k;
+	for (i = 0; recs && lens && i < nt; i++) {
+		recs[i] = (const unsigned char *)text + i * 4096;
+		lens[i] = tl - i * 4096 < 4096 ? tl - i * 4096 : 4096;
 	}
-	return off;
+	if (recs && lens)
+		len = palmdb_make(out, cap, "test book", 1, 4096, recs, lens, nt, tl);
+	free(recs);
+	free(lens);
+	return len;
 }
 
 static void test_palmdoc(void)

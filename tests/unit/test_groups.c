@@ -2,7 +2,10 @@
  * duplicates/ of the views and `simbook clusters|duplicates` list the same
  * groups with the same members in the same order, on a library whose book
  * ids do not follow the byte order of the paths (copies indexed later with
- * names that sort first). */
+ * names that sort first).  Group titles and entry names from calibre
+ * metadata.opf files: the most common one titles a group, equal titles are
+ * told apart by path, and the names do not depend on the order the books
+ * were indexed in. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -266,8 +269,159 @@ static void test_one_order(void)
 	close(fd);
 }
 
+/* A calibre metadata.opf in src/dir with title and author. */
+static void put_opf(const char *dir, const char *title, const char *author)
+{
+	char rel[PATH_MAX], *t = NULL;
+
+	snprintf(rel, sizeof(rel), "%s/metadata.opf", dir);
+	if (asprintf(&t, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		     "<package xmlns=\"http://www.idpf.org/2007/opf\" version=\"2.0\">\n"
+		     "<metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\" "
+		     "xmlns:opf=\"http://www.idpf.org/2007/opf\">\n"
+		     "<dc:title>%s</dc:title><dc:creator opf:role=\"aut\">%s</dc:creator>\n"
+		     "</metadata></package>\n", title, author) < 0)
+		return;
+	ixtest_put(rel, t);
+	free(t);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The view k as "GROUP/ENTRY -> PATH" lines, sorted, into out (size
+ * bytes). */
+static int view_names(struct views *v, enum view_kind k, char *out, size_t size)
+{
+	struct names *groups = calloc(1, sizeof(*groups)), *mem = calloc(1, sizeof(*mem));
+	static char line[MAXROWS][2 * NAME_MAX + PATH_MAX + 8];
+	char rel[2 * NAME_MAX + 2], path[PATH_MAX];
+	size_t g, m, n = 0, i, len = 0;
+	int ret = groups && mem ? grp_readdir(v, k, "", groups, fill) : -ENOMEM;
+
+	for (g = 0; !ret && g < groups->n; g++) {
+		mem->n = 0;
+		ret = grp_readdir(v, k, groups->v[g], mem, fill);
+		for (m = 0; !ret && m < mem->n && n < MAXROWS; m++) {
+			snprintf(rel, sizeof(rel), "%s/%s", groups->v[g], mem->v[m]);
+			ret = grp_entry_target(v, k, rel, path, sizeof(path), TF_SOURCE);
+			if (!ret)
+				snprintf(line[n++], sizeof(line[0]), "%s -> %s", rel, path);
+		}
+	}
+	qsort(line, n, sizeof(line[0]), str_cmp);
+	out[0] = '\0';
+	for (i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s\n", line[i]);
+	free(groups);
+	free(mem);
+	return ret;
+}
+
+/* One calibre-like library indexed in two rounds, the books of round
+ * `late` first: clusters/'s names into out, the group's title checked. */
+static void titles_in_order(int late, char *out, size_t size)
+{
+	static const char *const book[4] = { "x/b.txt", "y/c.txt", "w/d.txt", "e.txt" };
+	struct groups_set rs = { 0, NULL };
+	struct groups_group sub;
+	struct opener_opts oo;
+	struct opener *op = NULL;
+	struct views *v = NULL;
+	char *title = NULL;
+	int fd, i, r;
+	size_t j;
+
+	out[0] = '\0';
+	REQUIRE(ixtest_dirs() == 0);
+	textgen_vocab(vocab, VOCAB, 4711);
+	for (i = 0; i < 3; i++) {
+		char d[PATH_MAX + 8];
+
+		snprintf(d, sizeof(d), "%s/%c", src, "xyw"[i]);
+		REQUIRE(mkdir(d, 0700) == 0);
+	}
+	put_opf("x", "Zeta", "Ann");
+	put_opf("y", "Alpha", "Bob");
+	put_opf("w", "Zeta", "Ann");
+	REQUIRE((fd = open(src, O_RDONLY | O_DIRECTORY)) >= 0);
+	/* one text four times; ids in the order of the rounds */
+	for (r = 0; r < 2; r++) {
+		for (i = 0; i < 4; i++)
+			if ((i < 2) == (r == late))
+				put(book[i], 201, 0, 0);
+		index_once(fd);
+	}
+	memset(&oo, 0, sizeof(oo));
+	oo.io.index_dir = ixdir;
+	oo.io.threads = 1;
+	oo.io.no_watch = 1;
+	REQUIRE(opener_new(&op, fd, &oo) == 0);
+	REQUIRE(opener_start(op) == 0);
+	for (i = 0; i < 600 && !opener_indexer(op); i++)
+		usleep(50000);
+	REQUIRE(opener_indexer(op) != NULL);
+	REQUIRE(indexer_wait_idle(opener_indexer(op), 120000) == 0);
+	REQUIRE(views_new(&v, fd, "", NULL) == 0);
+	views_attach(v, op);
+	REQUIRE(views_open(v));
+	CHECK_EQ_INT(view_names(v, VK_CLUSTERS, out, size), 0);
+
+	/* the most common metadata.opf name; a tie goes by byte order; no
+	 * metadata.opf: the file's name */
+	REQUIRE(groups_resolve(indexer_idx(opener_indexer(op)), GROUPS_CLUSTERS, NULL, NULL,
+			       &rs) == 0);
+	REQUIRE(rs.n == 1 && rs.g[0].n == 4);
+	REQUIRE(groups_title(indexer_idx(opener_indexer(op)), &rs.g[0], &title) == 0);
+	CHECK_EQ_STR(title, "Zeta - Ann");
+	free(title);
+	sub.m = calloc(4, sizeof(*sub.m));
+	REQUIRE(sub.m);
+	for (sub.n = 0, j = 0; j < 4; j++)
+		if (strcmp(rs.g[0].m[j].path, "w/d.txt"))
+			sub.m[sub.n++] = rs.g[0].m[j];
+	CHECK_EQ_INT(groups_title(indexer_idx(opener_indexer(op)), &sub, &title), 0);
+	CHECK_EQ_STR(title, "Alpha - Bob");
+	free(title);
+	for (sub.n = 0, j = 0; j < 4; j++)
+		if (!strcmp(rs.g[0].m[j].path, "e.txt"))
+			sub.m[sub.n++] = rs.g[0].m[j];
+	CHECK_EQ_INT(groups_title(indexer_idx(opener_indexer(op)), &sub, &title), 0);
+	CHECK_EQ_STR(title, "e");
+	free(title);
+	free(sub.m);
+	groups_set_release(&rs);
+	views_free(v);
+	opener_free(op);
+	close(fd);
+}
+
+static char names_early[8192], names_late[8192];
+
+static void test_titles_early(void)
+{
+	titles_in_order(0, names_early, sizeof(names_early));
+	printf("%s", names_early);
+	CHECK_EQ_STR(names_early,
+		     "Zeta - Ann (4)/Alpha - Bob.txt -> y/c.txt\n"
+		     "Zeta - Ann (4)/Zeta - Ann (2).txt -> x/b.txt\n"
+		     "Zeta - Ann (4)/Zeta - Ann.txt -> w/d.txt\n"
+		     "Zeta - Ann (4)/e.txt -> e.txt\n");
+}
+
+/* The other books first: other ids, the same names. */
+static void test_titles_late(void)
+{
+	titles_in_order(1, names_late, sizeof(names_late));
+	CHECK_EQ_STR(names_late, names_early);
+}
+
 int main(void)
 {
 	RUN(test_one_order);
+	RUN(test_titles_early);
+	RUN(test_titles_late);
 	return CHECK_DONE();
 }

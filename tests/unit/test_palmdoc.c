@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "extract.h"
+#include "palmdb.h"
 #include "palmdoc.h"
 
 #define REC 4096
@@ -104,43 +105,14 @@ static size_t random_record(uint32_t *s, unsigned char *in, size_t cap)
 	return n;
 }
 
-static void put16(unsigned char *p, unsigned v)
-{
-	p[0] = (unsigned char)(v >> 8);
-	p[1] = (unsigned char)v;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xFFFF);
-}
-
 /* A PalmDOC database of nrec PalmDOC-compressed records recs[i] of
- * lens[i] bytes, declaring tl bytes of text, into out; its length. */
-static size_t make_db(unsigned char *out, unsigned char *const *recs, const size_t *lens,
-		      size_t nrec, size_t tl)
+ * lens[i] bytes, declaring tl bytes of text, into out (cap bytes); its
+ * length. */
+static size_t make_db(unsigned char *out, size_t cap, unsigned char *const *recs,
+		      const size_t *lens, size_t nrec, size_t tl)
 {
-	size_t n = nrec + 1, i, off;
-
-	memset(out, 0, 78 + 8 * n + 2 + 16);
-	memcpy(out, "lz77 book", 9);
-	memcpy(out + 60, "TEXtREAd", 8);
-	put16(out + 76, (unsigned)n);
-	off = 78 + 8 * n + 2;
-	put32(out + 78, (uint32_t)off);
-	put16(out + off, 2);			/* PalmDOC compression */
-	put32(out + off + 4, (uint32_t)tl);
-	put16(out + off + 8, (unsigned)nrec);
-	put16(out + off + 10, REC);
-	off += 16;
-	for (i = 0; i < nrec; i++) {
-		put32(out + 78 + 8 * (i + 1), (uint32_t)off);
-		out[78 + 8 * (i + 1) + 7] = (unsigned char)(2 * (i + 1));	/* uid */
-		memcpy(out + off, recs[i], lens[i]);
-		off += lens[i];
-	}
-	return off;
+	return palmdb_make(out, cap, "lz77 book", 2, REC, (const unsigned char *const *)recs, lens,
+			   nrec, tl);
 }
 
 /* libmobi's own decoding of a whole database: the text and its length. */
@@ -190,7 +162,7 @@ static void test_same_as_libmobi(void)
 			REQUIRE(got >= 0);
 			o += (size_t)got;
 		}
-		dl = make_db(db, rp, lens, NREC, o);
+		dl = make_db(db, sizeof(db), rp, lens, NREC, o);
 		lm = libmobi_text(db, dl, &ml);
 		REQUIRE(lm != NULL);
 		CHECK_EQ_INT(ml, o);
@@ -224,7 +196,7 @@ static void test_extract_text(void)
 			rec[n++] = (unsigned char)text[k];
 		}
 	}
-	len = make_db(db, &rp, &n, 1, sizeof(text) - 1);
+	len = make_db(db, sizeof(db), &rp, &n, 1, sizeof(text) - 1);
 	extract_doc_init(&d);
 	CHECK_EQ_INT(extract_buffer(db, len, "t.pdb", NULL, &d, NULL), 0);
 	CHECK_EQ_STR(d.text.buf, text);
@@ -232,7 +204,7 @@ static void test_extract_text(void)
 	/* a corrupt record: refused with a reason */
 	rec[n++] = 0x87;
 	rec[n++] = 0xFF;
-	len = make_db(db, &rp, &n, 1, sizeof(text) - 1);
+	len = make_db(db, sizeof(db), &rp, &n, 1, sizeof(text) - 1);
 	extract_doc_init(&d);
 	CHECK_EQ_INT(extract_buffer(db, len, "t.pdb", NULL, &d, NULL), -EBADMSG);
 	extract_doc_release(&d);
