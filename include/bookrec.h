@@ -39,8 +39,8 @@
 
 #define BOOKREC_MAGIC "SBBR"
 /* 2: the metadata.opf's title and author, the language, the names bands
- * (BOOKREC_NAME_BANDS) */
-#define BOOKREC_VERSION 2
+ * (BOOKREC_NAME_BANDS); 3: the names bands of two key streams (names.h) */
+#define BOOKREC_VERSION 3
 #define BOOKREC_HEAD_LEN 40
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 /* The first bytes of a record that hold all of its metadata. */

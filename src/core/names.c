@@ -9,15 +9,23 @@
 #include "grow.h"
 #include "norm.h"
 
-#define T_CAP 1u	/* written with a capital first */
-#define T_LOWER 2u	/* lower case, or a capital at a sentence start */
+#define T_CAP 1u	/* a capital first, inside a sentence */
+#define T_LOWER 2u	/* lower case first */
 #define T_NUM 4u	/* digits */
+#define T_START 8u	/* a capital first at a sentence start */
+#define T_LINE 16u	/* first on a line inside a paragraph (verse) */
+#define T_ALLCAPS 32u	/* no lower-case letter: emphasis, a heading */
+#define T_ROMAN 64u	/* of the letters of roman numerals alone */
 
 struct tok {
 	uint64_t h;	/* hash of the lower-cased token */
 	uint32_t flags;
 	uint32_t num;	/* 1: digits */
 };
+
+/* The two key streams of the sketch (names.h): its slots
+ * [0, NAMES_NAME_SLOTS) and [NAMES_NAME_SLOTS, NAMES_SLOTS). */
+enum { S_NAMES, S_CAPITALS, S_N };
 
 /* A bijective 64-bit mix (the SplitMix64 finaliser). */
 static uint64_t mix(uint64_t x)
@@ -73,7 +81,7 @@ static int tokenise(const char *s, size_t len, tok_fn fn, void *arg)
 {
 	size_t i = 0;
 	uint64_t h = 0;
-	uint32_t flags = 0, ncp = 0;
+	uint32_t flags = 0, ncp = 0, caps = 0;
 	int kind = 0;	/* 0 none, 1 letters, 2 digits */
 	int start = 1;	/* a word here starts a sentence, a quotation or a paragraph */
 	int nl = 0;	/* line ends since the last token or mark */
@@ -114,7 +122,8 @@ static int tokenise(const char *s, size_t len, tok_fn fn, void *arg)
 		if (kind && ck != kind) {
 			/* a single letter (I, A, a) is no name */
 			if (kind == 2 || ncp >= 2) {
-				struct tok t = { mix(h ^ (uint64_t)kind << 62), flags, kind == 2 };
+				struct tok t = { mix(h ^ (uint64_t)kind << 62),
+						 flags & T_NUM ? flags : flags | caps, kind == 2 };
 				int ret = fn(&t, arg);
 
 				if (ret)
@@ -129,10 +138,19 @@ static int tokenise(const char *s, size_t len, tok_fn fn, void *arg)
 			kind = ck;
 			h = 0x9E3779B97F4A7C15u;
 			ncp = 0;
-			flags = ck == 2 ? T_NUM : !start && is_upper(c) ? T_CAP : T_LOWER;
+			caps = T_ALLCAPS | T_ROMAN;
+			flags = ck == 2 ? T_NUM : !is_upper(c) ? T_LOWER : start ? T_START : T_CAP;
+			if (ck == 1 && nl == 1 && !start)
+				flags |= T_LINE;
 		}
 		if (ck) {
 			int32_t lc = c < 0x80 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : utf8proc_tolower(c);
+
+			if (c < 0x80 ? c >= 'a' && c <= 'z' :
+			    utf8proc_category(c) == UTF8PROC_CATEGORY_LL)
+				caps = 0;
+			else if (c >= 0x80 || !strchr("IVXLCDM", (int)c))
+				caps &= ~(uint32_t)T_ROMAN;
 
 			h = (h ^ (uint64_t)(uint32_t)lc) * 0x100000001B3u;
 			ncp++;
@@ -148,14 +166,17 @@ static int tokenise(const char *s, size_t len, tok_fn fn, void *arg)
  * the table stays small. */
 struct count {
 	uint64_t h;
-	uint32_t n, used;
+	uint32_t n;		/* occurrences in any case */
+	uint16_t ncap, used;	/* ncap: of them, written with a capital first */
 };
 
 struct counts {
 	struct count *t;
 	size_t cap, used;
-	struct tok *keep;	/* the names and numbers, in order */
+	struct tok *keep;	/* the capitalised words and numbers, in order */
 	size_t nkeep, kcap;
+	size_t nline, nline_cap;	/* words first on a line inside a
+					 * paragraph, and of them capitalised */
 };
 
 /* The slot of hash h in t (cap - 1 = mask): its own or the empty one where
@@ -203,9 +224,15 @@ static int count_tok(const struct tok *t, void *arg)
 	}
 	if (e->n <= NAMES_RARE)
 		e->n++;
-	/* a capitalised word (inside a sentence) or a number: kept in order
-	 * for the keys, which need the counts of the whole book first */
-	if (t->flags & (T_NUM | T_CAP)) {
+	if ((t->flags & (T_CAP | T_START)) && e->ncap <= NAMES_RARE)
+		e->ncap++;
+	if (t->flags & T_LINE) {
+		c->nline++;
+		c->nline_cap += (t->flags & T_CAP) != 0;
+	}
+	/* a capitalised word or a number: kept in order for the keys, which
+	 * need the counts of the whole book first */
+	if (t->flags & (T_NUM | T_CAP | T_START)) {
 		if (ARRAY_GROW(c->keep, c->kcap, c->nkeep + 1))
 			return -ENOMEM;
 		c->keep[c->nkeep++] = *t;
@@ -213,15 +240,62 @@ static int count_tok(const struct tok *t, void *arg)
 	return 0;
 }
 
+/* The streams (a bit per enum value) token t of a book (verse: its lines
+ * start with capitals) is in, by the rules of names.h: 0 when in none. */
+static unsigned stream_bits(const struct tok *t, const struct count *e, int verse)
+{
+	const unsigned both = 1u << S_NAMES | 1u << S_CAPITALS;
+
+	if (t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN) ||
+	    ((t->flags & T_CAP) && !(t->flags & T_ALLCAPS) && !(verse && (t->flags & T_LINE))))
+		return e->n <= NAMES_RARE ? both : 0;
+	if (t->flags & T_ALLCAPS)
+		return 0;
+	/* a capital that says nothing: the stream of every capital only */
+	return e->ncap <= NAMES_RARE ? 1u << S_CAPITALS : 0;
+}
+
+/* The running state of one key stream. */
+struct stream {
+	uint64_t prev;
+	int have, prev_num;
+	uint32_t nkeys;
+};
+
+/* Adds token t to stream st, whose minima are slot[0, n). */
+static void stream_add(struct stream *st, const struct tok *t, uint64_t *slot, int n)
+{
+	uint64_t key, x;
+	int k;
+
+	/* two numbers in a row are a list (contents, verses, pages), the
+	 * same in many books */
+	if (st->have && st->prev != t->h && !(st->prev_num && t->num)) {
+		key = mix(st->prev * 0xC2B2AE3D27D4EB4Fu + t->h);
+		st->nkeys++;
+		for (k = 0; k < n; k++) {
+			x = mix(key + (uint64_t)(k + 1) * 0x9E3779B97F4A7C15u);
+			if (x < slot[k])
+				slot[k] = x;
+		}
+	}
+	st->prev = t->h;
+	st->prev_num = (int)t->num;
+	st->have = 1;
+}
+
 int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 {
-	struct counts c = { NULL, 4096, 0, NULL, 0, 0 };
+	static const int first[S_N + 1] = { 0, NAMES_NAME_SLOTS, NAMES_SLOTS };
+	struct counts c = { NULL, 4096, 0, NULL, 0, 0, 0, 0 };
+	struct stream st[S_N];
 	size_t start = 0, end = len, i;
-	uint64_t prev = 0, key;
-	int have = 0, prev_num = 0, ret, k;
-	const struct tok *t;
+	uint64_t fill;
+	unsigned bits;
+	int ret, k, s, verse;
 
 	memset(out, 0, sizeof(*out));
+	memset(st, 0, sizeof(st));
 	norm_strip_gutenberg(utf8, len, &start, &end);
 	c.t = calloc(c.cap, sizeof(*c.t));
 	if (!c.t)
@@ -231,28 +305,36 @@ int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 		goto out;
 	for (k = 0; k < NAMES_SLOTS; k++)
 		out->slot[k] = UINT64_MAX;
+	/* verse: most lines start with a capital, which says nothing there
+	 * (in prose wrapped in lines, a line starts with any word) */
+	verse = c.nline >= NAMES_VERSE_LINES && 2 * c.nline_cap > c.nline;
 	for (i = 0; i < c.nkeep; i++) {
-		t = &c.keep[i];
-		if (count_slot(c.t, c.cap - 1, t->h)->n > NAMES_RARE)
-			continue;
-		/* two numbers in a row are a list (contents, verses, pages),
-		 * the same in many books */
-		if (have && prev != t->h && !(prev_num && t->num)) {
-			key = mix(prev * 0xC2B2AE3D27D4EB4Fu + t->h);
-			out->nkeys++;
-			for (k = 0; k < NAMES_SLOTS; k++) {
-				uint64_t x = mix(key + (uint64_t)(k + 1) * 0x9E3779B97F4A7C15u);
-
-				if (x < out->slot[k])
-					out->slot[k] = x;
-			}
-		}
-		prev = t->h;
-		prev_num = (int)t->num;
-		have = 1;
+		bits = stream_bits(&c.keep[i], count_slot(c.t, c.cap - 1, c.keep[i].h), verse);
+		for (s = 0; s < S_N; s++)
+			if (bits & 1u << s)
+				stream_add(&st[s], &c.keep[i], out->slot + first[s],
+					   first[s + 1] - first[s]);
 	}
-	if (!out->nkeys)
+	for (s = 0; s < S_N; s++)
+		if (st[s].nkeys > out->nkeys)
+			out->nkeys = st[s].nkeys;
+	if (out->nkeys < NAMES_MIN_KEYS) {
 		memset(out->slot, 0, sizeof(out->slot));
+		goto out;
+	}
+	/* A stream with too few keys says nothing: its slots get values of
+	 * this book's other stream, which another book shares only when it
+	 * shares every minimum of that stream. */
+	for (s = 0; s < S_N; s++) {
+		if (st[s].nkeys >= NAMES_MIN_KEYS)
+			continue;
+		fill = 0x6E616D65735F6E6Fu;
+		for (k = 0; k < NAMES_SLOTS; k++)
+			if (k < first[s] || k >= first[s + 1])
+				fill = mix(fill ^ out->slot[k]);
+		for (k = first[s]; k < first[s + 1]; k++)
+			out->slot[k] = mix(fill + (uint64_t)k);
+	}
 out:
 	free(c.t);
 	free(c.keep);
