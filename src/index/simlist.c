@@ -267,7 +267,7 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 	int ret;
 
 	ret = sbuf_addstr(out, "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\t"
-			       "cover_other\tid\tpath\ttitle\n");
+			       "cover_other\tid\tpath\ttitle\tlanguage\n");
 	for (i = 0; i < l->n && !ret; i++) {
 		const struct simlist_entry *e = &l->v[i];
 
@@ -281,7 +281,7 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 		if (!ret && e->title)
 			ret = simlist_escape(out, e->title);
 		if (!ret)
-			ret = sbuf_addch(out, '\n');
+			ret = sbuf_addf(out, "\t%s\n", *e->lang ? e->lang : "unknown");
 	}
 	return ret;
 }
@@ -303,9 +303,9 @@ void simlist_free(struct simlist *l)
 
 /* ---- computing a list from the judgement ---- */
 
-/* The metadata.opf titles of l's entries (a record without one, or one
- * that does not decode, names the entry by its file name), then ranked and
- * named. */
+/* The metadata.opf titles and the languages of l's entries (a record
+ * without a title, or one that does not decode, names the entry by its file
+ * name), then ranked and named. */
 static int titles_rank(struct idx *ix, struct simlist *l)
 {
 	uint32_t ver;
@@ -316,10 +316,14 @@ static int titles_rank(struct idx *ix, struct simlist *l)
 		rec = NULL;
 		free(l->v[i].title);
 		l->v[i].title = NULL;
+		l->v[i].lang[0] = '\0';
 		if (idx_record_head(ix, l->v[i].id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
-		    ver == BOOKREC_IDX_VERSION && bookrec_opf_name(rec, len, &l->v[i].title) == -ENOMEM) {
-			free(rec);
-			return -ENOMEM;
+		    ver == BOOKREC_IDX_VERSION) {
+			(void)bookrec_lang(rec, len, l->v[i].lang);
+			if (bookrec_opf_name(rec, len, &l->v[i].title) == -ENOMEM) {
+				free(rec);
+				return -ENOMEM;
+			}
 		}
 		free(rec);
 	}
