@@ -262,15 +262,16 @@ struct stream {
 	uint32_t nkeys;
 };
 
-/* Adds token t to stream st, whose minima are slot[0, n). */
-static void stream_add(struct stream *st, const struct tok *t, uint64_t *slot, int n)
+/* Adds token t (num: a number, in digits or roman) to stream st, whose
+ * minima are slot[0, n). */
+static void stream_add(struct stream *st, const struct tok *t, int num, uint64_t *slot, int n)
 {
 	uint64_t key, x;
 	int k;
 
 	/* two numbers in a row are a list (contents, verses, pages), the
 	 * same in many books */
-	if (st->have && st->prev != t->h && !(st->prev_num && t->num)) {
+	if (st->have && st->prev != t->h && !(st->prev_num && num)) {
 		key = mix(st->prev * 0xC2B2AE3D27D4EB4Fu + t->h);
 		st->nkeys++;
 		for (k = 0; k < n; k++) {
@@ -280,7 +281,7 @@ static void stream_add(struct stream *st, const struct tok *t, uint64_t *slot, i
 		}
 	}
 	st->prev = t->h;
-	st->prev_num = (int)t->num;
+	st->prev_num = num;
 	st->have = 1;
 }
 
@@ -309,10 +310,13 @@ int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 	 * (in prose wrapped in lines, a line starts with any word) */
 	verse = c.nline >= NAMES_VERSE_LINES && 2 * c.nline_cap > c.nline;
 	for (i = 0; i < c.nkeep; i++) {
-		bits = stream_bits(&c.keep[i], count_slot(c.t, c.cap - 1, c.keep[i].h), verse);
+		const struct tok *t = &c.keep[i];
+		int num = t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN);
+
+		bits = stream_bits(t, count_slot(c.t, c.cap - 1, t->h), verse);
 		for (s = 0; s < S_N; s++)
 			if (bits & 1u << s)
-				stream_add(&st[s], &c.keep[i], out->slot + first[s],
+				stream_add(&st[s], t, num, out->slot + first[s],
 					   first[s + 1] - first[s]);
 	}
 	for (s = 0; s < S_N; s++)
