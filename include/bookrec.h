@@ -39,8 +39,8 @@
 
 #define BOOKREC_MAGIC "SBBR"
 /* 2: the metadata.opf's title and author, the language, the names bands
- * (BOOKREC_NAME_BANDS) */
-#define BOOKREC_VERSION 2
+ * (BOOKREC_NAME_BANDS); 3: the names bands of two key streams (names.h) */
+#define BOOKREC_VERSION 3
 #define BOOKREC_HEAD_LEN 40
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 /* The first bytes of a record that hold all of its metadata. */
@@ -75,6 +75,10 @@ int bookrec_title(const void *buf, size_t len, char **title);
  * is often a file name or a converter's default, so it names nothing).
  * 0, -ENOMEM, -EBADMSG, -ENOTSUP.  BOOKREC_META_SPAN bytes are enough. */
 int bookrec_opf_name(const void *buf, size_t len, char **name);
+/* The language stored in a record (lang.h: ISO 639-1, two lower-case
+ * letters) into lang, NUL-terminated; "" when unknown.  0, -EBADMSG,
+ * -ENOTSUP (lang "").  BOOKREC_META_SPAN bytes are enough. */
+int bookrec_lang(const void *buf, size_t len, char lang[3]);
 /* Appends to out the record buf with its metadata.opf title and author
  * replaced by title and author (NULL or "": none; cut to BOOKREC_META_MAX
  * bytes), everything else unchanged.  0, -ENOMEM, -EBADMSG, -ENOTSUP. */

@@ -6,16 +6,30 @@
  * are names or numbers: a word of two letters or more written with a
  * capital first inside a sentence (not after . ! ? : ; a quote, a bracket,
  * a dash or a blank line, where any word has one), or a run of digits.
+ * Not names: a word without a lower-case letter (emphasis, a heading; one
+ * of the letters of roman numerals alone, II or XIV, is a number), and in
+ * verse (NAMES_VERSE_LINES lines or more inside paragraphs, most of them
+ * starting with a capital) the first word of a line.
  * Of them the rare ones, those whose word (in any case) has at most NAMES_RARE
  * occurrences in the book (a verse number or the hero's name recurs
  * everywhere and says nothing).  Keys: each pair of consecutive rare
  * tokens in text order (a translation keeps names and numbers in their
  * order, so it keeps most pairs; two unrelated books share a name or two,
  * seldom a pair; two numbers in a row are left out: contents, verse and
- * page lists are alike in many books).  The sketch is NAMES_SLOTS independent minima over the
- * key set (k-mins min-hash): two books share slot i with probability the
- * Jaccard index of their key sets.  The Project Gutenberg header and
- * licence are left out as for the fingerprints (norm_strip_gutenberg()).
+ * page lists are alike in many books).
+ * Two streams of keys: the names and numbers above (slots 0 ..
+ * NAMES_NAME_SLOTS - 1), and the same with every other capitalised word
+ * (sentence and verse line starts) written with a capital at most
+ * NAMES_RARE times (the rest of the slots): a text whose only capitals
+ * start its sentences has no names, and a rewording that keeps its
+ * capitalised words keeps that stream; kept apart, so that one side's
+ * sentence starts do not break the names stream's pairs.  Each stream's
+ * slots are independent minima over its key set (k-mins min-hash): two
+ * books share slot i with probability the Jaccard index of their key sets
+ * of that stream.  A stream with fewer than NAMES_MIN_KEYS keys fills its
+ * slots from the other's, so they match only where all of those do.  The
+ * Project Gutenberg header and licence are left out as for the
+ * fingerprints (norm_strip_gutenberg()).
  * Deterministic: a function of the text alone, on every machine.
  */
 #ifndef NAMES_H
@@ -25,12 +39,15 @@
 #include <stdint.h>
 
 #define NAMES_SLOTS 32
+#define NAMES_NAME_SLOTS 24	/* the names stream's; the rest every capital's */
 #define NAMES_RARE 6
+#define NAMES_VERSE_LINES 50
 /* Fewer keys than this: too few names to sketch (nkeys says how many). */
 #define NAMES_MIN_KEYS 8
 
 struct names_sketch {
-	uint32_t nkeys;			/* pairs of consecutive rare tokens */
+	uint32_t nkeys;			/* pairs of consecutive rare tokens (the
+					 * stream with more) */
 	uint64_t slot[NAMES_SLOTS];	/* minima; all 0 when nkeys is 0 */
 };
 

@@ -35,6 +35,7 @@ struct simlist_entry {
 	char *path;		/* its path relative to SRC, owned */
 	char *name;		/* the entry name, owned (NAME_MAX bytes at most) */
 	char *title;		/* "TITLE - AUTHOR" of its metadata.opf, owned; NULL: none */
+	char lang[3];		/* its language (lang.h, ISO 639-1); "": unknown */
 	enum relate_class cls;	/* A = the listed book, B = this entry */
 	unsigned score;		/* 0..100, judge_share() from this side */
 	int simhash_distance;	/* S1 bits */
@@ -108,7 +109,8 @@ int simlist_fit(struct sbuf *out, const char *base, size_t max);
  * tab-separated: rank, score, relation (relate_class_name), simhash
  * distance, jaccard, cover_this, cover_other, id (hex), path relative to
  * the mount root, title (the metadata.opf's "TITLE - AUTHOR", empty when
- * none).  Tabs, newlines and backslashes in paths and titles are escaped
+ * none), language (the entry's ISO 639-1 code, "unknown" when not known).
+ * Tabs, newlines and backslashes in paths and titles are escaped
  * as \t, \n, \\.  0 or -ENOMEM. */
 int simlist_tsv(const struct simlist *l, struct sbuf *out);
 /* The relative symlink target of a view entry depth folders below the

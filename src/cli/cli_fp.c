@@ -270,6 +270,8 @@ static void print_compare_text(const char *pa, const char *pb, const struct book
 		printf(" (no wording shared; %u of %u common distinctive words in order)",
 		       d->lcs, d->common);
 	printf("  [%s]\n", c->rel.rule);
+	printf("language:            A %s, B %s\n", *a->lang ? a->lang : "unknown",
+	       *b->lang ? b->lang : "unknown");
 	printf("same file:           %s\n", c->sig.same_file ? "yes" : "no");
 	printf("same text:           %s\n", s->same_text ? "yes" : "no");
 	printf("simhash distance:    %u / 128 (size classes %u, %u)\n", s->simhash_distance,
@@ -355,7 +357,8 @@ static int print_compare_json(const char *pa, const char *pb, const struct book 
 	if (!ret)
 		ret = json_fit(&o, "chapters", &s->spine_fit);
 	if (!ret)
-		ret = sbuf_addstr(&o, "}\n");
+		ret = sbuf_addf(&o, ",\"a_language\":\"%s\",\"b_language\":\"%s\"}\n",
+				*a->lang ? a->lang : "unknown", *b->lang ? b->lang : "unknown");
 	if (!ret && fwrite(o.buf, 1, o.len, stdout) != o.len)
 		ret = -EIO;
 	sbuf_release(&o);
@@ -369,8 +372,9 @@ static const char cmp_usage[] =
 	"show them: identical file, same text, near duplicate, A contains B\n"
 	"(\"contains\"), B contains A (\"part of\"), overlap, unrelated.\n"
 	"  --json  one object: {\"a\",\"b\",\"a_id\",\"b_id\",\"a_words\",\"b_words\",\n"
-	"          \"score\",\"relation\",\"label\",\"difference\",\"rule\",...} (every\n"
-	"          signal; the man page lists them)\n"
+	"          \"score\",\"relation\",\"label\",\"difference\",\"rule\",...,\n"
+	"          \"a_language\",\"b_language\"} (every signal; the man page lists\n"
+	"          them; a language is an ISO 639-1 code or \"unknown\")\n"
 	"Exit status (grep's convention): 0 the books are related, 1 unrelated,\n"
 	"2 error (bad arguments, a file that cannot be read as a book).\n";
 

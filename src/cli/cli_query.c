@@ -58,15 +58,18 @@ static const char similar_usage[] =
 	"  default: one line per book: RANK SCORE% RELATION  PATH\n"
 	"  --json: {\"book\",\"rank\",\"score\",\"relation\",\"label\",\"path\",\"abs\",\"id\",\n"
 	"          \"simhash\",\"simhash_distance\",\"jaccard\",\"cover_this\",\"cover_other\",\n"
-	"          \"title\"}\n"
+	"          \"title\",\"language\"}\n"
 	"  --tsv:  the mount's .similar.tsv format: rank score relation\n"
 	"          simhash_distance jaccard cover_this cover_other id path title\n"
+	"          language\n"
 	"relation: identical-file, same-text, near-duplicate, a-contains-b (FILE\n"
-	"contains the book), b-contains-a (the book contains FILE), overlap; label:\n"
+	"contains the book), b-contains-a (the book contains FILE), overlap,\n"
+	"other-translation (the same work in other wording); label:\n"
 	"the same in words as the mount names it; score 0..100; id: the index's\n"
 	"book id (16 hex digits); simhash: the book's similarity id (32 hex digits,\n"
 	"the user.simbookfs.id attribute of the mount); title: \"TITLE - AUTHOR\" of\n"
-	"the book's calibre metadata.opf, which names its entries (null/empty: none).\n"
+	"the book's calibre metadata.opf, which names its entries (null/empty: none);\n"
+	"language: the book's (ISO 639-1: the declared one, else detected), or unknown.\n"
 	Q_COMMON_HELP;
 
 static const char groups_usage[] =
@@ -417,7 +420,7 @@ static int similar_entry(struct sbuf *o, struct q_ctx *c, const struct simlist *
 	if (!ret)
 		ret = e->title ? jsonw_str(o, e->title) : sbuf_addstr(o, "null");
 	if (!ret)
-		ret = sbuf_addstr(o, "}\n");
+		ret = sbuf_addf(o, ",\"language\":\"%s\"}\n", *e->lang ? e->lang : "unknown");
 	return ret;
 }
 

@@ -113,6 +113,24 @@ int bookrec_title(const void *buf, size_t len, char **title)
 	return *title ? 0 : -ENOMEM;
 }
 
+int bookrec_lang(const void *buf, size_t len, char lang[3])
+{
+	const uint8_t *p = buf;
+	size_t ml[4], sum;
+	int ret;
+
+	lang[0] = '\0';
+	ret = bookrec_head(p, len, ml, &sum);
+	if (ret)
+		return ret;
+	if (p[38] >= 'a' && p[38] <= 'z' && p[39] >= 'a' && p[39] <= 'z') {
+		lang[0] = (char)p[38];
+		lang[1] = (char)p[39];
+		lang[2] = '\0';
+	}
+	return 0;
+}
+
 int bookrec_opf_name(const void *buf, size_t len, char **name)
 {
 	const uint8_t *p = buf, *t;

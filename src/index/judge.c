@@ -11,6 +11,7 @@
 #include "book.h"
 #include "bookrec.h"
 #include "grow.h"
+#include "lang.h"
 #include "rsort.h"
 
 #define MAX_CANDIDATES 2000	/* compared per book at most (nearest first) */
@@ -42,6 +43,12 @@
  * their places): a value no band is expected to hold. */
 #define NAMES_MIN_SHARED 2
 #define NAMES_NO_BAND 0x6E616D65735F6E6Fu
+/* A book in another known language (lang.h) is a names candidate with one
+ * shared band: a translation into another language keeps few names (the
+ * French Alice shares 25 of the English one's 138 rare names), and books
+ * of two languages seldom share a pair of consecutive names by chance (no
+ * wording in common); measured in docs/ACCURACY.md. */
+#define NAMES_MIN_SHARED_LANG 1
 
 /* ---- comparison cache ---- */
 
@@ -351,6 +358,44 @@ int judge_expand(struct idx *ix, const struct idx_file *f, const struct idx_file
 	return ret;
 }
 
+/* The language stored in book id's record into lang ("" when unknown or
+ * when the record cannot be read). */
+static void record_lang(struct idx *ix, uint64_t id, char lang[3])
+{
+	uint32_t ver;
+	void *rec = NULL;
+	size_t len;
+
+	lang[0] = '\0';
+	if (idx_record_head(ix, id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
+	    ver == BOOKREC_IDX_VERSION)
+		(void)bookrec_lang(rec, len, lang);
+	free(rec);
+}
+
+/* Keeps of the names hits nm[0, *n) those sharing NAMES_MIN_SHARED bands,
+ * or NAMES_MIN_SHARED_LANG with a book in a language known and other than
+ * f's. */
+static void names_lang_filter(struct idx *ix, const struct idx_file *f, struct idx_hit *nm,
+			      size_t *n)
+{
+	char lf[3], lc[3];
+	size_t i, j;
+
+	record_lang(ix, f->id, lf);
+	for (i = j = 0; i < *n; i++) {
+		if (nm[i].dist < NAMES_MIN_SHARED) {	/* dist: shared bands */
+			if (!*lf)
+				continue;
+			record_lang(ix, nm[i].id, lc);
+			if (!lang_differ(lf, lc))
+				continue;
+		}
+		nm[j++] = nm[i];
+	}
+	*n = j;
+}
+
 int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int keep_exempt,
 		 uint64_t **out, size_t *nout)
 {
@@ -370,7 +415,9 @@ int judge_gather(struct idx *ix, const struct idx_file *f, unsigned sources, int
 		if (!ret && (sources & JUDGE_SRC_NAMES) && nb > BOOKREC_MH_BANDS) {
 			for (i = 0; i < BOOKREC_MH_BANDS; i++)
 				bands[i] = NAMES_NO_BAND;
-			ret = idx_mh_candidates(ix, bands, nb, NAMES_MIN_SHARED, &nm, &nnm);
+			ret = idx_mh_candidates(ix, bands, nb, NAMES_MIN_SHARED_LANG, &nm, &nnm);
+			if (!ret)
+				names_lang_filter(ix, f, nm, &nnm);
 		}
 	}
 	if (!ret && (sources & JUDGE_SRC_TEXT))

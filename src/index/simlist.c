@@ -270,7 +270,7 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 	int ret;
 
 	ret = sbuf_addstr(out, "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\t"
-			       "cover_other\tid\tpath\ttitle\n");
+			       "cover_other\tid\tpath\ttitle\tlanguage\n");
 	for (i = 0; i < l->n && !ret; i++) {
 		const struct simlist_entry *e = &l->v[i];
 
@@ -284,7 +284,7 @@ int simlist_tsv(const struct simlist *l, struct sbuf *out)
 		if (!ret && e->title)
 			ret = simlist_escape(out, e->title);
 		if (!ret)
-			ret = sbuf_addch(out, '\n');
+			ret = sbuf_addf(out, "\t%s\n", *e->lang ? e->lang : "unknown");
 	}
 	return ret;
 }
@@ -306,10 +306,9 @@ void simlist_free(struct simlist *l)
 
 /* ---- computing a list from the judgement ---- */
 
-/* The metadata.opf titles of l's entries (a record without one, or one
- * that does not decode, names the entry by its file name), then ranked and
- * named. */
-int simlist_book_title(struct idx *ix, uint64_t id, char **title)
+/* The metadata.opf title of book id (NULL when it has none) and, when lang
+ * is not NULL, its language ("" when unknown), from one read of its record. */
+static int book_meta(struct idx *ix, uint64_t id, char **title, char lang[3])
 {
 	uint32_t ver;
 	size_t len;
@@ -317,20 +316,34 @@ int simlist_book_title(struct idx *ix, uint64_t id, char **title)
 	int ret = 0;
 
 	*title = NULL;
+	if (lang)
+		lang[0] = '\0';
 	if (idx_record_head(ix, id, BOOKREC_META_SPAN, &ver, &rec, &len) == 0 &&
-	    ver == BOOKREC_IDX_VERSION && bookrec_opf_name(rec, len, title) == -ENOMEM)
-		ret = -ENOMEM;
+	    ver == BOOKREC_IDX_VERSION) {
+		if (lang)
+			(void)bookrec_lang(rec, len, lang);
+		if (bookrec_opf_name(rec, len, title) == -ENOMEM)
+			ret = -ENOMEM;
+	}
 	free(rec);
 	return ret;
 }
 
+int simlist_book_title(struct idx *ix, uint64_t id, char **title)
+{
+	return book_meta(ix, id, title, NULL);
+}
+
+/* The metadata.opf titles and the languages of l's entries (a record
+ * without a title, or one that does not decode, names the entry by its file
+ * name), then ranked and named. */
 static int titles_rank(struct idx *ix, struct simlist *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].title);
-		if (simlist_book_title(ix, l->v[i].id, &l->v[i].title))
+		if (book_meta(ix, l->v[i].id, &l->v[i].title, l->v[i].lang))
 			return -ENOMEM;
 	}
 	return simlist_rank(l);

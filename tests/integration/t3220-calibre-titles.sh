@@ -100,8 +100,8 @@ cmp "$MNT/similar/$BO.txt/$e" "$SRC/$O/Other - Bob Writer.txt" || fail "reading 
 say ".similar.tsv: the title is the last column"
 tsv=$MNT/similar/$BO.txt/.similar.tsv
 cat "$tsv"
-[ "$(head -n 1 "$tsv" | cut -f9-)" = $'path\ttitle' ] || fail "header: $(head -n 1 "$tsv")"
-[ "$(awk -F'\t' 'NF != 10' "$tsv" | wc -l)" -eq 0 ] || fail "ten columns"
+[ "$(head -n 1 "$tsv" | cut -f9-)" = $'path\ttitle\tlanguage' ] || fail "header: $(head -n 1 "$tsv")"
+[ "$(awk -F'\t' 'NF != 11' "$tsv" | wc -l)" -eq 0 ] || fail "eleven columns"
 [ "$(awk -F'\t' -v p="$BO.html" '$9 == p { print $10 }' "$tsv")" = "Book One - Ann Author" ] ||
 	fail "title of the HTML"
 [ "$(awk -F'\t' '$9 == "loose/plain.txt" { print "<" $10 ">" }' "$tsv")" = "<>" ] ||

@@ -28,7 +28,7 @@ check "similar from inside a folder, relative path: contains this" grep -Eq '% c
 "$SB" similar "$LIB/a/base1.txt" --json >"$T/out"
 check "json: one valid object per line" [ "$(jq -c . "$T/out" | wc -l)" -eq 2 ]
 check "json: keys" [ "$(jq -r 'keys_unsorted | join(",")' "$T/out" | sort -u)" = \
-	"book,rank,score,relation,label,path,abs,id,simhash,simhash_distance,jaccard,cover_this,cover_other,title" ]
+	"book,rank,score,relation,label,path,abs,id,simhash,simhash_distance,jaccard,cover_this,cover_other,title,language" ]
 check "json: near duplicate" [ "$(jq -r 'select(.path == "b/base1-near.txt") | [.relation, .label, .book] | join("|")' "$T/out")" = \
 	"near-duplicate|near duplicate|a/base1.txt" ]
 check "json: containment" [ "$(jq -r 'select(.path == "c/base1-vol1.txt") | .relation' "$T/out")" = "a-contains-b" ]
@@ -39,12 +39,13 @@ idn=$("$SB" fingerprint --json "$LIB/b/base1-near.txt" | jq -r '.id')
 
 # ---- similar: TSV (the mount's .similar.tsv format) ----
 "$SB" similar "$LIB/base2.txt" --tsv >"$T/out"
-check "tsv: header" [ "$(head -1 "$T/out")" = $'rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\ttitle' ]
+check "tsv: header" [ "$(head -1 "$T/out")" = $'rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\ttitle\tlanguage' ]
 check "tsv: five similar rows (copies, EPUB, hostile names)" [ "$(tail -n +2 "$T/out" | wc -l)" -eq 4 ]
-check "tsv: ten columns each" [ "$(awk -F'\t' 'NF != 10' "$T/out" | wc -l)" -eq 0 ]
+check "tsv: eleven columns each" [ "$(awk -F'\t' 'NF != 11' "$T/out" | wc -l)" -eq 0 ]
 check "tsv: tab and newline escaped" grep -qF 'tab\there\nnewline.txt' "$T/out"
-check "tsv: identical file" grep -Eq $'\tidentical-file\t.*\tbase2-copy\\.txt\t$' "$T/out"
-check "tsv: EPUB same text" grep -Eq $'\tsame-text\t.*\tbase2\\.epub\t$' "$T/out"
+check "tsv: identical file" grep -Eq $'\tidentical-file\t.*\tbase2-copy\\.txt\t\t[a-z]+$' "$T/out"
+check "tsv: EPUB same text" grep -Eq $'\tsame-text\t.*\tbase2\\.epub\t\t[a-z]+$' "$T/out"
+check "tsv: the language last, a code or unknown" [ "$(tail -n +2 "$T/out" | awk -F'\t' '$11 !~ /^([a-z][a-z]|unknown)$/' | wc -l)" -eq 0 ]
 
 # ---- similar: nothing found ----
 check "similar: unrelated book exits 1" [ "$(rc_of "$SB" similar "$LIB/base3.txt")" -eq 1 ]

@@ -176,16 +176,19 @@ static void test_tsv(void)
 	set(&l->v[0], 0x2a, "dir/a\tb.txt", RELATE_NEAR_DUPLICATE, 91);
 	set(&l->v[1], 7, "x\\y\n.txt", RELATE_OVERLAP, 40);
 	l->v[1].title = strdup("T\tx - A");
+	memcpy(l->v[1].lang, "de", 3);
 	l->v[0].simhash_distance = 3;
 	l->v[0].jaccard = 0.5;
 	REQUIRE(simlist_rank(l) == 0);
 	sbuf_init(&sb);
 	REQUIRE(simlist_tsv(l, &sb) == 0);
 	CHECK_EQ_STR(sb.buf,
-		     "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\ttitle\n"
-		     "1\t91\tnear-duplicate\t3\t0.500\t0.000\t0.000\t000000000000002a\tdir/a\\tb.txt\t\n"
+		     "rank\tscore\trelation\tsimhash_distance\tjaccard\tcover_this\tcover_other\tid\tpath\ttitle"
+		     "\tlanguage\n"
+		     "1\t91\tnear-duplicate\t3\t0.500\t0.000\t0.000\t000000000000002a\tdir/a\\tb.txt\t"
+		     "\tunknown\n"
 		     "2\t40\toverlap\t0\t0.000\t0.000\t0.000\t0000000000000007\tx\\\\y\\n.txt\t"
-		     "T\\tx - A\n");
+		     "T\\tx - A\tde\n");
 	sbuf_release(&sb);
 	simlist_free(l);
 }
