@@ -102,6 +102,8 @@ int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
 typedef int (*kvs_dup_fn)(const uint8_t *vals, size_t n, size_t vlen, void *arg);
 int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
 
+/* Closes the store and frees s (NULL: nothing to do). */
+void kvs_free(struct kvs *s);
 /* Makes every committed write durable: 0 or -errno. */
 int kvs_sync(struct kvs *s);
 /* A number that changes with every committed write (for caches). */

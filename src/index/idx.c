@@ -394,7 +394,7 @@ opened:
 	ret = 0;
 out:
 	if (ix) {
-		kvs_lmdb_free(ix->kv);
+		kvs_free(ix->kv);
 		free(ix);
 	}
 	return ret;
@@ -412,7 +412,7 @@ void idx_close(struct idx *ix)
 	 * (a read-only environment refuses the sync) */
 	if (mdb_env_sync(ix->kv->env, 1) == 0 && mdb_env_get_path(ix->kv->env, &path) == 0 && path)
 		dir = strdup(path);
-	kvs_lmdb_free(ix->kv);
+	kvs_free(ix->kv);
 	if (dir)
 		idxcheck_stamp(dir);
 	free(dir);
