@@ -37,7 +37,4 @@
  * or the client's -errno; why (size n, may be NULL) gets a reason. */
 int kvs_redis_open(const char *uri, struct kvs **out, char *why, size_t n);
 
-/* 1 when text is a redis:// URI (the scheme alone, without regard to case). */
-int kvs_redis_is_uri(const char *text);
-
 #endif

@@ -25,6 +25,7 @@
 #include "libroot.h"
 #include "monoclock.h"
 #include "progress.h"
+#include "rcluri.h"
 #include "sbuf.h"
 #include "skipped.h"
 
@@ -206,6 +207,9 @@ int cli_index_lock(const char *cmd, const char *prog, const struct libroot *lr,
 	char why[2 * PATH_MAX + 128];
 	int ret;
 
+	*lock = NULL;
+	if (rcluri_is_uri(lr->index))
+		return 0;	/* a Redis index: shared by design, no lock */
 	ret = idxlock_take(lock, lr->index, prog, lr->root, NULL, &h);
 	if (ret == -EBUSY) {
 		idxlock_describe(&h, why, sizeof(why));

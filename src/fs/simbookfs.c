@@ -5,6 +5,7 @@
 #include "indexer.h"
 #include "libroot.h"
 #include "opener.h"
+#include "rcluri.h"
 #include "slog.h"
 #include "views.h"
 #include "fspath.h"
@@ -677,6 +678,9 @@ static int sbfs_claim_index(struct sbfs *s)
 	int ret;
 
 	if (!s->views)
+		return 0;
+	/* a Redis index is shared by design: no folder, no lock */
+	if (rcluri_is_uri(s->lr.index))
 		return 0;
 	ret = libroot_create(&s->lr);
 	/* The index opens after daemonizing, when errors can no longer be

@@ -628,11 +628,6 @@ const struct kvs_ops rd_ops = {
 	rd_dup_walk, rd_sync, rd_generation, rd_free
 };
 
-int kvs_redis_is_uri(const char *text)
-{
-	return text && strncasecmp(text, "redis://", 8) == 0;
-}
-
 /* why = "URI: reason" */
 static void why_set(char *why, size_t n, const char *uri, const char *reason)
 {

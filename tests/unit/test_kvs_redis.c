@@ -303,8 +303,6 @@ static void test_bad_uri(void)
 	CHECK(s == NULL);
 	CHECK(strstr(why, "redis://127.0.0.1:99999/x") != NULL);
 	CHECK_EQ_INT(kvs_redis_open("redis://127.0.0.1:1/{x}", &s, why, sizeof(why)), -EINVAL);
-	CHECK(kvs_redis_is_uri("REDIS://h"));
-	CHECK(!kvs_redis_is_uri("/var/lib/index"));
 }
 
 int main(void)
