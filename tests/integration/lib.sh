@@ -83,7 +83,7 @@ test_index_args() { # src args...
 	[ -n "${SIMBOOK_TEST_INDEX:-}" ] || return 0
 	case " ${FS_ARGS[*]} $* " in *noindex*|*index=*) return 0 ;; esac
 	ns=${T##*/}-$(printf %s "$1" | cksum | cut -d' ' -f1)
-	TEST_INDEX_ARGS=(-o "index=$SIMBOOK_TEST_INDEX/$ns")
+	TEST_INDEX_ARGS=(-o "index=${SIMBOOK_TEST_INDEX//,/\\,}/$ns")
 }
 
 # mount_fs [SRC MNT] [daemon args...]: runs the daemon in the foreground
