@@ -37,6 +37,7 @@ struct kvs_ops {
 	int (*dup_walk)(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
 	int (*sync)(struct kvs *s);
 	uint64_t (*generation)(struct kvs *s);
+	int (*watch)(struct kvs *s, void (*fn)(void *arg), void *arg);
 	void (*free)(struct kvs *s);
 };
 

@@ -36,8 +36,12 @@ struct kvs_redis {
 	char vkey[RD_NAME_MAX];		/* {NS}:v (also the slot's routing key) */
 	size_t vkeylen;
 	char zkey[KVS_TABLES][RD_NAME_MAX], hkey[KVS_TABLES][RD_NAME_MAX];
-	char chan[RD_NAME_MAX];		/* {NS}:changes */
+	char chan[RD_NAME_MAX];		/* {NS}:changes: "GENERATION HANDLE" a commit */
 	size_t chan_len;
+	uint64_t self;			/* this handle's id in those messages */
+	struct rcl_sub *sub;		/* kvs_watch()'s subscriber */
+	void (*watch_fn)(void *arg);
+	void *watch_arg;
 };
 
 /* One row a write put (del 0) or removed (del 1); key and value owned. */

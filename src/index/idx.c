@@ -520,6 +520,11 @@ void idx_close(struct idx *ix)
 	free(ix);
 }
 
+int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg)
+{
+	return kvs_watch(ix->kv, fn, arg);
+}
+
 int idx_sync(struct idx *ix)
 {
 	return kvs_sync(ix->kv);

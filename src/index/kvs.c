@@ -100,6 +100,11 @@ uint64_t kvs_generation(struct kvs *s)
 	return OPS(s)->generation(s);
 }
 
+int kvs_watch(struct kvs *s, void (*fn)(void *arg), void *arg)
+{
+	return OPS(s)->watch(s, fn, arg);
+}
+
 void kvs_free(struct kvs *s)
 {
 	if (s)

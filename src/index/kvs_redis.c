@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kvs_redis_i.h"
 
@@ -350,6 +351,22 @@ static void rerun_pause(int n)
 		nanosleep(&ts, NULL);
 }
 
+/* Tells the handles watching the store (kvs_watch()) of a commit.  A
+ * message lost or sent twice costs nothing: it only says to look. */
+static void publish(struct kvs_redis *s)
+{
+	char msg[48];
+	const char *argv[3] = { "PUBLISH", s->chan, msg };
+	size_t argvlen[3] = { 7, s->chan_len, 0 };
+	struct rcl_reply *r = NULL;
+
+	argvlen[2] = (size_t)snprintf(msg, sizeof(msg), "%llu %llx",
+				      (unsigned long long)atomic_load(&s->gen),
+				      (unsigned long long)s->self);
+	rcl_command(s->c, NULL, 0, 3, argv, argvlen, &r);
+	rcl_reply_free(r);
+}
+
 static int rd_write(struct kvs *kv, kvs_fn fn, void *arg)
 {
 	struct kvs_redis *s = (struct kvs_redis *)kv;
@@ -378,6 +395,8 @@ static int rd_write(struct kvs *kv, kvs_fn fn, void *arg)
 			}
 			if (c)
 				ret = c;
+			else
+				publish(s);
 		} else {
 			unwatch(s);
 		}
@@ -610,10 +629,47 @@ static uint64_t rd_generation(struct kvs *kv)
 	return atomic_load(&((struct kvs_redis *)kv)->gen);
 }
 
+/* A message on the channel (msg NULL: subscribed again, news may be lost). */
+static void heard(void *arg, const char *msg, size_t len)
+{
+	struct kvs_redis *s = arg;
+	unsigned long long gen = 0, who = 0;
+	char buf[64];
+	uint64_t g;
+
+	if (msg) {
+		if (len >= sizeof(buf))
+			return;
+		memcpy(buf, msg, len);
+		buf[len] = 0;
+		if (sscanf(buf, "%llu %llx", &gen, &who) != 2 || who == s->self)
+			return;
+		g = atomic_load(&s->gen);
+		while (g < gen && !atomic_compare_exchange_weak(&s->gen, &g, (uint64_t)gen))
+			;
+	} else if (version_get(s, &g) == 0) {
+		atomic_store(&s->gen, g);
+	}
+	s->watch_fn(s->watch_arg);
+}
+
+static int rd_watch(struct kvs *kv, void (*fn)(void *arg), void *arg)
+{
+	struct kvs_redis *s = (struct kvs_redis *)kv;
+
+	if (s->sub)
+		return -EBUSY;
+	s->watch_fn = fn;
+	s->watch_arg = arg;
+	return rcl_sub_start(s->c, s->chan, s->chan_len, heard, s, &s->sub);
+}
+
 static void rd_free(struct kvs *kv)
 {
 	struct kvs_redis *s = (struct kvs_redis *)kv;
 
+	if (s->sub)
+		rcl_sub_stop(s->sub);
 	rcl_session_close(s->sess);
 	rcl_script_free(s->fetch);
 	rcl_free(s->c);
@@ -625,7 +681,7 @@ static void rd_free(struct kvs *kv)
 const struct kvs_ops rd_ops = {
 	rd_write, rd_read, rd_read_get, rd_get, rd_put, rd_del, rd_rows, rd_clear, rd_cur_open,
 	rd_cur_close, rd_cur_seek, rd_cur_next, rd_dup_add, rd_dup_del, rd_dup_count,
-	rd_dup_walk, rd_sync, rd_generation, rd_free
+	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free
 };
 
 /* why = "URI: reason" */
@@ -668,6 +724,8 @@ int kvs_redis_open(const char *uri, struct kvs **out, char *why, size_t n)
 		return -ENOMEM;
 	}
 	s->ops = &rd_ops;
+	/* tells this handle's own messages from others' */
+	s->self = ((uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)s) | 1;
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_rwlock_init(&s->clock, NULL);
 	ret = names_init(s, u.ns[0] ? u.ns : KVS_REDIS_NS);

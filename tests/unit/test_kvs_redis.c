@@ -4,9 +4,11 @@
  * reads its own changes (overlay merged into gets, cursors, counts), a
  * write that loses the WATCH race to another handle runs again and both
  * land, reads never see half a write (a writer and a reader thread), the
- * generation, bad URIs. */
+ * generation, another handle's commits heard (kvs_watch), bad URIs. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "check.h"
 #include "kvs_cases.h"
@@ -292,6 +294,55 @@ static void test_snapshot_threads(void)
 	kvs_free(s);
 }
 
+/* ---- kvs_watch(): another handle's commits are heard ---- */
+
+static atomic_int heard_n;
+
+static void heard_fn(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&heard_n, 1);
+}
+
+/* Waits (up to 10 s, in 10 ms steps) for the watcher to have heard n. */
+static int heard_at_least(int n)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	int i;
+
+	for (i = 0; i < 1000 && atomic_load(&heard_n) < n; i++)
+		nanosleep(&ts, NULL);
+	return atomic_load(&heard_n) >= n;
+}
+
+static void test_watch(void)
+{
+	struct kvs *s = store_open(0), *t = s ? open_ns(ns_last) : NULL;
+	uint64_t g;
+	int base;
+
+	REQUIRE(s && t);
+	REQUIRE(kvs_watch(t, heard_fn, NULL) == 0);
+	CHECK_EQ_INT(kvs_watch(t, heard_fn, NULL), -EBUSY);
+	/* the subscription's start is news too (msg NULL): count from there */
+	REQUIRE(heard_at_least(1));
+	base = atomic_load(&heard_n);
+	g = kvs_generation(t);
+	CHECK_EQ_INT(kvs_write(s, bump, NULL), 0);
+	CHECK(heard_at_least(base + 1));
+	/* t read nothing: the message moved its generation */
+	CHECK(kvs_generation(t) > g);
+	CHECK_EQ_INT(kvs_generation(t), kvs_generation(s));
+	/* t's own commit is not news to t */
+	base = atomic_load(&heard_n);
+	CHECK_EQ_INT(kvs_write(t, bump, NULL), 0);
+	CHECK_EQ_INT(kvs_write(s, bump, NULL), 0);
+	CHECK(heard_at_least(base + 1));
+	CHECK_EQ_INT(atomic_load(&heard_n), base + 1);
+	kvs_free(t);
+	kvs_free(s);
+}
+
 /* ---- URIs ---- */
 
 static void test_bad_uri(void)
@@ -324,6 +375,7 @@ int main(void)
 	RUN(test_read_own_writes);
 	RUN(test_conflict);
 	RUN(test_snapshot_threads);
+	RUN(test_watch);
 	RUN(test_bad_uri);
 	return CHECK_DONE();
 }
