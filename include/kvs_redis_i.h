@@ -19,8 +19,15 @@
 
 /* Rows of a table from ARGV[1] (a ZRANGEBYLEX bound) up to ARGV[2], at
  * most ARGV[3] of them: { keys } (ARGV[4] "0": a dup table's members) or
- * { keys, values }, in one round trip. */
+ * { keys, values }, in one round trip.  ARGV[4] "c": { count } of the
+ * whole range, then its first members when there are any (a dup key's
+ * count and first values in one round trip). */
 #define RD_FETCH_LUA \
+	"if ARGV[4] == 'c' then " \
+	"local n = redis.call('ZLEXCOUNT', KEYS[1], ARGV[1], ARGV[2]) " \
+	"if n == 0 then return {n} end " \
+	"return {n, redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])} " \
+	"end " \
 	"local k = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3]) " \
 	"if ARGV[4] == '0' or #k == 0 then return {k} end " \
 	"return {k, redis.call('HMGET', KEYS[2], unpack(k))}"

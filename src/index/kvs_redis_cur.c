@@ -29,9 +29,10 @@ struct rd_cur {
 	uint8_t hi[KVS_KEY_MAX + 2];
 	size_t hilen;
 	size_t oi;	/* the overlay's next entry */
-	/* the dup key kvs_dup_count() found */
+	/* the dup key kvs_dup_count() found; ready: c is on its first value */
 	uint8_t dk[KVS_KEY_MAX];
 	size_t dklen, dn;
+	int ready;
 };
 
 int rd_cur_open(struct kvs_tx *t, int table, struct kvs_cur **out)
@@ -79,8 +80,9 @@ static void position(struct rd_cur *c, const void *k, size_t klen, int incl, con
 		c->oi++;
 }
 
-/* The next batch of the server's rows after the current one. */
-static int refill(struct rd_cur *c)
+/* The next batch of the server's rows after the current one; count (not
+ * NULL: the first batch of a dup key) gets the range's size too. */
+static int refill(struct rd_cur *c, size_t *count)
 {
 	struct kvs_redis *s = c->tx->s;
 	const int dup = c->tx->ov[c->table].dup || c->dklen;
@@ -107,7 +109,7 @@ static int refill(struct rd_cur *c)
 	arglens[1] = c->hilen;
 	arglens[2] = (size_t)snprintf(lim, sizeof(lim), "%zu", c->batch);
 	args[2] = lim;
-	args[3] = dup ? "0" : "1";
+	args[3] = count ? "c" : dup ? "0" : "1";
 	arglens[3] = 1;
 	ret = rcl_eval(s->c, s->fetch, 2, keys, keylens, 4, args, arglens, &r);
 	if (ret) {
@@ -117,6 +119,18 @@ static int refill(struct rd_cur *c)
 	ret = rd_keep(c->tx, r);
 	if (ret)
 		return ret;
+	if (count) {
+		if (r->type != RCL_ARRAY || r->n < 1 || r->elem[0]->type != RCL_INTEGER ||
+		    r->elem[0]->integer < 0 || (r->n > 1 && r->elem[1]->type != RCL_ARRAY))
+			return -EIO;
+		*count = (size_t)r->elem[0]->integer;
+		c->keys = r->n > 1 ? r->elem[1] : NULL;
+		c->vals = NULL;
+		c->i = 0;
+		c->more = c->keys && c->keys->n == c->batch;
+		c->batch *= 4;
+		return 0;
+	}
 	if (r->type != RCL_ARRAY || r->n < 1 || r->elem[0]->type != RCL_ARRAY ||
 	    (!dup && r->elem[0]->n && (r->n < 2 || r->elem[1]->n != r->elem[0]->n)))
 		return -EIO;
@@ -148,7 +162,7 @@ static int step(struct rd_cur *c, struct kvs_val *key, struct kvs_val *val)
 	for (;;) {
 		rk = NULL;
 		if ((!c->keys || c->i == c->keys->n) && c->more) {
-			ret = refill(c);
+			ret = refill(c, NULL);
 			if (ret)
 				return ret;
 		}
@@ -189,6 +203,7 @@ int rd_cur_seek(struct kvs_cur *cur, const void *k, size_t klen, struct kvs_val 
 	struct rd_cur *c = (struct rd_cur *)cur;
 
 	c->dklen = 0;
+	c->ready = 0;
 	position(c, k, klen, 1, (const uint8_t *)"+", 1);
 	return step(c, key, val);
 }
@@ -265,23 +280,14 @@ int rd_dup_count(struct kvs_cur *cur, const void *k, size_t klen, size_t *n)
 		return -EINVAL;
 	memcpy(c->dk, k, klen);
 	c->dklen = klen;
+	c->ready = 0;
 	dup_position(c, k, klen);
 	if (!o->cleared && !(c->oi < o->n && before_hi(c, &o->e[c->oi]))) {
-		/* the server's rows alone: counted there, none read */
-		const char *argv[4] = { "ZLEXCOUNT", c->tx->s->zkey[c->table],
-					(const char *)c->lo, (const char *)c->hi };
-		size_t argvlen[4] = { 9, strlen(argv[1]), c->lolen, c->hilen };
-		struct rcl_reply *r = NULL;
-
-		ret = rd_cmd(c->tx->s, 4, argv, argvlen, &r);
-		if (ret)
-			return ret;
-		if (r->type == RCL_INTEGER && r->integer >= 0)
-			*n = (size_t)r->integer;
-		else
-			ret = -EIO;
-		rcl_reply_free(r);
-		c->dn = *n;
+		/* the server's rows alone: counted there, with the first
+		 * values that kvs_dup_walk() would fetch next */
+		ret = refill(c, n);
+		c->dn = ret ? 0 : *n;
+		c->ready = ret == 0;
 		return ret;
 	}
 	while ((ret = step(c, &key, &val)) == 0)
@@ -300,7 +306,9 @@ int rd_dup_walk(struct kvs_cur *cur, kvs_dup_fn fn, void *arg)
 
 	if (!c->dklen || !c->dn)
 		return 0;
-	dup_position(c, c->dk, c->dklen);
+	if (!c->ready)
+		dup_position(c, c->dk, c->dklen);
+	c->ready = 0;
 	while ((ret = step(c, &key, &val)) == 0) {
 		if (!buf) {
 			vlen = key.len - c->dklen;
