@@ -15,7 +15,7 @@
 
 /* the namespace of a URI that names none */
 #define KVS_REDIS_NS "simbook"
-#define RD_NAME_MAX (RCLURI_MAX_NS + 16)
+#define RD_NAME_MAX (RCLURI_MAX_NS + 32)
 
 /* Rows of a table from ARGV[1] (a ZRANGEBYLEX bound) up to ARGV[2], at
  * most ARGV[3] of them: { keys } (ARGV[4] "0": a dup table's members) or
