@@ -9,7 +9,7 @@
 . "$(dirname "$0")/viewlib.sh"
 REDIS_CASE_TIMEOUT=300
 . "$(dirname "$0")/redislib.sh"
-trap '_rc=$?; ( (exit $_rc); lib_cleanup ); (exit $_rc); redis_cleanup' EXIT
+trap '_rc=$?; set +e; ( (exit $_rc); lib_cleanup ); (exit $_rc); redis_cleanup' EXIT
 command -v python3 >/dev/null || skip "no python3"
 FS_ARGS=()
 N=16

@@ -12,7 +12,7 @@ REDIS_CASE_TIMEOUT=200
 . "$(dirname "$0")/redislib.sh"
 MNT2=$T/mnt2
 BPID=
-trap '_rc=$?; fusermount3 -u -z "$MNT2" 2>/dev/null || true; [ -z "$BPID" ] || kill -9 "$BPID" 2>/dev/null || true;
+trap '_rc=$?; set +e; fusermount3 -u -z "$MNT2" 2>/dev/null || true; [ -z "$BPID" ] || kill -9 "$BPID" 2>/dev/null || true;
 	( (exit $_rc); lib_cleanup ); (exit $_rc); redis_cleanup' EXIT
 command -v python3 >/dev/null || skip "no python3"
 FS_ARGS=()
