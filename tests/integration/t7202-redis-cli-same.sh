@@ -5,6 +5,7 @@
 # gives them too; a second simbook index of the Redis index reads nothing
 # again; bad URIs are refused with a clear error.
 . "$(dirname "$0")/clilib.sh"
+REDIS_CASE_TIMEOUT=${REDIS_CASE_TIMEOUT:-600}
 . "$(dirname "$0")/redislib.sh"
 trap 'rc=$?; rm -rf "$T"; (exit $rc); redis_cleanup' EXIT
 set +e
