@@ -243,6 +243,11 @@ struct idx_counts {
  * fails and keeps it for the next open; -EBUSY when another process is
  * rebuilding the index; -ECANCELED when opts.progress stopped it). */
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
+/* Calls fn(arg) on a thread of the index's each time another process
+ * sharing the index (a Redis one: another mount, simbook index) commits a
+ * change; idx_generation() has moved before.  0, -EOPNOTSUPP (an LMDB
+ * index: no other process writes it), or -errno. */
+int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
 /* Where a rebuild keeps an old data file it could not carry over whole (LMDB

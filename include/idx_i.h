@@ -114,6 +114,7 @@ extern const char *const idx_db_names[NDB];
 struct idx {
 	struct kvs *kv;			/* the tables (the LMDB store, kvs_lmdb.h) */
 	struct band_layout bl;
+	int remote;			/* the Redis store (kvs_redis.h), not LMDB */
 	int rebuilt;			/* enum idx_rebuild */
 	uint64_t kept_files, kept_pairs;	/* carried over by the rebuild */
 	/* idx_opts.progress, while idx_open() runs */

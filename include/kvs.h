@@ -102,6 +102,15 @@ int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
 typedef int (*kvs_dup_fn)(const uint8_t *vals, size_t n, size_t vlen, void *arg);
 int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
 
+/* Closes the store and frees s (NULL: nothing to do). */
+void kvs_free(struct kvs *s);
+/* Calls fn(arg), on a thread of the store's, each time another handle of
+ * the same store (another process, another machine) has committed, and
+ * when the store may have missed such news (a lost connection back):
+ * kvs_generation() has moved before.  One watcher per store, until
+ * kvs_free().  0, -EOPNOTSUPP (a store no other process writes: LMDB),
+ * or -errno. */
+int kvs_watch(struct kvs *s, void (*fn)(void *arg), void *arg);
 /* Makes every committed write durable: 0 or -errno. */
 int kvs_sync(struct kvs *s);
 /* A number that changes with every committed write (for caches). */

@@ -18,11 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kvs.h"
+#include "kvs_ops.h"
 
 #define KVS_MAP_LIMIT ((uint64_t)1 << 40)
 
 struct kvs {
+	const struct kvs_ops *ops;	/* first: kvs_ops.h */
 	MDB_env *env;			/* NULL until kvs_lmdb_env_open() */
 	MDB_dbi db[KVS_TABLES];
 	pthread_mutex_t wlock;		/* one writer at a time */
@@ -37,6 +38,7 @@ struct kvs {
 
 /* A transaction: txn is LMDB's (the open path opens tables in it). */
 struct kvs_tx {
+	const struct kvs_ops *ops;	/* first: kvs_ops.h */
 	struct kvs *s;
 	MDB_txn *txn;
 	int mapfull;	/* a put hit the map's end: grow it and run again */

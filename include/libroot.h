@@ -11,6 +11,9 @@
  * library is the nearest folder at or above the path that the caller's probe
  * recognises as the one the index describes.
  *
+ * An index given as a redis:// URI (rcluri.h) is no folder: lr->index is
+ * the URI as given, nothing is resolved, created or hidden.
+ *
  * The mount daemon (simbookfs) and every simbook subcommand place and find
  * indexes through this module only, so the rules cannot drift apart.
  */
@@ -21,7 +24,7 @@
 
 struct libroot {
 	char *root;	/* the library folder, absolute and resolved */
-	char *index;	/* the index folder, absolute */
+	char *index;	/* the index folder, absolute (or a redis:// URI) */
 	char *hidden;	/* the index's top-level name inside root, or NULL
 			 * when the index is outside root */
 	int created;	/* libroot_create() made the index folder */

@@ -39,6 +39,10 @@ struct rcluri {
  * or -ENOMEM.  Release u with rcluri_release() after success. */
 int rcluri_parse(const char *text, struct rcluri *u, const char **why);
 
+/* 1 when text starts with the redis:// scheme (any case): an index named
+ * so is a Redis one, whatever the rest says (rcluri_parse() judges it). */
+int rcluri_is_uri(const char *text);
+
 /* Frees the host list; u is empty afterwards (releasing twice is harmless). */
 void rcluri_release(struct rcluri *u);
 

@@ -200,3 +200,8 @@ void rcluri_release(struct rcluri *u)
 	free(u->hosts);
 	memset(u, 0, sizeof(*u));
 }
+
+int rcluri_is_uri(const char *text)
+{
+	return text && strncasecmp(text, "redis://", 8) == 0;
+}

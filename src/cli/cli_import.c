@@ -31,6 +31,7 @@
 #include "judge.h"
 #include "libroot.h"
 #include "monoclock.h"
+#include "rcluri.h"
 #include "rsort.h"
 #include "sbuf.h"
 
@@ -50,8 +51,9 @@ static const char import_usage[] =
 	"given here) must be inside DIR or inside PREFIX.  As for simbook index, a\n"
 	"library simbookfs serves is refused, and so is one being indexed or imported.\n"
 	"  --index IDXDIR  the index folder (DIR/" LIBROOT_INDEX_NAME " when IDXDIR\n"
-	"                  ends so and no DIR is given); a redis:// URI is refused:\n"
-	"                  that backend is not built yet\n"
+	"                  ends so and no DIR is given), or a Redis index\n"
+	"                  redis://HOST:PORT[,HOST:PORT...][/NAMESPACE] (--library\n"
+	"                  DIR then names the library)\n"
 	"  --library DIR   the library folder the records' paths are in\n"
 	"  --from PREFIX   the library folder as the mappers named it, when they saw\n"
 	"                  it elsewhere (another machine's mount point)\n"
@@ -538,14 +540,9 @@ static int import_open(const struct import_args *a, struct import *im, struct id
 	char *root = NULL;
 	int ret;
 
-	if (strstr(a->index, "://")) {
-		if (!strncmp(a->index, "redis://", 8))
-			fprintf(stderr, "simbook import: %s: a Redis index is not built yet (%s); "
-				"import into an LMDB index folder\n", a->index,
-				strerror(EPROTONOSUPPORT));
-		else
-			fprintf(stderr, "simbook import: %s: unknown kind of index (an index folder, "
-				"or redis:// once that backend is built)\n", a->index);
+	if (strstr(a->index, "://") && !rcluri_is_uri(a->index)) {
+		fprintf(stderr, "simbook import: %s: unknown kind of index (an index folder, or a "
+			"redis:// URI)\n", a->index);
 		return 2;
 	}
 	ret = import_root(a, &root);

@@ -25,6 +25,7 @@
 #include "libroot.h"
 #include "monoclock.h"
 #include "progress.h"
+#include "rcluri.h"
 #include "sbuf.h"
 #include "skipped.h"
 
@@ -37,7 +38,9 @@ static const char index_usage[] =
 	"Files unchanged since the last run (size, mtime, ctime, inode) are not\n"
 	"read again; files gone are removed from the index.\n"
 	"  --index IDXDIR  the index folder (default DIR/" LIBROOT_INDEX_NAME "); as with\n"
-	"                  simbookfs -o index=: outside DIR, or directly inside it\n"
+	"                  simbookfs -o index=: outside DIR, or directly inside it;\n"
+	"                  or redis://HOST:PORT[,HOST:PORT...][/NAMESPACE]: an index\n"
+	"                  in Redis or a Redis Cluster (no lock: mounts share it)\n"
 	"  --threads N     fingerprinting threads (default: one per CPU)\n"
 	"  --quiet         no progress, only the summary and the failures\n"
 	"  --interval SECS seconds between progress lines when stderr is not a\n"
@@ -206,6 +209,9 @@ int cli_index_lock(const char *cmd, const char *prog, const struct libroot *lr,
 	char why[2 * PATH_MAX + 128];
 	int ret;
 
+	*lock = NULL;
+	if (rcluri_is_uri(lr->index))
+		return 0;	/* a Redis index: shared by design, no lock */
 	ret = idxlock_take(lock, lr->index, prog, lr->root, NULL, &h);
 	if (ret == -EBUSY) {
 		idxlock_describe(&h, why, sizeof(why));

@@ -5,6 +5,7 @@
 #include "indexer.h"
 #include "libroot.h"
 #include "opener.h"
+#include "rcluri.h"
 #include "slog.h"
 #include "views.h"
 #include "fspath.h"
@@ -167,6 +168,9 @@ static void sbfs_usage(FILE *out)
 		"  -o index=DIR           keep the index in DIR (default: SRC/" LIBROOT_INDEX_NAME ",\n"
 		"                         hidden from the mount); DIR must be outside SRC\n"
 		"                         or directly in it\n"
+		"  -o index=redis://HOST:PORT[\\,HOST:PORT...][/NAMESPACE]\n"
+		"                         keep it in Redis or a Redis Cluster, shared by\n"
+		"                         every mount of the library (no lock)\n"
 		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
 		"                         clusters, duplicates, lookup, .simbookfs); use it\n"
 		"                         when SRC has a top-level entry of one of those names\n"
@@ -677,6 +681,9 @@ static int sbfs_claim_index(struct sbfs *s)
 	int ret;
 
 	if (!s->views)
+		return 0;
+	/* a Redis index is shared by design: no folder, no lock */
+	if (rcluri_is_uri(s->lr.index))
 		return 0;
 	ret = libroot_create(&s->lr);
 	/* The index opens after daemonizing, when errors can no longer be

@@ -14,6 +14,8 @@
 #include "idxcheck.h"
 #include "idx_i.h"
 #include "kvs_lmdb.h"
+#include "kvs_redis.h"
+#include "rcluri.h"
 
 const char *const idx_db_names[NDB] = {
 	"meta", "files", "ids", "book", "rec", "shband", "mhband", "text", "exempt", "fail",
@@ -60,13 +62,13 @@ struct init_arg {
  * bytes, 0, or past SCHEMA_FUTURE_MAX) is damage, not another version. */
 enum schema_kind { SCHEMA_CURRENT, SCHEMA_UPGRADE, SCHEMA_OLD, SCHEMA_NEWER, SCHEMA_BROKEN };
 
-static enum schema_kind schema_judge(const MDB_val *v)
+static enum schema_kind schema_judge(const void *p, size_t len)
 {
 	uint64_t n;
 
-	if (v->mv_size != 4)
+	if (len != 4)
 		return SCHEMA_BROKEN;
-	n = be_get(v->mv_data, 4);
+	n = be_get(p, 4);
 	if (n == IDX_SCHEMA_VERSION)
 		return SCHEMA_CURRENT;
 	if (n >= 3 && n <= 5)
@@ -85,76 +87,15 @@ static int lmdb_damage(int rc)
 	return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID;
 }
 
-static int init_fn(struct wtx *w, void *arg)
+/* The schema's own work once the tables are open, on any store: a fresh
+ * index stamped, an upgrade from schema `upgrade` (0: none) run, the
+ * simhash bands rebuilt when max_d changed. */
+static int init_tables(struct wtx *w, struct init_arg *ia, int fresh, int upgrade)
 {
-	struct init_arg *ia = arg;
-	struct idx *ix = w->ix;
-	MDB_stat st;
-	MDB_val key, v;
 	struct kvs_val mv;
 	uint8_t b[4];
-	int rc, ret, i, fresh = 0, upgrade = 0;
+	int ret;
 
-	rc = mdb_dbi_open(w->tx->txn, idx_db_names[DB_META], MDB_CREATE, &ix->kv->db[DB_META]);
-	if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
-		ia->incompatible = 1;
-		ia->damaged = rc != MDB_INCOMPATIBLE;
-		return -EIO;
-	}
-	if (rc)
-		return idx_err(rc);
-	key = kvs_mval("schema", 6);
-	rc = mdb_get(w->tx->txn, ix->kv->db[DB_META], &key, &v);
-	ret = idx_err(rc);
-	if (lmdb_damage(rc)) {
-		ia->incompatible = ia->damaged = 1;
-		return -EIO;
-	}
-	if (ret == -ENOENT) {
-		MDB_dbi main_db;
-
-		/* Only our meta table may exist in a fresh environment. */
-		rc = mdb_dbi_open(w->tx->txn, NULL, 0, &main_db);
-		if (rc == 0)
-			rc = mdb_stat(w->tx->txn, main_db, &st);
-		if (rc)
-			return idx_err(rc);
-		if (st.ms_entries > 1) {
-			ia->incompatible = 1;
-			return -EIO;
-		}
-		fresh = 1;
-	} else if (ret) {
-		return ret;
-	} else {
-		switch (schema_judge(&v)) {
-		case SCHEMA_CURRENT:
-			break;
-		case SCHEMA_UPGRADE:
-			upgrade = (int)be_get(v.mv_data, 4);
-			break;
-		case SCHEMA_NEWER:
-			/* a newer version's index: rebuilding would destroy it */
-			return -EPROTONOSUPPORT;
-		case SCHEMA_OLD:
-			ia->incompatible = 1;
-			return -EIO;
-		case SCHEMA_BROKEN:
-			ia->incompatible = ia->damaged = 1;
-			return -EIO;
-		}
-	}
-	for (i = DB_META + 1; i < NDB; i++) {
-		rc = mdb_dbi_open(w->tx->txn, idx_db_names[i], i == DB_UQKEY ?
-				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->kv->db[i]);
-		if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
-			ia->incompatible = 1;
-			ia->damaged = rc != MDB_INCOMPATIBLE;
-			return -EIO;
-		}
-		if (rc)
-			return idx_err(rc);
-	}
 	if (upgrade) {
 		uint8_t s[4];
 
@@ -202,6 +143,77 @@ static int init_fn(struct wtx *w, void *arg)
 	return ret;
 }
 
+static int init_fn(struct wtx *w, void *arg)
+{
+	struct init_arg *ia = arg;
+	struct idx *ix = w->ix;
+	MDB_stat st;
+	MDB_val key, v;
+	int rc, ret, i, fresh = 0, upgrade = 0;
+
+	rc = mdb_dbi_open(w->tx->txn, idx_db_names[DB_META], MDB_CREATE, &ix->kv->db[DB_META]);
+	if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
+		ia->incompatible = 1;
+		ia->damaged = rc != MDB_INCOMPATIBLE;
+		return -EIO;
+	}
+	if (rc)
+		return idx_err(rc);
+	key = kvs_mval("schema", 6);
+	rc = mdb_get(w->tx->txn, ix->kv->db[DB_META], &key, &v);
+	ret = idx_err(rc);
+	if (lmdb_damage(rc)) {
+		ia->incompatible = ia->damaged = 1;
+		return -EIO;
+	}
+	if (ret == -ENOENT) {
+		MDB_dbi main_db;
+
+		/* Only our meta table may exist in a fresh environment. */
+		rc = mdb_dbi_open(w->tx->txn, NULL, 0, &main_db);
+		if (rc == 0)
+			rc = mdb_stat(w->tx->txn, main_db, &st);
+		if (rc)
+			return idx_err(rc);
+		if (st.ms_entries > 1) {
+			ia->incompatible = 1;
+			return -EIO;
+		}
+		fresh = 1;
+	} else if (ret) {
+		return ret;
+	} else {
+		switch (schema_judge(v.mv_data, v.mv_size)) {
+		case SCHEMA_CURRENT:
+			break;
+		case SCHEMA_UPGRADE:
+			upgrade = (int)be_get(v.mv_data, 4);
+			break;
+		case SCHEMA_NEWER:
+			/* a newer version's index: rebuilding would destroy it */
+			return -EPROTONOSUPPORT;
+		case SCHEMA_OLD:
+			ia->incompatible = 1;
+			return -EIO;
+		case SCHEMA_BROKEN:
+			ia->incompatible = ia->damaged = 1;
+			return -EIO;
+		}
+	}
+	for (i = DB_META + 1; i < NDB; i++) {
+		rc = mdb_dbi_open(w->tx->txn, idx_db_names[i], i == DB_UQKEY ?
+				  MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED : MDB_CREATE, &ix->kv->db[i]);
+		if (rc == MDB_INCOMPATIBLE || lmdb_damage(rc)) {
+			ia->incompatible = 1;
+			ia->damaged = rc != MDB_INCOMPATIBLE;
+			return -EIO;
+		}
+		if (rc)
+			return idx_err(rc);
+	}
+	return init_tables(w, ia, fresh, upgrade);
+}
+
 /* idx_opts.readonly: the tables of an index another process keeps, as
  * they are.  Its readers take slots in lock.mdb like the writer's own, so
  * the pages they read stay put while the writer goes on. */
@@ -236,7 +248,7 @@ static int open_ro(struct idx *ix, const char *dir)
 		      -EIO : idx_err(rc);
 		goto out;
 	}
-	switch (schema_judge(&v)) {
+	switch (schema_judge(v.mv_data, v.mv_size)) {
 	case SCHEMA_CURRENT:
 		break;
 	case SCHEMA_NEWER:
@@ -273,6 +285,84 @@ out:
 	return ret;
 }
 
+/* The Redis store's schema check, on kvs alone.  Nothing is set aside or
+ * rebuilt there (a server's keys have no aside): another schema that no
+ * upgrade reaches, or damage, is refused (-EIO). */
+static int init_redis_fn(struct wtx *w, void *arg)
+{
+	struct init_arg *ia = arg;
+	struct kvs_val v;
+	uint64_t rows = 0;
+	int ret = idx_w_get(w, DB_META, "schema", 6, &v), fresh = 0, upgrade = 0;
+
+	if (ret == -ENOENT) {
+		ret = kvs_rows(w->tx, DB_FILES, &rows);
+		if (ret)
+			return ret;
+		if (rows)
+			return -EIO;	/* rows without a schema: not an index of ours */
+		fresh = 1;
+	} else if (ret) {
+		return ret;
+	} else {
+		switch (schema_judge(v.data, v.len)) {
+		case SCHEMA_CURRENT:
+			break;
+		case SCHEMA_UPGRADE:
+			upgrade = (int)be_get(v.data, 4);
+			break;
+		case SCHEMA_NEWER:
+			return -EPROTONOSUPPORT;
+		default:
+			return -EIO;
+		}
+	}
+	return init_tables(w, ia, fresh, upgrade);
+}
+
+/* idx_opts.readonly on Redis: the current schema or -ESTALE, and max_d. */
+static int ro_redis_fn(struct kvs_tx *tx, void *arg)
+{
+	uint32_t *max_d = arg;
+	struct kvs_val v;
+	int ret = kvs_get(tx, DB_META, "schema", 6, &v);
+
+	*max_d = 7;
+	if (ret)
+		return ret == -ENOENT ? -ESTALE : ret;
+	switch (schema_judge(v.data, v.len)) {
+	case SCHEMA_CURRENT:
+		break;
+	case SCHEMA_NEWER:
+		return -EPROTONOSUPPORT;
+	case SCHEMA_BROKEN:
+		return -EIO;
+	default:
+		return -ESTALE;
+	}
+	if (kvs_get(tx, DB_META, "maxd", 4, &v) == 0 && v.len == 4)
+		*max_d = (uint32_t)be_get(v.data, 4);
+	return 0;
+}
+
+/* An index in Redis (kvs_redis.h): no folder, no lock (many mounts may
+ * share it), the same schema record and upgrades as LMDB's through kvs. */
+static int open_redis(struct idx *ix, const char *uri, struct init_arg *ia, int readonly)
+{
+	uint32_t max_d;
+	int ret = kvs_redis_open(uri, &ix->kv, NULL, 0);
+
+	if (ret)
+		return ret;
+	ix->remote = 1;
+	if (!readonly) {
+		ret = idx_write(ix, init_redis_fn, ia);
+		return ret < 0 ? ret : 0;
+	}
+	ret = kvs_read(ix->kv, ro_redis_fn, &max_d);
+	return ret ? ret : band_layout_init(&ix->bl, max_d);
+}
+
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 {
 	struct init_arg ia = { 7, 0, 0 };
@@ -299,6 +389,12 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 	ret = band_layout_init(&ix->bl, ia.max_d);
 	if (ret)
 		goto out;
+	if (rcluri_is_uri(dir)) {
+		ret = open_redis(ix, dir, &ia, opts && opts->readonly);
+		if (ret)
+			goto out;
+		goto opened;
+	}
 	if (opts && opts->readonly && access(dir, F_OK) < 0) {
 		ret = -errno;
 		goto out;
@@ -394,7 +490,7 @@ opened:
 	ret = 0;
 out:
 	if (ix) {
-		kvs_lmdb_free(ix->kv);
+		kvs_free(ix->kv);
 		free(ix);
 	}
 	return ret;
@@ -407,16 +503,26 @@ void idx_close(struct idx *ix)
 
 	if (!ix)
 		return;
+	if (ix->remote) {
+		kvs_free(ix->kv);
+		free(ix);
+		return;
+	}
 	kvs_lmdb_flusher_stop(ix->kv);
 	/* synced and closed by its writer: the next open need not walk it
 	 * (a read-only environment refuses the sync) */
 	if (mdb_env_sync(ix->kv->env, 1) == 0 && mdb_env_get_path(ix->kv->env, &path) == 0 && path)
 		dir = strdup(path);
-	kvs_lmdb_free(ix->kv);
+	kvs_free(ix->kv);
 	if (dir)
 		idxcheck_stamp(dir);
 	free(dir);
 	free(ix);
+}
+
+int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg)
+{
+	return kvs_watch(ix->kv, fn, arg);
 }
 
 int idx_sync(struct idx *ix)

@@ -683,6 +683,12 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ret = idx_open(&ixr->ix, opts->index_dir, &xo);
 	if (ret)
 		goto fail;
+	/* a shared index: other mounts' changes reach the views too */
+	if (ixr->notify) {
+		ret = idx_watch(ixr->ix, ixr->notify, ixr->notify_arg);
+		if (ret && ret != -EOPNOTSUPP)
+			goto fail;
+	}
 	qo.threads = opts->threads;
 	qo.nice = 5;
 	qo.fn = indexer_work;

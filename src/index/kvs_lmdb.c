@@ -1,6 +1,7 @@
 /* kvs_lmdb.c - the LMDB backend of the index's key-value store (kvs.h,
- * kvs_lmdb.h): the one place LMDB codes become errno, transactions with
- * map growth, cursors, the dup (DUPSORT | DUPFIXED) calls and the flusher. */
+ * kvs_lmdb.h; kvs.c routes the calls here through kvs_lmdb_ops): the one
+ * place LMDB codes become errno, transactions with map growth, cursors,
+ * the dup (DUPSORT | DUPFIXED) calls and the flusher. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ int idx_err(int rc)
 }
 
 static const uint8_t empty_val[1];
+static const struct kvs_ops kvs_lmdb_ops;
 
 static void kval(struct kvs_val *o, const MDB_val *v)
 {
@@ -56,6 +58,7 @@ int kvs_lmdb_new(struct kvs **out, uint32_t sync_ms)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->ops = &kvs_lmdb_ops;
 	s->sync_ms = sync_ms;
 	/* a resize waiting for readers must not be starved by new ones */
 	pthread_rwlockattr_init(&ra);
@@ -130,12 +133,12 @@ void kvs_lmdb_free(struct kvs *s)
 	free(s);
 }
 
-int kvs_sync(struct kvs *s)
+static int lm_sync(struct kvs *s)
 {
 	return idx_err(mdb_env_sync(s->env, 1));
 }
 
-uint64_t kvs_generation(struct kvs *s)
+static uint64_t lm_generation(struct kvs *s)
 {
 	MDB_envinfo info;
 
@@ -261,13 +264,14 @@ static void rtx_end(struct kvs *s, MDB_txn *txn)
 	pthread_rwlock_unlock(&s->maplock);
 }
 
-int kvs_write(struct kvs *s, kvs_fn fn, void *arg)
+static int lm_write(struct kvs *s, kvs_fn fn, void *arg)
 {
 	struct kvs_tx tx;
 	int ret, rc;
 
 	pthread_mutex_lock(&s->wlock);
 	for (;;) {
+		tx.ops = &kvs_lmdb_ops;
 		tx.s = s;
 		tx.txn = NULL;
 		tx.mapfull = 0;
@@ -298,9 +302,9 @@ int kvs_write(struct kvs *s, kvs_fn fn, void *arg)
 	return ret;
 }
 
-int kvs_read(struct kvs *s, kvs_fn fn, void *arg)
+static int lm_read(struct kvs *s, kvs_fn fn, void *arg)
 {
-	struct kvs_tx tx = { s, NULL, 0 };
+	struct kvs_tx tx = { &kvs_lmdb_ops, s, NULL, 0 };
 	int ret = tx_begin(s, MDB_RDONLY, &tx.txn);
 
 	if (ret)
@@ -310,7 +314,7 @@ int kvs_read(struct kvs *s, kvs_fn fn, void *arg)
 	return ret;
 }
 
-int kvs_read_get(struct kvs *s, int table, const void *k, size_t klen, kvs_get_fn fn,
+static int lm_read_get(struct kvs *s, int table, const void *k, size_t klen, kvs_get_fn fn,
 		 void *arg)
 {
 	MDB_val key = kvs_mval(k, klen), v = { 0, NULL };
@@ -337,7 +341,7 @@ static int wrc(struct kvs_tx *tx, int rc)
 	return idx_err(rc);
 }
 
-int kvs_get(struct kvs_tx *tx, int table, const void *k, size_t klen, struct kvs_val *v)
+static int lm_get(struct kvs_tx *tx, int table, const void *k, size_t klen, struct kvs_val *v)
 {
 	MDB_val key = kvs_mval(k, klen), val;
 	int rc = mdb_get(tx->txn, tx->s->db[table], &key, &val);
@@ -347,7 +351,7 @@ int kvs_get(struct kvs_tx *tx, int table, const void *k, size_t klen, struct kvs
 	return idx_err(rc);
 }
 
-int kvs_put(struct kvs_tx *tx, int table, const void *k, size_t klen, const void *v,
+static int lm_put(struct kvs_tx *tx, int table, const void *k, size_t klen, const void *v,
 	    size_t vlen)
 {
 	MDB_val key = kvs_mval(k, klen), val = kvs_mval(v ? v : empty_val, vlen);
@@ -355,7 +359,7 @@ int kvs_put(struct kvs_tx *tx, int table, const void *k, size_t klen, const void
 	return wrc(tx, mdb_put(tx->txn, tx->s->db[table], &key, &val, 0));
 }
 
-int kvs_del(struct kvs_tx *tx, int table, const void *k, size_t klen)
+static int lm_del(struct kvs_tx *tx, int table, const void *k, size_t klen)
 {
 	MDB_val key = kvs_mval(k, klen);
 	int rc = mdb_del(tx->txn, tx->s->db[table], &key, NULL);
@@ -363,7 +367,7 @@ int kvs_del(struct kvs_tx *tx, int table, const void *k, size_t klen)
 	return rc == MDB_NOTFOUND ? 0 : wrc(tx, rc);
 }
 
-int kvs_rows(struct kvs_tx *tx, int table, uint64_t *n)
+static int lm_rows(struct kvs_tx *tx, int table, uint64_t *n)
 {
 	MDB_stat st;
 	int rc = mdb_stat(tx->txn, tx->s->db[table], &st);
@@ -372,33 +376,48 @@ int kvs_rows(struct kvs_tx *tx, int table, uint64_t *n)
 	return idx_err(rc);
 }
 
-int kvs_clear(struct kvs_tx *tx, int table)
+static int lm_clear(struct kvs_tx *tx, int table)
 {
 	return wrc(tx, mdb_drop(tx->txn, tx->s->db[table], 0));
 }
 
-/* ---- cursors: a kvs_cur is an MDB_cursor ---- */
+/* ---- cursors: a kvs_cur holds an MDB_cursor ---- */
 
-int kvs_cur_open(struct kvs_tx *tx, int table, struct kvs_cur **c)
+struct kvs_cur {
+	const struct kvs_ops *ops;	/* first: kvs_ops.h */
+	MDB_cursor *mc;
+};
+
+static int lm_cur_open(struct kvs_tx *tx, int table, struct kvs_cur **c)
 {
 	MDB_cursor *cur = NULL;
-	int rc = mdb_cursor_open(tx->txn, tx->s->db[table], &cur);
+	int rc;
 
-	*c = rc ? NULL : (struct kvs_cur *)cur;
-	return idx_err(rc);
+	*c = malloc(sizeof(**c));
+	if (!*c)
+		return -ENOMEM;
+	rc = mdb_cursor_open(tx->txn, tx->s->db[table], &cur);
+	if (rc) {
+		free(*c);
+		*c = NULL;
+		return idx_err(rc);
+	}
+	(*c)->ops = &kvs_lmdb_ops;
+	(*c)->mc = cur;
+	return 0;
 }
 
-void kvs_cur_close(struct kvs_cur *c)
+static void lm_cur_close(struct kvs_cur *c)
 {
-	if (c)
-		mdb_cursor_close((MDB_cursor *)c);
+	mdb_cursor_close(c->mc);
+	free(c);
 }
 
 static int cur_get(struct kvs_cur *c, MDB_val *k, MDB_cursor_op op, struct kvs_val *key,
 		   struct kvs_val *val)
 {
 	MDB_val v;
-	int rc = mdb_cursor_get((MDB_cursor *)c, k, &v, op);
+	int rc = mdb_cursor_get(c->mc, k, &v, op);
 
 	if (rc == 0) {
 		kval(key, k);
@@ -407,7 +426,7 @@ static int cur_get(struct kvs_cur *c, MDB_val *k, MDB_cursor_op op, struct kvs_v
 	return idx_err(rc);
 }
 
-int kvs_cur_seek(struct kvs_cur *c, const void *k, size_t klen, struct kvs_val *key,
+static int lm_cur_seek(struct kvs_cur *c, const void *k, size_t klen, struct kvs_val *key,
 		 struct kvs_val *val)
 {
 	MDB_val mk = kvs_mval(k, klen);
@@ -415,7 +434,7 @@ int kvs_cur_seek(struct kvs_cur *c, const void *k, size_t klen, struct kvs_val *
 	return cur_get(c, &mk, k && klen ? MDB_SET_RANGE : MDB_FIRST, key, val);
 }
 
-int kvs_cur_next(struct kvs_cur *c, struct kvs_val *key, struct kvs_val *val)
+static int lm_cur_next(struct kvs_cur *c, struct kvs_val *key, struct kvs_val *val)
 {
 	MDB_val mk = { 0, NULL };
 
@@ -424,8 +443,8 @@ int kvs_cur_next(struct kvs_cur *c, struct kvs_val *key, struct kvs_val *val)
 
 /* ---- dup tables ---- */
 
-int kvs_dup_add(struct kvs_tx *tx, int table, const void *keys, size_t klen, size_t nkeys,
-		const void *v, size_t vlen)
+static int lm_dup_add(struct kvs_tx *tx, int table, const void *keys, size_t klen,
+		      size_t nkeys, const void *v, size_t vlen)
 {
 	MDB_cursor *cur = NULL;
 	size_t i;
@@ -445,8 +464,8 @@ int kvs_dup_add(struct kvs_tx *tx, int table, const void *keys, size_t klen, siz
 	return ret;
 }
 
-int kvs_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, size_t nkeys,
-		const void *v, size_t vlen)
+static int lm_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen,
+		      size_t nkeys, const void *v, size_t vlen)
 {
 	size_t i;
 	int rc, ret = 0;
@@ -460,9 +479,9 @@ int kvs_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, siz
 	return ret;
 }
 
-int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n)
+static int lm_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n)
 {
-	MDB_cursor *cur = (MDB_cursor *)c;
+	MDB_cursor *cur = c->mc;
 	MDB_val key = kvs_mval(k, klen), v;
 	size_t cnt = 0;
 	int rc;
@@ -477,9 +496,9 @@ int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n)
 	return idx_err(rc);
 }
 
-int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg)
+static int lm_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg)
 {
-	MDB_cursor *cur = (MDB_cursor *)c;
+	MDB_cursor *cur = c->mc;
 	MDB_val k, v;
 	size_t vlen;
 	int rc, ret;
@@ -500,3 +519,18 @@ int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg)
 	}
 	return rc == MDB_NOTFOUND ? 0 : idx_err(rc);
 }
+
+/* One process writes an LMDB index (its lock): no news from others. */
+static int lm_watch(struct kvs *s, void (*fn)(void *arg), void *arg)
+{
+	(void)s;
+	(void)fn;
+	(void)arg;
+	return -EOPNOTSUPP;
+}
+
+static const struct kvs_ops kvs_lmdb_ops = {
+	lm_write, lm_read, lm_read_get, lm_get, lm_put, lm_del, lm_rows, lm_clear, lm_cur_open,
+	lm_cur_close, lm_cur_seek, lm_cur_next, lm_dup_add, lm_dup_del, lm_dup_count,
+	lm_dup_walk, lm_sync, lm_generation, lm_watch, kvs_lmdb_free
+};

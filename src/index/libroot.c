@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "libroot.h"
+#include "rcluri.h"
 
 void libroot_release(struct libroot *lr)
 {
@@ -108,6 +109,12 @@ int libroot_plan(struct libroot *lr, const char *dir, const char *index)
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (rcluri_is_uri(index)) {
+		/* a Redis index: no folder to place */
+		lr->index = strdup(index);
+		ret = lr->index ? 0 : -ENOMEM;
+		goto out;
+	}
 	if (!index) {
 		if (asprintf(&dflt, "%s%s%s", lr->root, strcmp(lr->root, "/") ? "/" : "",
 			     LIBROOT_INDEX_NAME) < 0) {
@@ -131,6 +138,8 @@ int libroot_create(struct libroot *lr)
 {
 	struct stat st;
 
+	if (rcluri_is_uri(lr->index))
+		return 0;
 	if (mkdir(lr->index, 0700) == 0) {
 		lr->created = 1;
 		return 0;
@@ -239,6 +248,11 @@ int libroot_find(struct libroot *lr, const char *path, const char *index, const 
 	}
 	if (!lr->root) {
 		ret = -ENOMEM;
+		goto out;
+	}
+	if (rcluri_is_uri(index)) {
+		lr->index = strdup(index);
+		ret = !lr->index ? -ENOMEM : !under(dir, lr->root) ? -EXDEV : 0;
 		goto out;
 	}
 	if (!index) {

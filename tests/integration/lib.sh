@@ -74,13 +74,27 @@ wait_mounted() { # dir pid
 	return 1
 }
 
+# SIMBOOK_TEST_INDEX=redis://HOST:PORT[,HOST:PORT...] (t7200, t7201): every
+# mount with an index keeps it in Redis, in a namespace of this test and
+# SRC (a remount finds it again), unless the test names an index itself.
+test_index_args() { # src args...
+	local ns
+	TEST_INDEX_ARGS=()
+	[ -n "${SIMBOOK_TEST_INDEX:-}" ] || return 0
+	case " ${FS_ARGS[*]} $* " in *noindex*|*index=*) return 0 ;; esac
+	ns=${T##*/}-$(printf %s "$1" | cksum | cut -d' ' -f1)
+	TEST_INDEX_ARGS=(-o "index=${SIMBOOK_TEST_INDEX//,/\\,}/$ns")
+}
+
 # mount_fs [SRC MNT] [daemon args...]: runs the daemon in the foreground
 # (in the background of this shell) and waits for the mount.
 mount_fs() {
 	local src=$SRC mnt=$MNT
 	if [ $# -ge 2 ] && [ "${1#-}" = "$1" ]; then src=$1 mnt=$2; shift 2; fi
 	FS_LOG=$T/fs.log
-	"${FS_WRAP[@]}" "$FS_BIN" "$src" "$mnt" -f "${FS_ARGS[@]}" "$@" >>"$FS_LOG" 2>&1 &
+	test_index_args "$src" "$@"
+	"${FS_WRAP[@]}" "$FS_BIN" "$src" "$mnt" -f "${FS_ARGS[@]}" "${TEST_INDEX_ARGS[@]}" "$@" \
+		>>"$FS_LOG" 2>&1 &
 	FS_PID=$!
 	FS_MNT=$mnt
 	wait_mounted "$mnt" "$FS_PID" || fail "mount of $src at $mnt failed: $(tail -n 5 "$FS_LOG")"

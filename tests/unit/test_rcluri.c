@@ -137,11 +137,25 @@ static void test_uri_bad(void)
 	CHECK_EQ_INT(rcluri_parse(name, &u, NULL), -EINVAL);
 }
 
+/* An index named redis://... is a Redis one, whatever follows the scheme. */
+static void test_is_uri(void)
+{
+	CHECK(rcluri_is_uri("redis://127.0.0.1"));
+	CHECK(rcluri_is_uri("ReDiS://h:1/ns"));
+	CHECK(rcluri_is_uri("redis://"));
+	CHECK(!rcluri_is_uri("/srv/books/.simbookfs-index"));
+	CHECK(!rcluri_is_uri("redis:/x"));
+	CHECK(!rcluri_is_uri("rediss://h"));
+	CHECK(!rcluri_is_uri(""));
+	CHECK(!rcluri_is_uri(NULL));
+}
+
 int main(void)
 {
 	RUN(test_crc16);
 	RUN(test_hash_tags);
 	RUN(test_uri_good);
 	RUN(test_uri_bad);
+	RUN(test_is_uri);
 	return CHECK_DONE();
 }

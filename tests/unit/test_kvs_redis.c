@@ -1,0 +1,381 @@
+/* Unit tests for the Redis backend of the key-value store (kvs_redis.h)
+ * against a redis-server of its own (skipped, exit 77, without one): the
+ * cases every backend passes (kvs_cases.h), then Redis's own: a write
+ * reads its own changes (overlay merged into gets, cursors, counts), a
+ * write that loses the WATCH race to another handle runs again and both
+ * land, reads never see half a write (a writer and a reader thread), the
+ * generation, another handle's commits heard (kvs_watch), bad URIs. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "check.h"
+#include "kvs_cases.h"
+#include "kvs_redis.h"
+#include "redisrv.h"
+
+static int port;
+static int ns_seq;
+static char ns_last[64];
+
+/* A handle on namespace ns. */
+static struct kvs *open_ns(const char *ns)
+{
+	char uri[128], why[256];
+	struct kvs *s = NULL;
+
+	snprintf(uri, sizeof(uri), "redis://127.0.0.1:%d/%s", port, ns);
+	if (kvs_redis_open(uri, &s, why, sizeof(why))) {
+		fprintf(stderr, "  %s\n", why);
+		return NULL;
+	}
+	return s;
+}
+
+/* A fresh namespace: an empty store (the map size is LMDB's matter). */
+static struct kvs *store_open(uint64_t map_size)
+{
+	(void)map_size;
+	snprintf(ns_last, sizeof(ns_last), "t%d-%d", (int)getpid(), ++ns_seq);
+	return open_ns(ns_last);
+}
+
+/* ---- a write reads its own changes ---- */
+
+struct ov_arg {
+	size_t idx[NORD + 4], n;
+	uint64_t rows, dups;
+	size_t dcount;
+	int got_new, got_gone;
+};
+
+static int ov_fn(struct kvs_tx *tx, void *arg)
+{
+	static const uint8_t knew[] = { 0x7f }, dkey[] = { 'k', 'e', 'y', '1' };
+	struct ov_arg *a = arg;
+	struct kvs_cur *c = NULL;
+	struct kvs_val k, v;
+	uint8_t val = 9, dv[8] = { 0 };
+	size_t i;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	/* a new key between stored ones, one stored key gone, one rewritten */
+	ret = kvs_put(tx, T_PLAIN, knew, 1, &val, 1);
+	if (ret == 0)
+		ret = kvs_del(tx, T_PLAIN, ordered[2].b, ordered[2].n);
+	if (ret == 0)
+		ret = kvs_put(tx, T_PLAIN, ordered[5].b, ordered[5].n, &val, 1);
+	a->got_new = kvs_get(tx, T_PLAIN, knew, 1, &v) == 0 && v.len == 1;
+	a->got_gone = kvs_get(tx, T_PLAIN, ordered[2].b, ordered[2].n, &v);
+	if (ret == 0)
+		ret = kvs_cur_open(tx, T_PLAIN, &c);
+	for (ret = ret ? ret : kvs_cur_seek(c, NULL, 0, &k, &v); ret == 0 && a->n < NORD + 4;
+	     ret = kvs_cur_next(c, &k, &v)) {
+		for (i = 0; i < NORD; i++)
+			if (k.len == ordered[i].n && memcmp(k.data, ordered[i].b, k.len) == 0)
+				break;
+		if (k.len == 1 && *(const uint8_t *)k.data == 0x7f)
+			i = 100;	/* the new key */
+		else if (i < NORD && *(const uint8_t *)v.data != (i == 5 ? 9 : i))
+			i = 200;	/* a stale value */
+		a->idx[a->n++] = i;
+	}
+	kvs_cur_close(c);
+	if (ret != -ENOENT)
+		return ret;
+	ret = kvs_rows(tx, T_PLAIN, &a->rows);
+	/* a dup key with values stored and one added here */
+	dv[7] = 'Z';
+	if (ret == 0)
+		ret = kvs_dup_add(tx, T_DUP, dkey, 4, 1, dv, 8);
+	if (ret == 0)
+		ret = kvs_cur_open(tx, T_DUP, &c);
+	if (ret == 0)
+		ret = kvs_dup_count(c, dkey, 4, &a->dcount);
+	kvs_cur_close(c);
+	if (ret == 0)
+		ret = kvs_rows(tx, T_DUP, &a->dups);
+	return ret;
+}
+
+static int dup_seed(struct kvs_tx *tx, void *arg)
+{
+	uint8_t v[8] = { 0 };
+	int ret;
+
+	(void)arg;
+	v[7] = 'A';
+	ret = kvs_dup_add(tx, T_DUP, "key1", 4, 1, v, 8);
+	v[7] = 'B';
+	if (ret == 0)
+		ret = kvs_dup_add(tx, T_DUP, "key1", 4, 1, v, 8);
+	return ret;
+}
+
+static void test_read_own_writes(void)
+{
+	static const size_t want[] = { 0, 1, 3, 100, 4, 5, 6, 7 };
+	struct kvs *s = store_open(0);
+	struct ov_arg a;
+	struct walk_arg *w = malloc(sizeof(*w));
+	size_t i;
+
+	REQUIRE(s && w);
+	REQUIRE(kvs_write(s, put_ordered, NULL) == 0);
+	REQUIRE(kvs_write(s, dup_seed, NULL) == 0);
+	CHECK_EQ_INT(kvs_write(s, ov_fn, &a), 0);
+	CHECK(a.got_new);
+	CHECK_EQ_INT(a.got_gone, -ENOENT);
+	CHECK_EQ_INT(a.n, NORD);
+	for (i = 0; i < a.n && i < NORD; i++)
+		CHECK_EQ_INT(a.idx[i], want[i]);
+	CHECK_EQ_INT(a.rows, NORD);	/* one in, one out */
+	CHECK_EQ_INT(a.dcount, 3);
+	CHECK_EQ_INT(a.dups, 3);
+	/* committed: a read sees the same */
+	walk_of(s, w, "key1");
+	CHECK_EQ_INT(w->count, 3);
+	CHECK(w->n == 3 && w->vals[0][7] == 'A' && w->vals[1][7] == 'B' && w->vals[2][7] == 'Z');
+	free(w);
+	kvs_free(s);
+}
+
+/* ---- two handles: the write that loses the race runs again ---- */
+
+struct race_arg {
+	struct kvs *other;
+	int runs, inner;
+};
+
+static int bump(struct kvs_tx *tx, void *arg)
+{
+	struct kvs_val v;
+	uint32_t n = 0;
+	int ret = kvs_get(tx, T_OTHER, "count", 5, &v);
+
+	(void)arg;
+	if (ret == 0 && v.len == 4)
+		memcpy(&n, v.data, 4);
+	else if (ret != -ENOENT)
+		return ret ? ret : -EIO;
+	n++;
+	return kvs_put(tx, T_OTHER, "count", 5, &n, 4);
+}
+
+/* Reads the counter, then lets the other handle commit before its own
+ * commit (on its first run only): its WATCH fails, it runs again. */
+static int racing(struct kvs_tx *tx, void *arg)
+{
+	struct race_arg *a = arg;
+	int ret = bump(tx, NULL);
+
+	if (a->runs++ == 0)
+		a->inner = kvs_write(a->other, bump, NULL);
+	return ret;
+}
+
+static int count_of(struct kvs_tx *tx, void *arg)
+{
+	struct kvs_val v;
+	uint32_t n = 0;
+	int ret = kvs_get(tx, T_OTHER, "count", 5, &v);
+
+	(void)arg;
+	if (ret == 0 && v.len == 4)
+		memcpy(&n, v.data, 4);
+	return ret ? ret : (int)n;
+}
+
+static void test_conflict(void)
+{
+	struct kvs *s = store_open(0), *t = s ? open_ns(ns_last) : NULL;
+	struct race_arg a = { t, 0, -1 };
+	uint64_t g;
+
+	REQUIRE(s && t);
+	CHECK_EQ_INT(kvs_write(s, racing, &a), 0);
+	CHECK_EQ_INT(a.inner, 0);
+	CHECK_EQ_INT(a.runs, 2);
+	CHECK_EQ_INT(kvs_read(s, count_of, NULL), 2);	/* both landed */
+	CHECK_EQ_INT(kvs_read(t, count_of, NULL), 2);
+	/* the generation follows the other handle's commits after a read */
+	g = kvs_generation(s);
+	CHECK_EQ_INT(kvs_write(t, bump, NULL), 0);
+	CHECK_EQ_INT(kvs_read(s, count_of, NULL), 3);
+	CHECK(kvs_generation(s) > g);
+	kvs_free(t);
+	kvs_free(s);
+}
+
+/* ---- reads never see half a write ---- */
+
+#define SNAP_ITER 300
+
+struct pair_arg {
+	struct kvs *s;
+	uint32_t i;
+	int torn, reads, err;
+};
+
+/* Writes i under "a", "b" and a key of its own, in one transaction. */
+static int pair_put(struct kvs_tx *tx, void *arg)
+{
+	const struct pair_arg *p = arg;
+	uint8_t key[5] = { 'k' };
+	int ret = kvs_put(tx, T_PLAIN, "a", 1, &p->i, 4);
+
+	memcpy(key + 1, &p->i, 4);
+	if (ret == 0)
+		ret = kvs_put(tx, T_PLAIN, key, 5, &p->i, 4);
+	if (ret == 0)
+		ret = kvs_put(tx, T_PLAIN, "b", 1, &p->i, 4);
+	return ret;
+}
+
+/* "a" and "b" equal, and as many 'k' rows as the value says. */
+static int pair_check(struct kvs_tx *tx, void *arg)
+{
+	struct kvs_val va, vb;
+	uint32_t a = 0, b = 0;
+	uint64_t rows = 0;
+	int ret = kvs_get(tx, T_PLAIN, "a", 1, &va);
+
+	(void)arg;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0 && va.len == 4)
+		memcpy(&a, va.data, 4);
+	if (ret == 0)
+		ret = kvs_rows(tx, T_PLAIN, &rows);
+	if (ret == 0)
+		ret = kvs_get(tx, T_PLAIN, "b", 1, &vb);
+	if (ret == 0 && vb.len == 4)
+		memcpy(&b, vb.data, 4);
+	if (ret)
+		return ret;
+	return a == b && rows == (uint64_t)a + 2 ? 0 : 1;
+}
+
+static void *writer_main(void *p)
+{
+	struct pair_arg *w = p;
+
+	for (w->i = 1; w->i <= SNAP_ITER && !w->err; w->i++)
+		w->err = kvs_write(w->s, pair_put, w);
+	return NULL;
+}
+
+/* The reader shares the writer's handle: from its fourth run on, a read
+ * holds the handle's commits off, so it never gives up (-EAGAIN). */
+static void test_snapshot_threads(void)
+{
+	struct kvs *s = store_open(0), *t = s ? open_ns(ns_last) : NULL;
+	struct pair_arg w = { s, 0, 0, 0, 0 }, r = { s, 0, 0, 0, 0 };
+	pthread_t th;
+	int i, ret;
+
+	REQUIRE(s && t);
+	REQUIRE(pthread_create(&th, NULL, writer_main, &w) == 0);
+	for (i = 0; i < SNAP_ITER; i++) {
+		ret = kvs_read(s, pair_check, NULL);
+		if (ret > 0)
+			r.torn++;
+		else if (ret < 0)
+			r.err = ret;
+	}
+	pthread_join(th, NULL);
+	CHECK_EQ_INT(w.err, 0);
+	CHECK_EQ_INT(r.err, 0);
+	CHECK_EQ_INT(r.torn, 0);
+	CHECK_EQ_INT(kvs_read(t, pair_check, NULL), 0);
+	kvs_free(t);
+	kvs_free(s);
+}
+
+/* ---- kvs_watch(): another handle's commits are heard ---- */
+
+static atomic_int heard_n;
+
+static void heard_fn(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&heard_n, 1);
+}
+
+/* Waits (up to 10 s, in 10 ms steps) for the watcher to have heard n. */
+static int heard_at_least(int n)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	int i;
+
+	for (i = 0; i < 1000 && atomic_load(&heard_n) < n; i++)
+		nanosleep(&ts, NULL);
+	return atomic_load(&heard_n) >= n;
+}
+
+static void test_watch(void)
+{
+	struct kvs *s = store_open(0), *t = s ? open_ns(ns_last) : NULL;
+	uint64_t g;
+	int base;
+
+	REQUIRE(s && t);
+	REQUIRE(kvs_watch(t, heard_fn, NULL) == 0);
+	CHECK_EQ_INT(kvs_watch(t, heard_fn, NULL), -EBUSY);
+	/* the subscription's start is news too (msg NULL): count from there */
+	REQUIRE(heard_at_least(1));
+	base = atomic_load(&heard_n);
+	g = kvs_generation(t);
+	CHECK_EQ_INT(kvs_write(s, bump, NULL), 0);
+	CHECK(heard_at_least(base + 1));
+	/* t read nothing: the message moved its generation */
+	CHECK(kvs_generation(t) > g);
+	CHECK_EQ_INT(kvs_generation(t), kvs_generation(s));
+	/* t's own commit is not news to t */
+	base = atomic_load(&heard_n);
+	CHECK_EQ_INT(kvs_write(t, bump, NULL), 0);
+	CHECK_EQ_INT(kvs_write(s, bump, NULL), 0);
+	CHECK(heard_at_least(base + 1));
+	CHECK_EQ_INT(atomic_load(&heard_n), base + 1);
+	kvs_free(t);
+	kvs_free(s);
+}
+
+/* ---- URIs ---- */
+
+static void test_bad_uri(void)
+{
+	struct kvs *s = (struct kvs *)&s;
+	char why[256] = "";
+
+	CHECK_EQ_INT(kvs_redis_open("redis://127.0.0.1:99999/x", &s, why, sizeof(why)), -EINVAL);
+	CHECK(s == NULL);
+	CHECK(strstr(why, "redis://127.0.0.1:99999/x") != NULL);
+	CHECK_EQ_INT(kvs_redis_open("redis://127.0.0.1:1/{x}", &s, why, sizeof(why)), -EINVAL);
+}
+
+int main(void)
+{
+	port = redisrv_start();
+	if (port == 0) {
+		printf("ok - all # SKIP no redis-server\n");
+		return 77;
+	}
+	if (port < 0) {
+		printf("not ok - no redis-server would start\n");
+		return 1;
+	}
+	RUN(test_rows);
+	RUN(test_ordered);
+	RUN(test_dup);
+	RUN(test_failed_write);
+	RUN(test_clear);
+	RUN(test_read_own_writes);
+	RUN(test_conflict);
+	RUN(test_snapshot_threads);
+	RUN(test_watch);
+	RUN(test_bad_uri);
+	return CHECK_DONE();
+}
