@@ -23,6 +23,7 @@
 #include <poppler.h>
 
 #include "extract.h"
+#include "memtune.h"
 #include "norm.h"
 #include "sbuf.h"
 
@@ -375,6 +376,7 @@ int main(int argc, char **argv)
 	size_t nt = 0, ne = 0, i, bytes;
 	double base, dec, nrm, both, infl, ep;
 
+	memtune_init();		/* as the programs read books */
 	if (books) {
 		snprintf(dir, sizeof(dir), "%s/texts", books);
 		nt = load_dir(dir, ".txt", txt, 256);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "memtune.h"
 
 static const struct cli_cmd cmds[] = {
 	{ "text", cli_text, "FILE [--normalized]  print a book's text (or the fingerprint input)" },
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 {
 	const struct cli_cmd *c;
 
+	memtune_init();
 	if (argc < 2) {
 		fprintf(stderr, "simbook: no command given (see simbook --help)\n");
 		return 2;

@@ -4,6 +4,7 @@
 #include "idxlock.h"
 #include "indexer.h"
 #include "libroot.h"
+#include "memtune.h"
 #include "opener.h"
 #include "rcluri.h"
 #include "slog.h"
@@ -876,6 +877,7 @@ int main(int argc, char **argv)
 		.status = 1,
 	};
 
+	memtune_init();
 	if (!sbfs_parse(&s) && !sbfs_setup(&s) && !sbfs_session(&s) && !sbfs_start_index(&s))
 		sbfs_run(&s);
 	sbfs_cleanup(&s);

@@ -1,5 +1,6 @@
 /* queue.c - coalescing work queue with worker threads (see queue.h). */
 #include "queue.h"
+#include "memtune.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -190,7 +191,7 @@ static void *worker(void *p)
 {
 	struct queue *q = p;
 	struct job *j;
-	int rc;
+	int rc, ran = 0;
 
 	if (q->nice) {
 		/* On Linux nice is per thread: lower only this worker.  Best
@@ -201,6 +202,14 @@ static void *worker(void *p)
 	}
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
+		if (ran && !q->list[1].head && !q->list[0].head && !q->stopping) {
+			/* out of work: hand back what the books read took */
+			ran = 0;
+			pthread_mutex_unlock(&q->lock);
+			memtune_idle();
+			pthread_mutex_lock(&q->lock);
+			continue;
+		}
 		while (!q->list[1].head && !q->list[0].head && !q->stopping)
 			pthread_cond_wait(&q->work, &q->lock);
 		j = q->list[1].head ? q->list[1].head : q->list[0].head;
@@ -213,6 +222,7 @@ static void *worker(void *p)
 		pthread_mutex_unlock(&q->lock);
 
 		rc = q->fn(q->arg, j->path);
+		ran = 1;
 
 		pthread_mutex_lock(&q->lock);
 		q->st.running--;
