@@ -14,8 +14,8 @@
  * child uses LMDB and malloc, then _exit()s).
  *
  * A child forked from a multithreaded process can inherit a lock another
- * thread held at the fork (an allocator's, e.g. a sanitizer's that does not
- * take its locks around fork()) and then wait for ever.  Such a child, or
+ * thread held at the fork and then wait for ever (seen: GCC 12's ASan
+ * allocator, which does not take its locks around fork(); docs/INDEX.md).  Such a child, or
  * one held up for any other reason, says nothing about the file: a child
  * that sleeps 10 s without running, or runs past the time limit, is killed
  * and another one reads the file, up to 3 in all.  Only a file that kept 3
