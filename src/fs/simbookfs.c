@@ -212,9 +212,9 @@ static void sbfs_log_rebuild(const struct idx *ix, const char *where)
 		     (unsigned long long)files, (unsigned long long)pairs);
 		break;
 	case IDX_REBUILT_LOST:
-		slog(LOG_WARNING, "the index of %s was unreadable%s%s: rebuilding it; its \"not a "
+		slog(LOG_WARNING, "the index of %s was unreadable: rebuilding it; its \"not a "
 		     "duplicate\" marks are lost (the old file is kept as " IDX_DAMAGED_NAME
-		     " in the index folder)", where, note[0] ? ": " : "", note);
+		     " in the index folder)%s%s", where, note[0] ? "; the check: " : "", note);
 		return;
 	default:
 		break;
