@@ -266,6 +266,10 @@ enum idx_rebuild {
 };
 /* enum idx_rebuild: non-zero when idx_open() started over. */
 int idx_rebuilt(const struct idx *ix);
+/* What the check of the data file at idx_open() had to say (idxcheck.h's
+ * note: why it was judged damaged, readers it had to kill and where they
+ * were stuck); "" when nothing.  Valid while ix is. */
+const char *idx_check_note(const struct idx *ix);
 /* After IDX_REBUILT_KEPT: how many file entries and "not a duplicate" pairs
  * the rebuild carried over (0 and 0 otherwise). */
 void idx_rebuild_kept(const struct idx *ix, uint64_t *files, uint64_t *pairs);

@@ -117,6 +117,7 @@ struct idx {
 	int remote;			/* the Redis store (kvs_redis.h), not LMDB */
 	int rebuilt;			/* enum idx_rebuild */
 	uint64_t kept_files, kept_pairs;	/* carried over by the rebuild */
+	char check_note[1024];		/* idx_check_note() */
 	/* idx_opts.progress, while idx_open() runs */
 	int (*progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);
 	void *progress_arg;

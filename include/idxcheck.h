@@ -12,6 +12,16 @@
  * Call these before the calling process opens the file with LMDB itself,
  * and from one thread at a time (fork() copies only the calling thread; the
  * child uses LMDB and malloc, then _exit()s).
+ *
+ * A child forked from a multithreaded process can inherit a lock another
+ * thread held at the fork and then wait for ever (seen: GCC 12's ASan
+ * allocator, which does not take its locks around fork(); docs/INDEX.md).  Such a child, or
+ * one held up for any other reason, says nothing about the file: a child
+ * that sleeps 10 s without running, or runs past the time limit, is killed
+ * and another one reads the file, up to 3 in all.  Only a file that kept 3
+ * children busy to the time limit is judged damaged for its time (a loop
+ * LMDB does not see); when the children stalled, the answer is -ETIMEDOUT,
+ * not damage.
  */
 #ifndef IDXCHECK_H
 #define IDXCHECK_H
@@ -20,6 +30,15 @@
 #include <stdint.h>
 
 #define IDXCHECK_DAMAGED 1
+
+/* What a walk met, for the log: why it judged the file damaged (LMDB
+ * refused it, a check of its pages failed, its reader crashed with signal
+ * N, or ran past the time limit N times), and each reader it had to kill
+ * with the state it was killed in (/proc/PID/wchan, the system call, the
+ * kernel stack when readable).  Empty when there was nothing to say. */
+struct idxcheck_note {
+	char text[1024];
+};
 
 /* Walks every table of the LMDB environment at path (a folder holding
  * data.mdb and lock.mdb, opened with LMDB's locks so a process writing it
@@ -45,10 +64,13 @@
  * wrote during the walk, and a file written during every walk counts as
  * sound (its writer's pages are its own).
  * Returns 0 (sound), IDXCHECK_DAMAGED (LMDB refused the file, a check
- * failed, or the child died or ran past the time limit, which grows with
- * the file's size), -ENOENT (no data file), or another -errno for a failure
- * that is not the file's (fork, descriptors, memory, permissions). */
-int idxcheck_walk(const char *path);
+ * failed, the child died of a signal, or 3 children ran past the time
+ * limit, which grows with the file's size), -ENOENT (no data file),
+ * -ETIMEDOUT (no child finished and not every one was busy: no verdict),
+ * or another -errno for a failure that is not the file's (fork,
+ * descriptors, memory, permissions).  note (may be NULL) says why, and
+ * what the children that had to be killed were doing. */
+int idxcheck_walk(const char *path, struct idxcheck_note *note);
 
 /* 1 when a process (this one included) has the LMDB environment in the
  * folder path open: every process with it open holds a read lock on the
@@ -91,5 +113,10 @@ int idxcheck_next(const struct idxcheck_rows *rows, size_t *pos, unsigned *table
 		  const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen);
 
 void idxcheck_rows_release(struct idxcheck_rows *rows);
+
+/* For tests only: the next n children stop at once and wait for ever (as
+ * a child holding an inherited lock would), and a child that sleeps
+ * stall_ms ms without running counts as stuck (0: the default 10 s). */
+void idxcheck_test_stall(unsigned n, unsigned stall_ms);
 
 #endif

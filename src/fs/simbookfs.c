@@ -201,11 +201,13 @@ static void sbfs_usage(FILE *out)
 		"\n");
 }
 
-/* Says what a rebuild of the index kept: the "not a duplicate" marks are
- * the one thing in it no scan can make again. */
+/* Says what a rebuild of the index kept (the "not a duplicate" marks are
+ * the one thing in it no scan can make again) and what the check of its
+ * file had to say. */
 static void sbfs_log_rebuild(const struct idx *ix, const char *where)
 {
 	uint64_t files = 0, pairs = 0;
+	const char *note = idx_check_note(ix);
 
 	switch (idx_rebuilt(ix)) {
 	case IDX_REBUILT_KEPT:
@@ -217,11 +219,14 @@ static void sbfs_log_rebuild(const struct idx *ix, const char *where)
 	case IDX_REBUILT_LOST:
 		slog(LOG_WARNING, "the index of %s was unreadable: rebuilding it; its \"not a "
 		     "duplicate\" marks are lost (the old file is kept as " IDX_DAMAGED_NAME
-		     " in the index folder)", where);
-		break;
+		     " in the index folder)%s%s", where, note[0] ? "; the check: " : "", note);
+		return;
 	default:
 		break;
 	}
+	/* readers of the check that had to be killed, and where they were */
+	if (note[0])
+		slog(LOG_NOTICE, "the check of the index of %s: %s", where, note);
 }
 
 /* With -d, every change the hook sees is logged, which is how the tests

@@ -219,12 +219,14 @@ static int init_fn(struct wtx *w, void *arg)
  * the pages they read stay put while the writer goes on. */
 static int open_ro(struct idx *ix, const char *dir)
 {
+	struct idxcheck_note note;
 	MDB_txn *txn = NULL;
 	MDB_val key, v;
 	uint32_t max_d = 7;
 	int rc, ret, i;
 
-	ret = idxcheck_walk(dir);
+	ret = idxcheck_walk(dir, &note);
+	snprintf(ix->check_note, sizeof(ix->check_note), "%s", note.text);
 	if (ret == IDXCHECK_DAMAGED)
 		return -EIO;
 	if (ret)
@@ -432,7 +434,10 @@ int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts)
 		 * child process walked it whole; a damaged one is rebuilt and
 		 * kept aside as IDX_DAMAGED_NAME, whichever page the damage hit
 		 * (the schema number is read only from a file that passed). */
-		ret = idxcheck_walk(dir);
+		struct idxcheck_note note;
+
+		ret = idxcheck_walk(dir, &note);
+		snprintf(ix->check_note, sizeof(ix->check_note), "%s", note.text);
 		if (ret == IDXCHECK_DAMAGED) {
 			damaged = 1;
 			ret = idx_open_progress(ix, IDX_OPEN_REBUILD, 0, 0);
@@ -530,6 +535,11 @@ int idx_sync(struct idx *ix)
 	return kvs_sync(ix->kv);
 }
 
+const char *idx_check_note(const struct idx *ix)
+{
+	return ix->check_note;
+}
+
 int idx_rebuilt(const struct idx *ix)
 {
 	return ix->rebuilt;
@@ -558,6 +568,9 @@ const char *idx_strerror(int err)
 		       "use that version, or move the index folder away to build a new index";
 	if (err == -EBUSY)
 		return "another process is rebuilding the index: wait for it to finish";
+	if (err == -ETIMEDOUT)
+		return "the check of the index file could not finish (its readers were held up, "
+		       "which says nothing about the file): try again";
 	if (err == -ESTALE)
 		return "the index is being created or upgraded by the process that keeps it "
 		       "(a mount's daemon, simbook index): try again once it is done";

@@ -16,6 +16,7 @@
 #include <lmdb.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,9 @@
 #define WALK_ATTEMPTS 3
 
 /* The child's exit codes. */
-enum { SOUND = 0, DAMAGED = 1, NOFILE = 2, ERRNO_BASE = 32 };
+/* The child's exit codes: REFUSED, LMDB would not open or read the file;
+ * DAMAGED, a check of the walk failed. */
+enum { SOUND = 0, DAMAGED = 1, NOFILE = 2, REFUSED = 3, ERRNO_BASE = 32 };
 
 struct walker {
 	const uint8_t *base;	/* the map, once a page told where it is */
@@ -273,7 +276,7 @@ static int child_walk(const char *path, unsigned flags, const char *const *table
 	if (rc == 0 && stat(file, &fst))
 		rc = errno;
 	if (rc)
-		return DAMAGED;
+		return REFUSED;
 	w->psize = st.ms_psize;
 	w->pages = (long)w->psize == sysconf(_SC_PAGESIZE);
 	w->last = info.me_last_pgno;
@@ -320,29 +323,125 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Runs child_walk() in a child and waits for it (reading what it writes
- * into rows when dumping).  The time limit: a minute, plus a second per
- * 16 MiB of file, for a cold disk. */
-static int guarded(const char *path, unsigned flags, const char *const *tables, size_t nt,
-		   struct idxcheck_rows *rows)
+/* The tests' stand-in for a reader that cannot go on (idxcheck_test_stall()):
+ * how many children are still to stop, and how long a reader may sleep
+ * without running before it counts as stuck. */
+static unsigned test_stalls;
+static unsigned stall_ms = 10000;
+
+void idxcheck_test_stall(unsigned n, unsigned ms)
+{
+	test_stalls = n;
+	stall_ms = ms ? ms : 10000;
+}
+
+static void note_add(struct idxcheck_note *note, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note_add(struct idxcheck_note *note, const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	if (!note)
+		return;
+	len = strlen(note->text);
+	if (len + 3 >= sizeof(note->text))
+		return;
+	if (len)
+		len += (size_t)snprintf(note->text + len, sizeof(note->text) - len, "; ");
+	va_start(ap, fmt);
+	vsnprintf(note->text + len, sizeof(note->text) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The child's scheduler state ('R', 'S', 'D', ...) and the CPU time it
+ * used, in clock ticks, from /proc/PID/stat; -1 without /proc. */
+static int proc_sample(pid_t pid, char *state, unsigned long long *ticks)
+{
+	char name[64], buf[1024], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%ld/stat", (long)pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: it ends at the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", state,
+			 &ut, &st) != 3)
+		return -1;
+	*ticks = ut + st;
+	return 0;
+}
+
+/* What a stuck child is waiting in, for the log: /proc/PID/wchan, the
+ * system call it is in (its number) and the kernel stack when readable. */
+static void proc_where(pid_t pid, char *out, size_t size)
+{
+	static const char *const what[] = { "wchan", "syscall", "stack" };
+	size_t len = 0, i;
+
+	out[0] = '\0';
+	for (i = 0; i < sizeof(what) / sizeof(what[0]) && len + 16 < size; i++) {
+		char name[64], buf[512], *p;
+		ssize_t n;
+		int fd;
+
+		snprintf(name, sizeof(name), "/proc/%ld/%s", (long)pid, what[i]);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (i == 1 && (p = strchr(buf, ' ')))
+			*p = '\0';	/* the number; its arguments are addresses */
+		for (p = buf; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		while (p > buf && p[-1] == ' ')
+			*--p = '\0';
+		len += (size_t)snprintf(out + len, size - len, "%s%s %s", len ? ", " : "",
+					what[i], buf);
+		if (len >= size)
+			len = size - 1;
+	}
+	if (!out[0])
+		snprintf(out, size, "its state unreadable");
+}
+
+/* How one child ended. */
+enum child_end { CHILD_EXITED, CHILD_STALLED, CHILD_LATE, CHILD_LOOPED };
+
+/* Runs child_walk() in one child and waits for it (reading what it writes
+ * into rows when dumping) until it exits (CHILD_EXITED, *status), sleeps
+ * stall_ms without running (CHILD_STALLED: it waits for something that
+ * will not come, e.g. a lock a thread of this process held when it forked)
+ * or runs past limit ms (CHILD_LATE), or a dump writes more than cap bytes
+ * (CHILD_LOOPED); the child is killed in the last three, and *why says
+ * where it was.  -errno for a failure of this process. */
+static int one_child(const char *path, unsigned flags, const char *const *tables, size_t nt,
+		     struct idxcheck_rows *rows, uint64_t limit, uint64_t cap, int *status,
+		     char *why, size_t whysize)
 {
 	struct walker w = { 0 };
-	struct stat st;
-	char file[4096 + 16];
-	uint64_t limit, cap, start = now_ms();
+	uint64_t start = now_ms(), t, ran_at, sampled = 0;
+	unsigned long long ticks = 0, last_ticks = 0;
 	size_t cap_buf = 0;
-	int pfd[2] = { -1, -1 }, status = 0, ret = 0;
+	int pfd[2] = { -1, -1 }, ret = 0, exited = 0, r;
+	char state;
 	pid_t pid;
 
-	if (flags & MDB_NOSUBDIR)
-		snprintf(file, sizeof(file), "%s", path);
-	else if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
-		return -ENAMETOOLONG;
-	if (stat(file, &st))
-		return -errno;
-	limit = 60000 + (uint64_t)st.st_size / (16 << 20) * 1000;
-	/* every row takes at least 8 bytes of the file; more is a loop */
-	cap = 2 * (uint64_t)st.st_size + 4096;
 	/* a walk writes nothing: its end of the pipe closing says it ended */
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
@@ -355,88 +454,178 @@ static int guarded(const char *path, unsigned flags, const char *const *tables, 
 		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
 		size_t i;
 
+		if (test_stalls)
+			for (;;)
+				pause();
 		/* die of the signal: no handler of the caller's (a sanitizer's,
 		 * a fuzzer's) reports LMDB's fault in a damaged file as its own */
 		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 			signal(sigs[i], SIG_DFL);
-		if (pfd[0] >= 0)
-			close(pfd[0]);
+		close(pfd[0]);
 		w.out = pfd[1];
 		_exit(child_walk(path, flags, tables, nt, &w));
 	}
-	if (pfd[1] >= 0) {
-		close(pfd[1]);
-		pfd[1] = -1;
-	}
+	if (test_stalls)
+		test_stalls--;
+	close(pfd[1]);
+	pfd[1] = -1;
+	ran_at = start;
 	for (;;) {
 		ssize_t n;
-		int r;
 
-		if (now_ms() - start > limit || (rows && rows->len > cap)) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			ret = IDXCHECK_DAMAGED;
-			goto out;
-		}
-		if (pfd[0] >= 0) {
-			/* the child's end closes when it exits */
-			struct pollfd pf = { pfd[0], POLLIN, 0 };
-			uint8_t sink[64];
-
-			if (poll(&pf, 1, 100) <= 0)
-				continue;
-			if (!rows) {
-				n = read(pfd[0], sink, sizeof(sink));
-				if (n == 0 || (n < 0 && errno != EINTR)) {
-					close(pfd[0]);
-					pfd[0] = -1;
-				}
-				continue;
-			}
-			if (rows->len + 65536 > cap_buf) {
-				size_t nc = cap_buf ? 2 * cap_buf : 1 << 20;
-				uint8_t *nb = realloc(rows->buf, nc);
-
-				if (!nb) {
-					kill(pid, SIGKILL);
-					waitpid(pid, &status, 0);
-					ret = -ENOMEM;
-					goto out;
-				}
-				rows->buf = nb;
-				cap_buf = nc;
-			}
-			n = read(pfd[0], rows->buf + rows->len, 65536);
-			if (n > 0)
-				rows->len += (size_t)n;
-			else if (n == 0 || errno != EINTR) {
-				close(pfd[0]);
-				pfd[0] = -1;
-			}
-			continue;
-		}
-		r = waitpid(pid, &status, WNOHANG);
+		r = exited ? pid : waitpid(pid, status, WNOHANG);
 		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
+			exited = 1;
+		else if (r < 0 && errno != EINTR) {
 			ret = -errno;
 			goto out;
 		}
-		poll(NULL, 0, 1);
+		/* once the child is gone, only what it left in the pipe is read:
+		 * the pipe's end, not the child's exit, could be held by another
+		 * process that forked meanwhile */
+		if (pfd[0] >= 0 && (rows || !exited)) {
+			struct pollfd pf = { pfd[0], POLLIN, 0 };
+			uint8_t sink[64];
+
+			if (poll(&pf, 1, exited ? 0 : 100) > 0) {
+				if (rows && rows->len + 65536 > cap_buf) {
+					size_t nc = cap_buf ? 2 * cap_buf : 1 << 20;
+					uint8_t *nb = realloc(rows->buf, nc);
+
+					if (!nb) {
+						ret = -ENOMEM;
+						goto kill;
+					}
+					rows->buf = nb;
+					cap_buf = nc;
+				}
+				n = rows ? read(pfd[0], rows->buf + rows->len, 65536) :
+				    read(pfd[0], sink, sizeof(sink));
+				if (n > 0 && rows)
+					rows->len += (size_t)n;
+				else if (n == 0 || (n < 0 && errno != EINTR)) {
+					close(pfd[0]);
+					pfd[0] = -1;
+				}
+				if (!exited)
+					goto checks;
+				continue;
+			} else if (exited) {
+				close(pfd[0]);
+				pfd[0] = -1;
+			}
+		} else if (!exited) {
+			poll(NULL, 0, 1);
+		}
+		if (exited)
+			break;
+checks:
+		t = now_ms();
+		if (rows && rows->len > cap) {
+			ret = CHILD_LOOPED;
+			goto kill;
+		}
+		if (t - sampled >= 100) {
+			sampled = t;
+			/* without /proc, only the time limit applies */
+			if (proc_sample(pid, &state, &ticks) || state != 'S' || ticks != last_ticks)
+				ran_at = t;
+			last_ticks = ticks;
+		}
+		if (t - ran_at >= stall_ms) {
+			ret = CHILD_STALLED;
+			goto kill;
+		}
+		if (t - start > limit) {
+			ret = CHILD_LATE;
+			goto kill;
+		}
 	}
-	if (WIFSIGNALED(status) || WEXITSTATUS(status) == DAMAGED)
-		ret = IDXCHECK_DAMAGED;
-	else if (WEXITSTATUS(status) == NOFILE)
-		ret = -ENOENT;
-	else if (WEXITSTATUS(status) >= ERRNO_BASE)
-		ret = -(WEXITSTATUS(status) - ERRNO_BASE);
-	else
-		ret = 0;
+	ret = CHILD_EXITED;
+	goto out;
+kill:
+	proc_where(pid, why, whysize);
+	kill(pid, SIGKILL);
+	/* a walk may have ended meanwhile: its own status then stands */
+	if (waitpid(pid, status, 0) == pid && !rows && ret > 0 &&
+	    !(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL))
+		ret = CHILD_EXITED;
 out:
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+	return ret;
+}
+
+/* Reads path in a child (one_child()) and judges what it found; a child
+ * that stalled or ran late is no evidence against the file and is run
+ * again, up to WALK_ATTEMPTS children.  The time limit: a minute, plus a
+ * second per 16 MiB of file, for a cold disk. */
+static int guarded(const char *path, unsigned flags, const char *const *tables, size_t nt,
+		   struct idxcheck_rows *rows, struct idxcheck_note *note)
+{
+	char file[4096 + 16], why[768];
+	int status = 0, ret = 0, attempt, late = 0;
+	uint64_t limit, cap;
+	struct stat st;
+
+	if (flags & MDB_NOSUBDIR)
+		snprintf(file, sizeof(file), "%s", path);
+	else if (snprintf(file, sizeof(file), "%s/data.mdb", path) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (stat(file, &st))
+		return -errno;
+	limit = 60000 + (uint64_t)st.st_size / (16 << 20) * 1000;
+	/* every row takes at least 8 bytes of the file; more is a loop */
+	cap = 2 * (uint64_t)st.st_size + 4096;
+	for (attempt = 1; attempt <= WALK_ATTEMPTS; attempt++) {
+		if (rows)
+			idxcheck_rows_release(rows);
+		ret = one_child(path, flags, tables, nt, rows, limit, cap, &status, why,
+				sizeof(why));
+		if (ret == CHILD_EXITED)
+			break;
+		if (ret == CHILD_LOOPED) {
+			note_add(note, "it reads as more rows than its size holds (a loop)");
+			ret = IDXCHECK_DAMAGED;
+			goto out;
+		}
+		if (ret < 0)
+			goto out;
+		late += ret == CHILD_LATE;
+		note_add(note, "reader %d of %d %s, killed (%s)", attempt, WALK_ATTEMPTS,
+			 ret == CHILD_LATE ? "ran past the time limit" : "stopped making progress",
+			 why);
+	}
+	if (ret != CHILD_EXITED) {
+		/* only a file that kept every reader busy to the limit is
+		 * suspect (a loop LMDB does not see); stuck readers say nothing */
+		if (late == WALK_ATTEMPTS) {
+			note_add(note, "its reader ran past the time limit (%llu s) %d times",
+				 (unsigned long long)(limit / 1000), late);
+			ret = IDXCHECK_DAMAGED;
+		} else {
+			ret = -ETIMEDOUT;
+		}
+	} else if (WIFSIGNALED(status)) {
+		note_add(note, "its reader crashed with signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+		ret = IDXCHECK_DAMAGED;
+	} else if (WEXITSTATUS(status) == DAMAGED) {
+		note_add(note, "a check of its pages failed");
+		ret = IDXCHECK_DAMAGED;
+	} else if (WEXITSTATUS(status) == REFUSED) {
+		note_add(note, "LMDB refused it");
+		ret = IDXCHECK_DAMAGED;
+	} else if (WEXITSTATUS(status) == NOFILE) {
+		ret = -ENOENT;
+	} else if (WEXITSTATUS(status) >= ERRNO_BASE) {
+		ret = -(WEXITSTATUS(status) - ERRNO_BASE);
+	} else {
+		ret = 0;
+	}
+out:
 	if (ret && rows)
 		idxcheck_rows_release(rows);
 	return ret;
@@ -460,12 +649,14 @@ static int stamp_of(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int idxcheck_walk(const char *path)
+int idxcheck_walk(const char *path, struct idxcheck_note *note)
 {
 	char want[256], have[256] = "", file[4096 + 16];
 	FILE *f;
 	int ret, attempt;
 
+	if (note)
+		note->text[0] = '\0';
 	if (snprintf(file, sizeof(file), "%s/" IDXCHECK_STAMP_NAME, path) >= (int)sizeof(file))
 		return -ENAMETOOLONG;
 	ret = stamp_of(path, want, sizeof(want));
@@ -489,7 +680,7 @@ int idxcheck_walk(const char *path)
 	if (ret)
 		return ret < 0 ? ret : 0;
 	for (attempt = 0; attempt < WALK_ATTEMPTS; attempt++) {
-		ret = guarded(path, 0, NULL, 0, NULL);
+		ret = guarded(path, 0, NULL, 0, NULL, note);
 		if (ret != IDXCHECK_DAMAGED)
 			return ret;
 		/* damage is believed only of a file nobody wrote during the walk */
@@ -498,6 +689,7 @@ int idxcheck_walk(const char *path)
 			return ret;
 		if (strcmp(want, have) == 0)
 			return IDXCHECK_DAMAGED;
+		note_add(note, "written during that walk: walked again");
 		memcpy(want, have, sizeof(want));
 	}
 	/* written all along: an LMDB writer (which opened the file after the
@@ -568,7 +760,7 @@ int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
 	rows->len = 0;
 	if (ntables >= END_TABLE)
 		return -EINVAL;
-	ret = guarded(file, MDB_NOSUBDIR | MDB_NOLOCK, tables, ntables, rows);
+	ret = guarded(file, MDB_NOSUBDIR | MDB_NOLOCK, tables, ntables, rows, NULL);
 	if (ret)
 		return ret;
 	/* a stream cut short (the child died writing it) ends without the

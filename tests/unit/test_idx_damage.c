@@ -290,7 +290,7 @@ static int walk_damaged(const char *base, int n, const uint8_t *p, size_t len)
 	snprintf(path, sizeof(path), "%s/data.mdb", dir);
 	if (mkdir(dir, 0700) || write_file(path, p, len))
 		return -1;
-	return idxcheck_walk(dir) == IDXCHECK_DAMAGED;
+	return idxcheck_walk(dir, NULL) == IDXCHECK_DAMAGED;
 }
 
 /* One damaged file as data.mdb (prev = 0) or data.mdb.prev (prev = 1):
@@ -548,7 +548,7 @@ static void test_stamp(void)
 	REQUIRE(idx_exempt_set(ix, "a", "b", 1) == -ENOENT);
 	idx_close(ix);
 	CHECK(exists(dir, IDXCHECK_STAMP_NAME));
-	CHECK_EQ_INT(idxcheck_walk(dir), 0);
+	CHECK_EQ_INT(idxcheck_walk(dir, NULL), 0);
 	CHECK(!exists(dir, IDXCHECK_STAMP_NAME));	/* consumed */
 	snprintf(p, sizeof(p), "%s/data.mdb", dir);
 	REQUIRE(write_file(p, pristine, pristine_len) == 0);
@@ -565,7 +565,7 @@ static void test_stamp(void)
 		CHECK(fwrite(zero, 1, sizeof(zero), f) == sizeof(zero));
 	}
 	fclose(f);
-	CHECK_EQ_INT(idxcheck_walk(dir), IDXCHECK_DAMAGED);
+	CHECK_EQ_INT(idxcheck_walk(dir, NULL), IDXCHECK_DAMAGED);
 	CHECK_EQ_INT(open_in_child(dir, "damaged after the stamp", &how), OPENED);
 	CHECK_EQ_INT(how, IDX_REBUILT_LOST);
 }
@@ -622,7 +622,7 @@ static void test_live_writer(void)
 	CHECK_EQ_INT(idxcheck_in_use(dir), 1);
 	/* until the map grew: more than 1 MiB of records */
 	for (i = 0; i < 100000; i++) {
-		r = idxcheck_walk(dir);
+		r = idxcheck_walk(dir, NULL);
 		CHECK_EQ_INT(r, 0);
 		if (r || idx_counts(a.ix, &c) || c.books > 400)
 			break;
@@ -634,7 +634,7 @@ static void test_live_writer(void)
 	printf("# %llu books written during the walks\n", (unsigned long long)c.books);
 	idx_close(a.ix);
 	CHECK_EQ_INT(idxcheck_in_use(dir), 0);
-	CHECK_EQ_INT(idxcheck_walk(dir), 0);
+	CHECK_EQ_INT(idxcheck_walk(dir, NULL), 0);
 }
 
 /* A valid LMDB file of another program: rebuilt, the file kept aside. */
@@ -668,6 +668,80 @@ static void test_foreign_tables(void)
 	idx_close(ix);
 }
 
+/* A reader child that cannot finish (idxcheck_test_stall(): it waits for
+ * ever, as one holding a lock inherited at the fork would) is no evidence:
+ * killed, it is replaced by another, the sound file opens as it is and
+ * keeps its marks, and the note names the killed reader's state.  When no
+ * reader finishes, the answer is no verdict (-ETIMEDOUT), the file left
+ * alone; a damaged file behind a stuck reader is still damage, with the
+ * reason given. */
+static void test_stuck_reader(void)
+{
+	const char *dir = check_tmpdir();
+	struct idxcheck_note note;
+	struct idx_pair *pairs = NULL;
+	struct idx *ix = NULL;
+	char p[PATH_MAX + 32], zero[16] = { 0 };
+	size_t m = 0, i;
+	FILE *f;
+
+	REQUIRE(dir);
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	REQUIRE(write_file(p, pristine, pristine_len) == 0);
+	/* one stuck reader: the next one walks it */
+	idxcheck_test_stall(1, 300);
+	CHECK_EQ_INT(idxcheck_walk(dir, &note), 0);
+	printf("# %s\n", note.text);
+	CHECK(strstr(note.text, "reader 1 of 3 stopped making progress, killed (") != NULL);
+	CHECK(strstr(note.text, "wchan ") != NULL);
+	/* two, through idx_open(): opened as it was, the marks all there */
+	idxcheck_test_stall(2, 300);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	CHECK(strstr(idx_check_note(ix), "reader 2 of 3 stopped making progress") != NULL);
+	CHECK(idx_exemptions(ix, &pairs, &m) == 0);
+	CHECK_EQ_INT((int)m, 40);
+	free(pairs);
+	idx_close(ix);
+	ix = NULL;
+	CHECK(!exists(dir, IDX_DAMAGED_NAME));
+	/* every reader stuck: no verdict, nothing set aside */
+	REQUIRE(unlink(p) == 0 || errno == ENOENT);
+	REQUIRE(write_file(p, pristine, pristine_len) == 0);
+	idxcheck_test_stall(3, 300);
+	CHECK_EQ_INT(idxcheck_walk(dir, &note), -ETIMEDOUT);
+	CHECK(strstr(note.text, "reader 3 of 3") != NULL);
+	idxcheck_test_stall(3, 300);
+	CHECK_EQ_INT(idx_open(&ix, dir, NULL), -ETIMEDOUT);
+	CHECK(!exists(dir, IDX_DAMAGED_NAME));
+	CHECK(exists(dir, "data.mdb"));
+	idxcheck_test_stall(0, 0);
+	REQUIRE(idx_open(&ix, dir, NULL) == 0);
+	CHECK_EQ_INT(idx_rebuilt(ix), IDX_REBUILT_NOT);
+	CHECK(idx_exemptions(ix, &pairs, &m) == 0);
+	CHECK_EQ_INT((int)m, 40);
+	free(pairs);
+	idx_close(ix);
+	/* really damaged (every page header past the meta pages zeroed), the
+	 * first reader stuck: damage, and why */
+	REQUIRE(unlink(p) == 0);
+	REQUIRE(write_file(p, pristine, pristine_len) == 0);
+	f = fopen(p, "r+b");
+	REQUIRE(f);
+	for (i = 2; i * 4096 < pristine_len; i++) {
+		CHECK(fseek(f, (long)(i * 4096), SEEK_SET) == 0);
+		CHECK(fwrite(zero, 1, sizeof(zero), f) == sizeof(zero));
+	}
+	fclose(f);
+	idxcheck_test_stall(1, 300);
+	CHECK_EQ_INT(idxcheck_walk(dir, &note), IDXCHECK_DAMAGED);
+	printf("# %s\n", note.text);
+	CHECK(strstr(note.text, "reader 1 of 3 stopped making progress") != NULL);
+	CHECK(strstr(note.text, "a check of its pages failed") != NULL ||
+	      strstr(note.text, "LMDB refused it") != NULL);
+	idxcheck_test_stall(0, 0);
+}
+
 int main(void)
 {
 	const char *d = check_tmpdir();
@@ -684,6 +758,7 @@ int main(void)
 	RUN(test_stamp);
 	RUN(test_live_writer);
 	RUN(test_foreign_tables);
+	RUN(test_stuck_reader);
 	free(pristine);
 	return CHECK_DONE();
 }
