@@ -4,7 +4,7 @@
 # are reported with their numbers and the good ones imported; a record line
 # of another format version and a fingerprint record of another version
 # are refused; records outside the library and under hidden folders; a
-# redis:// index ("not built yet"); an index in use; bad arguments.
+# redis:// index no server answers; an index in use; bad arguments.
 . "$(dirname "$0")/clilib.sh"
 LIB=$(cd "$LIB" && pwd -P)
 rc_of() { "$@" >"$T/out" 2>"$T/err"; echo $?; }
@@ -102,8 +102,8 @@ check "import --from: the library as the mappers saw it" \
 	grep -q "3 records, 2 books stored, 0 bad, 1 left out" "$T/out"
 
 # ---- refusals ----
-check "import redis://: exit 2" [ "$(rc_of "$SB" import --index redis://127.0.0.1:1/x --library "$LIB" "$T/good.rec")" -eq 2 ]
-check "import redis://: not built yet" grep -q 'a Redis index is not built yet' "$T/err"
+check "import redis:// without a server: exit 2" [ "$(rc_of "$SB" import --index redis://127.0.0.1:1/x --library "$LIB" "$T/good.rec")" -eq 2 ]
+check "import redis:// without a server: the reason named" grep -q 'cannot open the index in redis://127.0.0.1:1/x: Connection refused' "$T/err"
 check "import: no --index is a usage error" [ "$(rc_of "$SB" import --library "$LIB")" -eq 2 ] &&
 	grep -q 'see simbook import --help' "$T/err"
 check "import: an index not named .simbookfs-index needs --library" [ "$(rc_of "$SB" import --index "$T/idx" "$T/good.rec")" -eq 2 ]
