@@ -6,8 +6,9 @@
  * gives freed heap tops back to the kernel, so the next book faults the
  * same memory in again: the same file took 19 ms or 35 ms to extract
  * depending on what the process had freed before it.  Fixed thresholds
- * keep those buffers in the heap; memtune_idle() gives the memory back
- * when the work is done, so an idle daemon holds no more than before.
+ * keep those buffers in the heap; memtune_idle() gives the free heap back
+ * when the work is done (the daemon after indexing 40 books: 26-28 MB
+ * resident when idle, 21-22 MB without these settings).
  */
 #ifndef MEMTUNE_H
 #define MEMTUNE_H
