@@ -32,7 +32,9 @@ static int redisrv_have(const char *prog)
 	return system(cmd) == 0;
 }
 
-/* Answers PING within about 5 s (0), or the server died (-1). */
+/* Our server answers within about 5 s (0), or it died (-1).  It must say
+ * it is our child: a server already on that port answers too, while ours
+ * fails to bind. */
 static int redisrv_wait(int port)
 {
 	struct timespec ts = { 0, 50 * 1000000L };
@@ -40,7 +42,8 @@ static int redisrv_wait(int port)
 	int i, st;
 
 	snprintf(cmd, sizeof(cmd),
-		 "timeout 2 redis-cli -h 127.0.0.1 -p %d ping 2>/dev/null | grep -q PONG", port);
+		 "timeout 2 redis-cli -h 127.0.0.1 -p %d info server 2>/dev/null | tr -d '\\r' | "
+		 "grep -qx 'process_id:%d'", port, (int)redisrv_pid);
 	for (i = 0; i < 100; i++) {
 		if (waitpid(redisrv_pid, &st, WNOHANG) == redisrv_pid) {
 			redisrv_pid = 0;
