@@ -3,7 +3,19 @@
 
 #include <stdlib.h>	/* __GLIBC__ */
 
-#ifdef __GLIBC__
+/* Under AddressSanitizer the allocator is the sanitizer's, and glibc's
+ * malloc_trim() would set up glibc's own arenas from whichever thread
+ * calls it first, which glibc then miscounts at that thread's exit
+ * ("malloc assertion failure in __malloc_arena_thread_freeres"). */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMTUNE_OFF 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMTUNE_OFF 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(MEMTUNE_OFF)
 #include <malloc.h>
 
 /* Above every buffer of a usual book; a larger one is still mapped apart
