@@ -206,9 +206,30 @@ static void index_once(int fd)
 	indexer_free(ixr);
 }
 
-static void test_one_order(void)
+/* Opens the index of src (fd) with threads workers and its views, once
+ * the index is idle. */
+static void start_views(int fd, int threads, struct opener **op, struct views **v)
 {
 	struct opener_opts oo;
+	int i;
+
+	memset(&oo, 0, sizeof(oo));
+	oo.io.index_dir = ixdir;
+	oo.io.threads = threads;
+	oo.io.no_watch = 1;
+	REQUIRE(opener_new(op, fd, &oo) == 0);
+	REQUIRE(opener_start(*op) == 0);
+	for (i = 0; i < 600 && !opener_indexer(*op); i++)
+		usleep(50000);
+	REQUIRE(opener_indexer(*op) != NULL);
+	REQUIRE(indexer_wait_idle(opener_indexer(*op), 120000) == 0);
+	REQUIRE(views_new(v, fd, "", NULL) == 0);
+	views_attach(*v, *op);
+	REQUIRE(views_open(*v));
+}
+
+static void test_one_order(void)
+{
 	struct opener *op = NULL;
 	struct views *v = NULL;
 	int fd, i, by_id;
@@ -228,19 +249,8 @@ static void test_one_order(void)
 	/* copies indexed later, their names sorting first: larger ids */
 	put("a-late1.txt", 101, 0, 0);
 	put("b-late2.txt", 102, 0, 0);
-	memset(&oo, 0, sizeof(oo));
-	oo.io.index_dir = ixdir;
-	oo.io.threads = 2;
-	oo.io.no_watch = 1;
-	REQUIRE(opener_new(&op, fd, &oo) == 0);
-	REQUIRE(opener_start(op) == 0);
-	for (i = 0; i < 600 && !opener_indexer(op); i++)
-		usleep(50000);
-	REQUIRE(opener_indexer(op) != NULL);
-	REQUIRE(indexer_wait_idle(opener_indexer(op), 120000) == 0);
-	REQUIRE(views_new(&v, fd, "", NULL) == 0);
-	views_attach(v, op);
-	REQUIRE(views_open(v));
+	start_views(fd, 2, &op, &v);
+	REQUIRE(!check_cur_failed);
 
 	for (i = 0; i < 2; i++) {
 		struct rows *rv = calloc(1, sizeof(*rv)), *rc = calloc(1, sizeof(*rc));
@@ -327,7 +337,6 @@ static void titles_in_order(int late, char *out, size_t size)
 	static const char *const book[4] = { "x/b.txt", "y/c.txt", "w/d.txt", "e.txt" };
 	struct groups_set rs = { 0, NULL };
 	struct groups_group sub;
-	struct opener_opts oo;
 	struct opener *op = NULL;
 	struct views *v = NULL;
 	char *title = NULL;
@@ -354,19 +363,8 @@ static void titles_in_order(int late, char *out, size_t size)
 				put(book[i], 201, 0, 0);
 		index_once(fd);
 	}
-	memset(&oo, 0, sizeof(oo));
-	oo.io.index_dir = ixdir;
-	oo.io.threads = 1;
-	oo.io.no_watch = 1;
-	REQUIRE(opener_new(&op, fd, &oo) == 0);
-	REQUIRE(opener_start(op) == 0);
-	for (i = 0; i < 600 && !opener_indexer(op); i++)
-		usleep(50000);
-	REQUIRE(opener_indexer(op) != NULL);
-	REQUIRE(indexer_wait_idle(opener_indexer(op), 120000) == 0);
-	REQUIRE(views_new(&v, fd, "", NULL) == 0);
-	views_attach(v, op);
-	REQUIRE(views_open(v));
+	start_views(fd, 1, &op, &v);
+	REQUIRE(!check_cur_failed);
 	CHECK_EQ_INT(view_names(v, VK_CLUSTERS, out, size), 0);
 
 	/* the most common metadata.opf name; a tie goes by byte order; no
