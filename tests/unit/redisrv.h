@@ -88,4 +88,21 @@ static int redisrv_start(void)
 	return -1;
 }
 
+/* redisrv_start()'s port, or the program ends: skipped (77) without
+ * redis-server, failed when none would start. */
+static int redisrv_need(void)
+{
+	int port = redisrv_start();
+
+	if (port == 0) {
+		printf("ok - all # SKIP no redis-server\n");
+		exit(77);
+	}
+	if (port < 0) {
+		printf("not ok - no redis-server would start\n");
+		exit(1);
+	}
+	return port;
+}
+
 #endif

@@ -94,15 +94,7 @@ static void test_unreachable(void)
 
 int main(void)
 {
-	port = redisrv_start();
-	if (port == 0) {
-		printf("ok - all # SKIP no redis-server\n");
-		return 77;
-	}
-	if (port < 0) {
-		printf("not ok - no redis-server would start\n");
-		return 1;
-	}
+	port = redisrv_need();
 	RUN(test_fresh);
 	RUN(test_refused);
 	RUN(test_unreachable);
