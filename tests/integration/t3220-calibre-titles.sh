@@ -19,21 +19,6 @@ A="Ann Author/Book One (1)"
 BO="$A/Book One - Ann Author"
 O="Bob Writer/Other (2)"
 
-# opf DIR TITLE CREATOR: a calibre metadata.opf (CREATOR "" for none)
-opf() {
-	python3 - "$@" <<'PY'
-import sys
-from xml.sax.saxutils import escape
-d, title, creator = sys.argv[1:]
-cr = '<dc:creator opf:role="aut">%s</dc:creator>' % escape(creator) if creator else ''
-open(d + '/metadata.opf', 'w', encoding='utf-8').write(
-    '<?xml version="1.0" encoding="utf-8"?>\n'
-    '<package xmlns="http://www.idpf.org/2007/opf" unique-identifier="uuid_id" version="2.0">\n'
-    '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">\n'
-    '<dc:title>%s</dc:title>%s<dc:language>eng</dc:language>\n'
-    '</metadata><guide/></package>\n' % (escape(title), cr))
-PY
-}
 
 mkdir -p "$SRC/$A" "$SRC/$O" "$SRC/loose"
 python3 - "$SRC" "$A" "$BO" "$O" <<'PY'

@@ -22,21 +22,6 @@ B7="Ann Author/Book One (7)"
 O="Bob Writer/Other (2)"
 F="Book One - Ann Author"
 
-# opf DIR TITLE CREATOR: a calibre metadata.opf
-opf() {
-	python3 - "$@" <<'PY'
-import sys
-from xml.sax.saxutils import escape
-d, title, creator = sys.argv[1:]
-open(d + '/metadata.opf', 'w', encoding='utf-8').write(
-    '<?xml version="1.0" encoding="utf-8"?>\n'
-    '<package xmlns="http://www.idpf.org/2007/opf" unique-identifier="uuid_id" version="2.0">\n'
-    '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">\n'
-    '<dc:title>%s</dc:title><dc:creator opf:role="aut">%s</dc:creator>\n'
-    '<dc:language>eng</dc:language></metadata><guide/></package>\n'
-    % (escape(title), escape(creator)))
-PY
-}
 
 # books DIR WHICH...: writes the books named (b1 b1html b7 other plain)
 # into the library DIR, with their metadata.opf files
