@@ -543,7 +543,7 @@ static void groups_scope(struct groups_set *s, const char *scope)
 	s->n = n;
 }
 
-/* Member id's relation to the group's first member rep, as its similar
+/* Member id's relation to the group's member rep, as its similar
  * list shows it (judge_relation()), with the score and the mtime stored
  * for id (ns).  0 or -errno. */
 static int member_relation(struct q_ctx *c, uint64_t rep, uint64_t id, enum relate_class *cls,
@@ -581,9 +581,14 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 	char *title = NULL, hex[33];
 	unsigned score;
 	int64_t mt;
-	size_t j;
+	size_t j, ref = 0;
 	int ret, d;
 
+	/* the relations are given to the member whose path comes first, as
+	 * duplicates/ names them: not to the one indexed first */
+	for (j = 1; j < gr->n; j++)
+		if (strcmp(gr->m[j].path, gr->m[ref].path) < 0)
+			ref = j;
 	ret = groups_title(c->ix, gr, &title);
 	if (ret)
 		return ret;
@@ -599,14 +604,14 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 	for (j = 0; j < gr->n && !ret; j++) {
 		const struct groups_member *m = &gr->m[j];
 
-		ret = member_relation(c, gr->m[0].id, m->id, &cls, &score, &mt);
+		ret = member_relation(c, gr->m[ref].id, m->id, &cls, &score, &mt);
 		if (ret)
 			break;
-		d = popcount128(gr->m[0].simhash, m->simhash);
+		d = popcount128(gr->m[ref].simhash, m->simhash);
 		hex128(m->simhash, hex);
 		if (fmt == Q_TEXT) {
 			ret = sbuf_addf(o, "  %s", m->path);
-			if (!ret && j)
+			if (!ret && j != ref)
 				ret = sbuf_addf(o, "  (%s, %u%%)", simlist_label(cls), score);
 			if (!ret)
 				ret = sbuf_addch(o, '\n');
@@ -615,7 +620,7 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			if (!ret)
 				ret = simlist_escape(o, title);
 			if (!ret)
-				ret = j ? sbuf_addf(o, "\t%s\t%u", relate_class_name(cls), score)
+				ret = j != ref ? sbuf_addf(o, "\t%s\t%u", relate_class_name(cls), score)
 					: sbuf_addstr(o, "\t-\t-");
 			if (!ret)
 				ret = sbuf_addf(o, "\t%d\t%llu\t%lld\t%016llx\t%s\t", d,
@@ -636,7 +641,7 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 						(unsigned long long)m->size,
 						(long long)(mt / 1000000000));
 			if (!ret)
-				ret = j ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\","
+				ret = j != ref ? sbuf_addf(o, "\"relation\":\"%s\",\"label\":\"%s\","
 						    "\"score\":%u,", relate_class_name(cls),
 						    simlist_label(cls), score)
 					: sbuf_addstr(o, "\"relation\":null,\"label\":null,"

@@ -31,6 +31,7 @@ struct gmember {
 
 struct group {
 	char *name;		/* "Title (N)", unique */
+	char *base;		/* that name before it was made unique */
 	size_t n;
 	struct gmember *m;
 };
@@ -57,8 +58,11 @@ struct gview {
 /* A group view as one caller (not root) sees it: a group with fewer than
  * two members the caller may reach is not shown; one with hidden members
  * is named from the members the caller may reach only, and counts them
- * (its title could come from a book the caller may not know of).  Kept
- * per uid and gid for a second, for the same gview. */
+ * (its title could come from a book the caller may not know of), and its
+ * members are named among themselves.  When anything is hidden, every
+ * name is made unique among what the caller sees only: "X (2)" must not
+ * tell of a hidden "X".  Kept per uid and gid for a second, for the same
+ * gview. */
 struct gcaller {
 	int refs;
 	uid_t uid;
@@ -66,6 +70,8 @@ struct gcaller {
 	int64_t built_ns;
 	struct gview *gs;	/* a reference */
 	char **name;		/* per group of gs: NULL (hidden), its own name or owned */
+	char ***mname;		/* per group of gs: NULL (its members' own names),
+				 * or owned names per member, NULL (hidden) */
 	struct nameset names;	/* shown name -> index in gs->g */
 };
 
@@ -222,6 +228,7 @@ void grp_free(struct gview *gs)
 		}
 		free(gs->g[i].m);
 		free(gs->g[i].name);
+		free(gs->g[i].base);
 	}
 	free(gs->g);
 	nameset_release(&gs->names);
@@ -289,41 +296,79 @@ static int gview_skip(void *arg, const struct idx_file *f)
 	return views_skip(arg, f->path);
 }
 
-/* Names the members of the resolved group rg (taking their paths and
- * titles) into gr: their metadata.opf names or file names
- * (simlist_entry_base()), made unique in the group (uniq_all()); in
- * duplicates/ (dup) each after the first shows its relation to the
- * first, "identical file - NAME" or "same text - NAME", so a byte copy
- * and a same-text file in another format look different. */
-static int gview_members(struct views *v, int dup, struct group *gr, struct groups_group *rg)
+/* The member of m[0..n) with the smallest path among those shown (show
+ * NULL: all): the one the others' relations in duplicates/ are given to,
+ * so the names depend on the paths, not on the order books arrived in. */
+static size_t members_ref(const struct gmember *m, size_t n, const unsigned char *show)
+{
+	size_t j, ref = SIZE_MAX;
+
+	for (j = 0; j < n; j++)
+		if ((!show || show[j]) && (ref == SIZE_MAX || strcmp(m[j].path, m[ref].path) < 0))
+			ref = j;
+	return ref;
+}
+
+/* Names the members m[0..n) that show (show NULL: all) into names[0..n)
+ * (NULL for the others; malloc'd): their metadata.opf names or file names
+ * (simlist_entry_base()), made unique among the shown (uniq_all()), so a
+ * caller's names say nothing of the members hidden from it; in
+ * duplicates/ (dup) each but the reference (members_ref()) shows its
+ * relation to it, "identical file - NAME" or "same text - NAME", so a
+ * byte copy and a same-text file in another format look different.
+ * 0 or -ENOMEM (names then as they were). */
+static int members_name(struct views *v, int dup, const struct gmember *m, size_t n,
+			const unsigned char *show, char **names)
 {
 	struct nameset mset = { NULL, NULL, 0 };
-	struct uname *u = NULL;
+	size_t j, nu = 0, ref = members_ref(m, n, show);
+	struct uname *u = calloc(n ? n : 1, sizeof(*u));
 	enum relate_class cls;
 	struct sbuf nm, tb;
-	size_t j;
 	int ret = -ENOMEM;
 
 	sbuf_init(&nm);
 	sbuf_init(&tb);
-	gr->m = calloc(rg->n ? rg->n : 1, sizeof(*gr->m));
-	u = calloc(rg->n ? rg->n : 1, sizeof(*u));
-	if (!gr->m || !u || nameset_init(&mset, rg->n))
+	if (!u || nameset_init(&mset, n))
 		goto out;
-	for (j = 0; j < rg->n; j++) {
+	for (j = 0; j < n; j++) {
+		if (show && !show[j])
+			continue;
 		sbuf_setlen(&nm, 0);
 		/* the name kept within NAME_MAX, its extension kept */
-		if (simlist_entry_base(&tb, rg->m[j].title, rg->m[j].path) ||
-		    (dup && j && judge_relation(v->ix, v->pairs, rg->m[0].id, rg->m[j].id, &cls) == 0 &&
+		if (simlist_entry_base(&tb, m[j].title, m[j].path) ||
+		    (dup && j != ref && judge_relation(v->ix, v->pairs, m[ref].id, m[j].id, &cls) == 0 &&
 		     sbuf_addf(&nm, "%s - ", simlist_label(cls))) ||
-		    simlist_fit(&nm, tb.buf, NAME_MAX - nm.len) || !(u[j].base = strdup(nm.buf)))
+		    simlist_fit(&nm, tb.buf, NAME_MAX - nm.len) || !(u[nu].base = strdup(nm.buf)))
 			goto out;
-		u[j].key = rg->m[j].path;
-		u[j].idx = j;
+		u[nu].key = m[j].path;
+		u[nu++].idx = j;
 	}
-	ret = uniq_all(&mset, u, rg->n, 1);
+	ret = uniq_all(&mset, u, nu, 1);
+	for (j = 0; !ret && j < nu; j++)
+		names[u[j].idx] = u[j].name;
+	for (j = 0; ret && j < nu; j++)
+		free(u[j].name);
+out:
+	unames_free(u, nu);
+	nameset_release(&mset);
+	sbuf_release(&nm);
+	sbuf_release(&tb);
+	return ret;
+}
+
+/* Takes the members of the resolved group rg (their paths and titles)
+ * into gr and names them (members_name()). */
+static int gview_members(struct views *v, int dup, struct group *gr, struct groups_group *rg)
+{
+	char **names = calloc(rg->n ? rg->n : 1, sizeof(*names));
+	size_t j;
+	int ret = -ENOMEM;
+
+	gr->m = calloc(rg->n ? rg->n : 1, sizeof(*gr->m));
+	if (!gr->m || !names)
+		goto out;
 	for (j = 0; j < rg->n; j++) {
-		gr->m[u[j].idx].name = u[j].name;
 		gr->m[j].path = rg->m[j].path;
 		gr->m[j].title = rg->m[j].title;
 		gr->m[j].id = rg->m[j].id;
@@ -331,11 +376,11 @@ static int gview_members(struct views *v, int dup, struct group *gr, struct grou
 		rg->m[j].title = NULL;
 	}
 	gr->n = rg->n;
+	ret = members_name(v, dup, gr->m, gr->n, NULL, names);
+	for (j = 0; !ret && j < gr->n; j++)
+		gr->m[j].name = names[j];
 out:
-	unames_free(u, rg->n);
-	nameset_release(&mset);
-	sbuf_release(&nm);
-	sbuf_release(&tb);
+	free(names);
 	return ret;
 }
 
@@ -381,7 +426,8 @@ static int gview_build(struct views *v, int dup, struct gview **out)
 		/* counted before its members: freed with gs when naming fails */
 		gs->n++;
 		ret = gview_members(v, dup, gr, &rs.g[g]);
-		if (!ret && !(u[g].base = gview_title(v, gr->m, gr->n, gr->n)))
+		if (!ret && (!(u[g].base = gview_title(v, gr->m, gr->n, gr->n)) ||
+			     !(gr->base = strdup(u[g].base))))
 			ret = -ENOMEM;
 		if (ret)
 			goto out;
@@ -456,14 +502,20 @@ static int gview_get(struct views *v, int dup, struct gview **out)
 
 static void gcaller_free(struct gcaller *gc)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!gc)
 		return;
 	for (i = 0; gc->name && i < gc->gs->n; i++)
 		if (gc->name[i] != gc->gs->g[i].name)
 			free(gc->name[i]);
+	for (i = 0; gc->mname && i < gc->gs->n; i++) {
+		for (j = 0; gc->mname[i] && j < gc->gs->g[i].n; j++)
+			free(gc->mname[i][j]);
+		free(gc->mname[i]);
+	}
 	free(gc->name);
+	free(gc->mname);
 	nameset_release(&gc->names);
 	free(gc);
 }
@@ -505,13 +557,31 @@ static char *gcaller_title(struct views *v, const struct group *gr, size_t vis)
 	return name;
 }
 
-static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_who *who,
+/* Names the members of gr the caller may reach among themselves
+ * (members_name()): *out owned, NULL on -ENOMEM. */
+static char **gcaller_members(struct views *v, int dup, const struct group *gr)
+{
+	unsigned char *show = calloc(gr->n ? gr->n : 1, 1);
+	char **names = calloc(gr->n ? gr->n : 1, sizeof(*names));
+	size_t j;
+
+	for (j = 0; show && j < gr->n; j++)
+		show[j] = (unsigned char)views_reach(v, gr->m[j].path);
+	if (show && names && members_name(v, dup, gr->m, gr->n, show, names)) {
+		free(names);
+		names = NULL;
+	}
+	free(show);
+	return names;
+}
+
+static int gcaller_build(struct views *v, int dup, struct gview *gs, const struct fsacc_who *who,
 			 struct gcaller **out)
 {
 	struct gcaller *gc = calloc(1, sizeof(*gc));
 	struct uname *u = NULL;
 	size_t *vis = NULL, i, j, nu = 0;
-	int ret = -ENOMEM;
+	int ret = -ENOMEM, whole = 1;
 
 	*out = NULL;
 	if (!gc)
@@ -521,27 +591,32 @@ static int gcaller_build(struct views *v, struct gview *gs, const struct fsacc_w
 	gc->gs = gs;
 	gc->built_ns = monoclock_ns();
 	gc->name = calloc(gs->n ? gs->n : 1, sizeof(*gc->name));
+	gc->mname = calloc(gs->n ? gs->n : 1, sizeof(*gc->mname));
 	vis = calloc(gs->n ? gs->n : 1, sizeof(*vis));
 	u = calloc(gs->n ? gs->n : 1, sizeof(*u));
-	if (!gc->name || !vis || !u || nameset_init(&gc->names, gs->n))
+	if (!gc->name || !gc->mname || !vis || !u || nameset_init(&gc->names, gs->n))
 		goto out;
-	/* groups shown whole keep their names; the others are named after,
-	 * from the members the caller may reach only */
 	for (i = 0; i < gs->n; i++) {
 		for (j = 0; j < gs->g[i].n; j++)
 			vis[i] += (size_t)views_reach(v, gs->g[i].m[j].path);
-		if (vis[i] == gs->g[i].n) {
-			size_t k = nameset_slot(&gc->names, gs->g[i].name);
-
-			gc->name[i] = gs->g[i].name;
-			gc->names.slot[k] = gc->name[i];
-			gc->names.val[k] = i;
-		}
+		whole &= vis[i] == gs->g[i].n;
 	}
-	for (i = 0; i < gs->n; i++) {
-		if (vis[i] < 2 || vis[i] == gs->g[i].n)
+	/* the common case, nothing hidden: gs's names as they are */
+	for (i = 0; whole && i < gs->n; i++) {
+		size_t k = nameset_slot(&gc->names, gs->g[i].name);
+
+		gc->name[i] = gs->g[i].name;
+		gc->names.slot[k] = gc->name[i];
+		gc->names.val[k] = i;
+	}
+	for (i = 0; !whole && i < gs->n; i++) {
+		if (vis[i] < 2)
 			continue;
-		if (!(u[nu].base = gcaller_title(v, &gs->g[i], vis[i])))
+		if (vis[i] < gs->g[i].n && !(gc->mname[i] = gcaller_members(v, dup, &gs->g[i])))
+			goto out;
+		u[nu].base = vis[i] == gs->g[i].n ? strdup(gs->g[i].base)
+						  : gcaller_title(v, &gs->g[i], vis[i]);
+		if (!u[nu].base)
 			goto out;
 		u[nu].key = gview_key(v, gs->g[i].m, gs->g[i].n, 1);
 		u[nu++].idx = i;
@@ -584,7 +659,7 @@ static int gcaller_get(struct views *v, int dup, struct gview *gs, struct gcalle
 	}
 	gs->refs++;	/* the caller view's */
 	pthread_mutex_unlock(&v->lock);
-	ret = gcaller_build(v, gs, &who, &gc);
+	ret = gcaller_build(v, dup, gs, &who, &gc);
 	if (ret) {
 		gview_put(v, gs);
 		return ret;
@@ -643,6 +718,14 @@ static const char *gview_name(const struct gview *gs, const struct gcaller *gc, 
 	return gc ? gc->name[g] : gs->g[g].name;
 }
 
+/* The name member m of group g shows (NULL: hidden from the caller of
+ * gc). */
+static const char *gview_mname(const struct gview *gs, const struct gcaller *gc, size_t g,
+			       size_t m)
+{
+	return gc && gc->mname[g] ? gc->mname[g][m] : gs->g[g].m[m].name;
+}
+
 /* Finds "group" or "group/member" in gs as the caller of gc (NULL: root)
  * sees it: *g, *m (m = SIZE_MAX: the group). */
 static int gview_find(const struct gview *gs, const struct gcaller *gc, const char *rel,
@@ -663,11 +746,14 @@ static int gview_find(const struct gview *gs, const struct gcaller *gc, const ch
 	*m = SIZE_MAX;
 	if (!mem)
 		return 0;
-	for (j = 0; j < gs->g[i].n; j++)
-		if (!strcmp(gs->g[i].m[j].name, mem)) {
+	for (j = 0; j < gs->g[i].n; j++) {
+		const char *nm = gview_mname(gs, gc, i, j);
+
+		if (nm && !strcmp(nm, mem)) {
 			*m = j;
 			return 0;
 		}
+	}
 	return -ENOENT;
 }
 
@@ -744,10 +830,12 @@ int grp_readdir(struct views *v, enum view_kind k, const char *rel, void *buf,
 			ret = -ENOTDIR;
 		st.st_mode = views_entry_type(v);
 		for (i = 0; !ret && i < gs->g[g].n; i++) {
-			if (!views_target_ok(v, gs->g[g].m[i].path, NULL))
+			const char *nm = gview_mname(gs, gc, g, i);
+
+			if (!nm || !views_target_ok(v, gs->g[g].m[i].path, NULL))
 				continue;
 			st.st_ino = views_ino(k, views_hash(gs->g[g].m[i].path, 3));
-			filler(buf, gs->g[g].m[i].name, &st, 0, 0);
+			filler(buf, nm, &st, 0, 0);
 		}
 	}
 	gcaller_put(v, gc);

@@ -331,7 +331,8 @@ static int view_names(struct views *v, enum view_kind k, char *out, size_t size)
 }
 
 /* One calibre-like library indexed in two rounds, the books of round
- * `late` first: clusters/'s names into out, the group's title checked. */
+ * `late` first: the names of clusters/ then duplicates/ into out, the
+ * group's title checked. */
 static void titles_in_order(int late, char *out, size_t size)
 {
 	static const char *const book[4] = { "x/b.txt", "y/c.txt", "w/d.txt", "e.txt" };
@@ -366,6 +367,7 @@ static void titles_in_order(int late, char *out, size_t size)
 	start_views(fd, 1, &op, &v);
 	REQUIRE(!check_cur_failed);
 	CHECK_EQ_INT(view_names(v, VK_CLUSTERS, out, size), 0);
+	CHECK_EQ_INT(view_names(v, VK_DUPLICATES, out + strlen(out), size - strlen(out)), 0);
 
 	/* the most common metadata.opf name; a tie goes by byte order; no
 	 * metadata.opf: the file's name */
@@ -406,10 +408,16 @@ static void test_titles_early(void)
 		     "Zeta - Ann (4)/Alpha - Bob.txt -> y/c.txt\n"
 		     "Zeta - Ann (4)/Zeta - Ann (2).txt -> x/b.txt\n"
 		     "Zeta - Ann (4)/Zeta - Ann.txt -> w/d.txt\n"
-		     "Zeta - Ann (4)/e.txt -> e.txt\n");
+		     "Zeta - Ann (4)/e.txt -> e.txt\n"
+		     /* relations to the smallest path, whichever came first */
+		     "Zeta - Ann (4)/e.txt -> e.txt\n"
+		     "Zeta - Ann (4)/identical file - Alpha - Bob.txt -> y/c.txt\n"
+		     "Zeta - Ann (4)/identical file - Zeta - Ann (2).txt -> x/b.txt\n"
+		     "Zeta - Ann (4)/identical file - Zeta - Ann.txt -> w/d.txt\n");
 }
 
-/* The other books first: other ids, the same names. */
+/* The other books first: other ids, the same names (in duplicates/ the
+ * relations were given to the first book by id). */
 static void test_titles_late(void)
 {
 	titles_in_order(1, names_late, sizeof(names_late));
