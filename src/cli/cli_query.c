@@ -635,6 +635,11 @@ static int group_out(struct sbuf *o, struct q_ctx *c, const char *kind, size_t g
 			ret = sbuf_addstr(o, j ? ",{" : "{");
 			if (!ret)
 				ret = json_paths(o, c, m->path);
+			/* the member's own metadata.opf name, as its entry is named */
+			if (!ret)
+				ret = sbuf_addstr(o, ",\"title\":");
+			if (!ret)
+				ret = m->title ? jsonw_str(o, m->title) : sbuf_addstr(o, "null");
 			if (!ret)
 				ret = sbuf_addf(o, ",\"id\":\"%016llx\",\"simhash\":\"%s\",\"size\":%llu,"
 						"\"mtime\":%lld,", (unsigned long long)m->id, hex,

@@ -114,6 +114,15 @@ sed -E 's#/(identical file|same text) - #/#' "$T/dup1" | sed "s#^$F (3)/#$F (5)/
 [ "$(cat "$T/dup1.bare")" = "$(grep -v -e plain -e Other <<<"$CL")" ] ||
 	fail "duplicates/ names: $(cat "$T/dup1")"
 
+say "simbook clusters --json: each member's own metadata.opf name"
+"$SIMBOOK_BUILD/simbook" clusters "$MNT" --json >"$T/cl.json" || fail "simbook clusters failed"
+jq -r '.members[] | "\(.path)|\(.title)"' "$T/cl.json" | sort | tee "$T/cl.titles"
+[ "$(cat "$T/cl.titles")" = "$B1/$F.html|$F
+$B1/$F.txt|$F
+$B7/$F.txt|$F
+$O/Other - Bob Writer.txt|A/B: Second Book - Bob Writer
+loose/plain.txt|null" ] || fail "clusters --json titles"
+
 say "lookup/<id>/: ranked entries named by title"
 id=$(getfattr --only-values -n user.simbookfs.id "$MNT/$B1/$F.txt")
 [ ${#id} -eq 32 ] || fail "no id"
