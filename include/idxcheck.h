@@ -103,9 +103,9 @@ struct idxcheck_rows {
  * after walking the whole file as idxcheck_walk() does: a file damaged
  * anywhere, not only in the named tables, gives no rows.  Returns 0 and
  * *rows (owned by the caller), IDXCHECK_DAMAGED (nothing in *rows), or
- * -errno as idxcheck_walk(). */
+ * -errno as idxcheck_walk(); note (may be NULL) as idxcheck_walk()'s. */
 int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
-		  struct idxcheck_rows *rows);
+		  struct idxcheck_rows *rows, struct idxcheck_note *note);
 
 /* Steps through rows from *pos (start at 0): 1 and the next row's table,
  * key and value (pointers into rows->buf), or 0 at the end. */

@@ -201,12 +201,20 @@ int idx_carry_over(struct idx *ix, const char *dir, const char *prev, int damage
 	static const char *const tables[OLD_NTABLES] = { "meta", "files", "exempt" };
 	struct idxcheck_rows rows = { NULL, 0 };
 	struct carry_arg a = { .ix = ix };
+	struct idxcheck_note note = { "" };
 	char aside[4096];
+	size_t len;
 	int ret, kept = 0;
 
 	ret = idx_dir_file(dir, IDX_DAMAGED_NAME, aside, sizeof(aside));
 	if (ret == 0 && !damaged)
-		ret = idxcheck_dump(prev, tables, OLD_NTABLES, &rows);
+		ret = idxcheck_dump(prev, tables, OLD_NTABLES, &rows, &note);
+	/* after the open's own note: why the copy of the marks took longer,
+	 * or why they were lost */
+	len = strlen(ix->check_note);
+	if (note.text[0])
+		snprintf(ix->check_note + len, sizeof(ix->check_note) - len, "%sthe copy of its rows: %s",
+			 len ? "; " : "", note.text);
 	if (ret < 0)
 		return ret;
 	if (ret == 0 && !damaged) {

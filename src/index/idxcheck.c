@@ -749,7 +749,7 @@ int idxcheck_stamp(const char *path)
 }
 
 int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
-		  struct idxcheck_rows *rows)
+		  struct idxcheck_rows *rows, struct idxcheck_note *note)
 {
 	size_t pos = 0, kl, vl;
 	const uint8_t *k, *v;
@@ -758,9 +758,11 @@ int idxcheck_dump(const char *file, const char *const *tables, size_t ntables,
 
 	rows->buf = NULL;
 	rows->len = 0;
+	if (note)
+		note->text[0] = '\0';
 	if (ntables >= END_TABLE)
 		return -EINVAL;
-	ret = guarded(file, MDB_NOSUBDIR | MDB_NOLOCK, tables, ntables, rows, NULL);
+	ret = guarded(file, MDB_NOSUBDIR | MDB_NOLOCK, tables, ntables, rows, note);
 	if (ret)
 		return ret;
 	/* a stream cut short (the child died writing it) ends without the

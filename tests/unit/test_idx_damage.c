@@ -670,14 +670,17 @@ static void test_foreign_tables(void)
 
 /* A reader child that cannot finish (idxcheck_test_stall(): it waits for
  * ever, as one holding a lock inherited at the fork would) is no evidence:
- * killed, it is replaced by another, the sound file opens as it is and
- * keeps its marks, and the note names the killed reader's state.  When no
+ * killed, it is replaced by another, the sound file opens (or is copied)
+ * as it is and keeps its marks, and the note names the killed reader's
+ * state.  When no
  * reader finishes, the answer is no verdict (-ETIMEDOUT), the file left
  * alone; a damaged file behind a stuck reader is still damage, with the
  * reason given. */
 static void test_stuck_reader(void)
 {
+	static const char *const meta[] = { "meta" };
 	const char *dir = check_tmpdir();
+	struct idxcheck_rows rows = { NULL, 0 };
 	struct idxcheck_note note;
 	struct idx_pair *pairs = NULL;
 	struct idx *ix = NULL;
@@ -694,6 +697,16 @@ static void test_stuck_reader(void)
 	printf("# %s\n", note.text);
 	CHECK(strstr(note.text, "reader 1 of 3 stopped making progress, killed (") != NULL);
 	CHECK(strstr(note.text, "wchan ") != NULL);
+	/* the copy of a file's rows (a rebuild's carry-over) says the same */
+	idxcheck_test_stall(1, 300);
+	strcpy(note.text, "stale");
+	CHECK_EQ_INT(idxcheck_dump(p, meta, 1, &rows, &note), 0);
+	CHECK(rows.len > 0);
+	idxcheck_rows_release(&rows);
+	CHECK(strstr(note.text, "reader 1 of 3 stopped making progress, killed (") != NULL);
+	CHECK_EQ_INT(idxcheck_dump(p, meta, 1, &rows, &note), 0);
+	CHECK_EQ_STR(note.text, "");
+	idxcheck_rows_release(&rows);
 	/* two, through idx_open(): opened as it was, the marks all there */
 	idxcheck_test_stall(2, 300);
 	REQUIRE(idx_open(&ix, dir, NULL) == 0);
