@@ -13,7 +13,10 @@
  *    word (inflected forms, compounds with one head: a name keeps one
  *    form);
  *  - or it ends with another capitalised word of NOUNS_TAIL letters or
- *    more (a compound).
+ *    more (a compound);
+ *  - or it is longer than NOUNS_END + 1 letters and NOUNS_END_MIN such
+ *    capitalised words or more end with its last NOUNS_END letters
+ *    (derivational endings: -ung, -chen, -heit; names end alike seldom).
  * Only the text's own words are used: no dictionary, so any language
  * (and any text where most capitalised words are not names) is read alike.
  * Deterministic.
@@ -28,6 +31,8 @@
 #define NOUNS_SUF_MIN 30
 #define NOUNS_PREFIX 5
 #define NOUNS_TAIL 4
+#define NOUNS_END 3
+#define NOUNS_END_MIN 8
 
 /* A word token of the text, in text order. */
 enum nouns_cls {

@@ -86,7 +86,8 @@ static size_t pre_noun(struct follow *f, size_t n, size_t min, unsigned share_pc
 
 /* A distinct capitalised word. */
 struct word {
-	uint64_t whole, prefix;	/* fold hashes: the word, its first letters */
+	uint64_t whole, prefix, end;	/* fold hashes: the word, its first
+					 * letters, its last (0: too short) */
 	uint64_t h;		/* the caller's */
 	uint32_t ncp, cap;	/* code points; written inside a sentence */
 	size_t tok;		/* one of its tokens */
@@ -100,6 +101,40 @@ static int cmp_whole(const void *a, const void *b)
 static int cmp_prefix(const void *a, const void *b)
 {
 	return cmp_u64(&((const struct word *)a)->prefix, &((const struct word *)b)->prefix);
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct word *)a)->end, &((const struct word *)b)->end);
+}
+
+/* Sorts w[0, nw) by the key cmp sorts by (key: its value) and adds to out
+ * the words written inside a sentence of each run of at least min words
+ * with the same key (0: none). */
+static void by_key(struct word *w, size_t nw, int (*cmp)(const void *, const void *),
+		   uint64_t (*key)(const struct word *), size_t min, uint64_t *out, size_t *nout)
+{
+	size_t i, j, k;
+
+	qsort(w, nw, sizeof(*w), cmp);
+	for (i = 0; i < nw; i = j) {
+		for (j = i + 1; j < nw && key(&w[j]) == key(&w[i]); j++)
+			;
+		if (key(&w[i]) && j - i >= min)
+			for (k = i; k < j; k++)
+				if (w[k].cap)
+					out[(*nout)++] = w[k].h;
+	}
+}
+
+static uint64_t key_prefix(const struct word *w)
+{
+	return w->prefix;
+}
+
+static uint64_t key_end(const struct word *w)
+{
+	return w->end;
 }
 
 /* Whether token t is a word with a capital first (not a number). */
@@ -126,6 +161,8 @@ static struct word *cap_words(const char *text, const struct nouns_tok *tok, siz
 		w[k].whole = fold_hash(text, &tok[i], 0, UINT32_MAX, &w[k].ncp);
 		w[k].prefix = w[k].ncp >= NOUNS_PREFIX ?
 			      fold_hash(text, &tok[i], 0, NOUNS_PREFIX, NULL) : 0;
+		w[k].end = w[k].ncp > NOUNS_END + 1 ?
+			   fold_hash(text, &tok[i], w[k].ncp - NOUNS_END, NOUNS_END, NULL) : 0;
 		w[k].h = tok[i].h;
 		w[k].cap = tok[i].cls == NOUNS_CAP;
 		w[k].tok = i;
@@ -143,13 +180,14 @@ static struct word *cap_words(const char *text, const struct nouns_tok *tok, siz
 }
 
 /* Adds to out the words of w[0, nw) that share their first NOUNS_PREFIX
- * letters with another or end with another of NOUNS_TAIL letters or more
- * (w sorted by whole on entry, by prefix on return). */
+ * letters with another, end with another of NOUNS_TAIL letters or more,
+ * or share their last NOUNS_END letters with NOUNS_END_MIN - 1 others
+ * (w sorted by whole on entry). */
 static void by_form(const char *text, const struct nouns_tok *tok, struct word *w, size_t nw,
 		    uint64_t *out, size_t *nout)
 {
 	uint64_t *whole = malloc((nw ? nw : 1) * sizeof(*whole));
-	size_t i, j, k, nwhole = 0;
+	size_t i, nwhole = 0;
 	uint32_t s;
 
 	if (whole) {	/* without it, no compounds: fewer nouns, still a sketch */
@@ -165,15 +203,8 @@ static void by_form(const char *text, const struct nouns_tok *tok, struct word *
 				}
 		free(whole);
 	}
-	qsort(w, nw, sizeof(*w), cmp_prefix);
-	for (i = 0; i < nw; i = j) {
-		for (j = i + 1; j < nw && w[j].prefix == w[i].prefix; j++)
-			;
-		if (w[i].prefix && j - i >= 2)
-			for (k = i; k < j; k++)
-				if (w[k].cap)
-					out[(*nout)++] = w[k].h;
-	}
+	by_key(w, nw, cmp_prefix, key_prefix, 2, out, nout);
+	by_key(w, nw, cmp_end, key_end, NOUNS_END_MIN, out, nout);
 }
 
 int nouns_mark(const char *text, const struct nouns_tok *tok, size_t n, uint64_t **nouns,
@@ -190,7 +221,7 @@ int nouns_mark(const char *text, const struct nouns_tok *tok, size_t n, uint64_t
 	*nn = 0;
 	fw = malloc((n ? n : 1) * sizeof(*fw));
 	fs = malloc((n ? n : 1) * sizeof(*fs));
-	out = malloc((3 * n + 1) * sizeof(*out));	/* a mark per token, two per word */
+	out = malloc((4 * n + 1) * sizeof(*out));	/* a mark per token, three per word */
 	if (!fw || !fs || !out)
 		goto out;
 	for (i = 0; i + 1 < n; i++)

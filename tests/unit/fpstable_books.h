@@ -2,12 +2,12 @@
  * ($SIMBOOK_BOOKS), from main's build at 1e43aaa (re-recorded for record
  * versions 2, 3 and 4, test_fpstable.c): path, digest. */
 		{ "epub/idpf-childrens-literature.epub", UINT64_C(0xc9fb0f11aa3535bb) },
-		{ "epub/idpf-georgia-cfi.epub", UINT64_C(0xd7144a98b7c1ceea) },
+		{ "epub/idpf-georgia-cfi.epub", UINT64_C(0x68ff8fb6db79e3ad) },
 		{ "epub/idpf-moby-dick.epub", UINT64_C(0x0f739f802ee94de7) },
 		{ "epub/idpf-wasteland.epub", UINT64_C(0x35061a9d701c4a94) },
 		{ "epub/pg36-war-of-the-worlds.epub", UINT64_C(0x62b7f967ce4078d3) },
 		{ "epub/pg74-tom-sawyer-illustrated.epub", UINT64_C(0x71fbba08f9e59114) },
-		{ "texts-latin1/pg22367-die-verwandlung-de-latin1.txt", UINT64_C(0x798b9ffd33668f56) },
+		{ "texts-latin1/pg22367-die-verwandlung-de-latin1.txt", UINT64_C(0xd25599591ba0038e) },
 		{ "texts-latin1/pg4650-candide-fr-latin1.txt", UINT64_C(0xcb61513b51ef38b7) },
 		{ "texts-latin1/pg800-le-tour-du-monde-fr-latin1.txt", UINT64_C(0x4fa9b131c46dbf1c) },
 		{ "texts/pg11-alice-in-wonderland.txt", UINT64_C(0x2675aa63293bff94) },

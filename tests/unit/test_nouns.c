@@ -1,6 +1,7 @@
 /* Capitalised words that are common nouns by the text's own evidence
  * (nouns.h): after an article, after an inflected adjective, sharing a
- * head with another word, ending with another word; names are none. */
+ * head with another word, ending with another word, ending like many;
+ * names are none. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,10 @@ static void test_rules(void)
 		sbuf_addf(&t, "sah q%c%cig %s. ", 'a' + i % 26, 'a' + i / 26,
 			  i < 20 ? "Bergwerk" : "nie");
 	sbuf_addstr(&t, "bei Edgar sah Wasser und Salzwasser. mit Garten und Gartens. "
-		    "aus Mercia zu Northumbria.");
+		    "aus Mercia zu Northumbria. ");
+	/* eight words ending in "ung", one of them inside a sentence */
+	sbuf_addstr(&t, "Achtung. Bildung. Dichtung. Erfahrung. Fassung. Geltung. Haltung. "
+		    "und Meinung. und Leitung. und Lung.");
 	n = tokens(t.buf, tok, 4096);
 	REQUIRE(nouns_mark(t.buf, tok, n, &nouns, &nn) == 0);
 	CHECK(marked(nouns, nn, "Tisch"));	/* after an article */
@@ -87,6 +91,9 @@ static void test_rules(void)
 	CHECK(marked(nouns, nn, "Salzwasser"));	/* a compound */
 	CHECK(marked(nouns, nn, "Garten"));	/* two forms */
 	CHECK(marked(nouns, nn, "Gartens"));
+	CHECK(marked(nouns, nn, "Meinung"));	/* an ending of eight words */
+	CHECK(marked(nouns, nn, "Leitung"));
+	CHECK(!marked(nouns, nn, "Lung"));	/* too short for the ending */
 	CHECK(!marked(nouns, nn, "Wasser"));	/* one form, no article */
 	CHECK(!marked(nouns, nn, "Morcar"));
 	CHECK(!marked(nouns, nn, "Edgar"));
