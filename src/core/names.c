@@ -20,9 +20,9 @@
 
 struct tok {
 	uint64_t h;	/* hash of the lower-cased token */
-	uint32_t flags;
-	uint32_t num;	/* 1: digits */
-	uint32_t off, len;	/* its bytes in the text */
+	uint32_t off;	/* its first byte in the text */
+	uint16_t len;	/* its bytes (UINT16_MAX: as many or more) */
+	uint16_t flags;	/* T_NUM: digits */
 };
 
 /* The two key streams of the sketch (names.h): its slots
@@ -186,7 +186,7 @@ static int count_tok(struct counts *c, const struct tok *t)
 		c->nline++;
 		c->nline_cap += (t->flags & T_CAP) != 0;
 	}
-	c->nword += !t->num;
+	c->nword += !(t->flags & T_NUM);
 	if ((t->flags & (T_CAP | T_ALLCAPS)) == T_CAP) {
 		c->ncap_mid += !(t->flags & T_LINE);
 		c->ncap_line += (t->flags & T_LINE) != 0;
@@ -264,10 +264,9 @@ static inline int scan_end(struct scan *sc, struct counts *cs)
 		struct tok *t = &cs->batch[cs->nbatch++];
 
 		t->h = mix(sc->h ^ (uint64_t)sc->kind << 62);
-		t->flags = sc->kind == 2 ? sc->flags : sc->flags | sc->caps;
-		t->num = sc->kind == 2;
+		t->flags = (uint16_t)(sc->kind == 2 ? sc->flags : sc->flags | sc->caps);
 		t->off = (uint32_t)sc->off;
-		t->len = (uint32_t)(sc->pos - sc->off);
+		t->len = sc->pos - sc->off < UINT16_MAX ? (uint16_t)(sc->pos - sc->off) : UINT16_MAX;
 		if (cs->nbatch == BATCH)
 			ret = count_flush(cs);
 	}
@@ -468,7 +467,7 @@ static unsigned stream_bits(const struct tok *t, struct count e, int verse)
 {
 	const unsigned both = 1u << S_NAMES | 1u << S_CAPITALS;
 
-	if (t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN) ||
+	if ((t->flags & T_NUM) || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN) ||
 	    ((t->flags & T_CAP) && !(t->flags & T_ALLCAPS) && !(verse && (t->flags & T_LINE)) &&
 	     !(e.ncap & C_NOUN)))
 		return e.n <= NAMES_RARE ? both : 0;
@@ -572,7 +571,8 @@ int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 		goto out;
 	for (i = 0; i < c.nkeep; i++) {
 		const struct tok *t = &c.keep[i];
-		int num = t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN);
+		int num = (t->flags & T_NUM) ||
+			  (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN);
 
 		bits = stream_bits(t, c.n[count_slot(c.h, c.n, c.cap - 1, t->h)], verse);
 		for (s = 0; s < S_N; s++)
