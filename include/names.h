@@ -10,6 +10,8 @@
  * of the letters of roman numerals alone, II or XIV, is a number), and in
  * verse (NAMES_VERSE_LINES lines or more inside paragraphs, most of them
  * starting with a capital) the first word of a line.
+ * In a text that capitalises its common nouns (NAMES_NOUN_CAPS_PCT), a
+ * capitalised word that nouns.h takes for a common noun is no name either.
  * Of them the rare ones, those whose word (in any case) has at most NAMES_RARE
  * occurrences in the book (a verse number or the hero's name recurs
  * everywhere and says nothing).  Keys: each pair of consecutive rare
@@ -42,6 +44,14 @@
 #define NAMES_NAME_SLOTS 24	/* the names stream's; the rest every capital's */
 #define NAMES_RARE 6
 #define NAMES_VERSE_LINES 50
+/* A text with this percentage of its words or more capitalised inside a
+ * sentence (verse line starts not counted) writes its common nouns with a
+ * capital: its names stream keeps only the capitalised words that nouns.h
+ * does not take for nouns.  Measured on the shared books: the two German
+ * texts 16.7% and 18.0%; the English and French texts and EPUBs 1-8%, the
+ * First Folio Hamlet 11.0%, an EPUB of place names (IDPF georgia-cfi)
+ * 13.1%. */
+#define NAMES_NOUN_CAPS_PCT 12
 /* Fewer keys than this: too few names to sketch (nkeys says how many). */
 #define NAMES_MIN_KEYS 8
 

@@ -8,6 +8,7 @@
 
 #include "grow.h"
 #include "norm.h"
+#include "nouns.h"
 
 #define T_CAP 1u	/* a capital first, inside a sentence */
 #define T_LOWER 2u	/* lower case first */
@@ -19,8 +20,9 @@
 
 struct tok {
 	uint64_t h;	/* hash of the lower-cased token */
-	uint32_t flags;
-	uint32_t num;	/* 1: digits */
+	uint32_t off;	/* its first byte in the text */
+	uint16_t len;	/* its bytes (UINT16_MAX: as many or more) */
+	uint16_t flags;	/* T_NUM: digits */
 };
 
 /* The two key streams of the sketch (names.h): its slots
@@ -84,8 +86,11 @@ static int is_upper(int32_t c)
 
 struct count {
 	uint8_t n;	/* occurrences in any case */
-	uint8_t ncap;	/* of them, written with a capital first */
+	uint8_t ncap;	/* of them, written with a capital first; and
+			 * C_NOUN for a common noun (nouns.h) */
 };
+
+#define C_NOUN 0x80u	/* above any count (NAMES_RARE + 1 at most) */
 
 struct counts {
 	uint64_t *h;		/* cap hashes, set where n is not 0 */
@@ -95,6 +100,12 @@ struct counts {
 	size_t nkeep, kcap;
 	size_t nline, nline_cap;	/* words first on a line inside a
 					 * paragraph, and of them capitalised */
+	size_t nword, ncap_mid, ncap_line;	/* words; of them with a capital
+						 * inside a sentence, not first on
+						 * a line and first on a line */
+	struct nouns_tok *all;	/* every token, when collect is set */
+	size_t nall, acap;
+	int collect, verse;	/* the second reading; in verse */
 	struct tok batch[BATCH];
 	size_t nbatch;
 };
@@ -175,11 +186,38 @@ static int count_tok(struct counts *c, const struct tok *t)
 		c->nline++;
 		c->nline_cap += (t->flags & T_CAP) != 0;
 	}
+	c->nword += !(t->flags & T_NUM);
+	if ((t->flags & (T_CAP | T_ALLCAPS)) == T_CAP) {
+		c->ncap_mid += !(t->flags & T_LINE);
+		c->ncap_line += (t->flags & T_LINE) != 0;
+	}
 	if (names_keep(t)) {
 		if (ARRAY_GROW(c->keep, c->kcap, c->nkeep + 1))
 			return -ENOMEM;
 		c->keep[c->nkeep++] = *t;
 	}
+	return 0;
+}
+
+/* Keeps the batched tokens in c->all (the second reading, nouns.h). */
+static int collect_flush(struct counts *c)
+{
+	size_t i;
+
+	if (ARRAY_GROW(c->all, c->acap, c->nall + c->nbatch))
+		return -ENOMEM;
+	for (i = 0; i < c->nbatch; i++) {
+		const struct tok *t = &c->batch[i];
+		struct nouns_tok *a = &c->all[c->nall++];
+
+		a->h = t->h;
+		a->off = t->off;
+		a->len = t->len;
+		a->cls = t->flags & T_LOWER ? NOUNS_LOWER :
+			 (t->flags & (T_CAP | T_ALLCAPS)) == T_CAP &&
+			 !(c->verse && (t->flags & T_LINE)) ? NOUNS_CAP : NOUNS_OTHER;
+	}
+	c->nbatch = 0;
 	return 0;
 }
 
@@ -189,6 +227,8 @@ static int count_flush(struct counts *c)
 	size_t i, j, mask = c->cap - 1;
 	int ret = 0;
 
+	if (c->collect)
+		return collect_flush(c);
 	for (i = 0; i < c->nbatch; i++) {
 		j = (size_t)c->batch[i].h & mask;
 		__builtin_prefetch(&c->h[j]);
@@ -211,6 +251,7 @@ struct scan {
 	int kind;	/* of the current token: 0 none, 1 letters, 2 digits */
 	int start;	/* a word here starts a sentence, a quotation or a paragraph */
 	int nl;		/* line ends since the last token or mark */
+	size_t pos, off;	/* where the scanner is; where the token began */
 };
 
 /* Ends the current token of sc (kind != 0): a single letter (I, A, a) is
@@ -223,8 +264,9 @@ static inline int scan_end(struct scan *sc, struct counts *cs)
 		struct tok *t = &cs->batch[cs->nbatch++];
 
 		t->h = mix(sc->h ^ (uint64_t)sc->kind << 62);
-		t->flags = sc->kind == 2 ? sc->flags : sc->flags | sc->caps;
-		t->num = sc->kind == 2;
+		t->flags = (uint16_t)(sc->kind == 2 ? sc->flags : sc->flags | sc->caps);
+		t->off = (uint32_t)sc->off;
+		t->len = sc->pos - sc->off < UINT16_MAX ? (uint16_t)(sc->pos - sc->off) : UINT16_MAX;
 		if (cs->nbatch == BATCH)
 			ret = count_flush(cs);
 	}
@@ -273,6 +315,7 @@ static int scan_other(struct scan *sc, struct counts *cs, int32_t c)
 	}
 	if (!sc->kind) {
 		sc->kind = ck;
+		sc->off = sc->pos;
 		sc->h = TOK_SEED;
 		sc->ncp = 0;
 		sc->caps = T_ALLCAPS | T_ROMAN;
@@ -341,16 +384,16 @@ static const unsigned char ascii_caps[128] = {
 static int tokenise(const char *s, size_t len, struct counts *cs)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	struct scan sc = { 0, 0, 0, 0, 0, 1, 0 };
+	struct scan sc = { 0, 0, 0, 0, 0, 1, 0, 0, 0 };
 	uint64_t h = 0;
 	uint32_t flags = 0, caps = 0, ncp = 0;
 	int kind = 0, start = 1, nl = 0, ret;
-	size_t i = 0;
+	size_t i = 0, toff = 0;
 
 #define SCAN_SAVE() (sc.h = h, sc.flags = flags, sc.caps = caps, sc.ncp = ncp, \
-		     sc.kind = kind, sc.start = start, sc.nl = nl)
+		     sc.kind = kind, sc.start = start, sc.nl = nl, sc.pos = i, sc.off = toff)
 #define SCAN_LOAD() (h = sc.h, flags = sc.flags, caps = sc.caps, ncp = sc.ncp, \
-		     kind = sc.kind, start = sc.start, nl = sc.nl)
+		     kind = sc.kind, start = sc.start, nl = sc.nl, toff = sc.off)
 	while (i < len) {
 		unsigned b = p[i], a;
 
@@ -391,6 +434,7 @@ static int tokenise(const char *s, size_t len, struct counts *cs)
 		}
 		if (!kind) {
 			kind = (int)a;
+			toff = i;
 			h = TOK_SEED;
 			ncp = 0;
 			caps = T_ALLCAPS | T_ROMAN;
@@ -410,6 +454,7 @@ static int tokenise(const char *s, size_t len, struct counts *cs)
 #undef SCAN_LOAD
 	if (kind) {
 		sc.h = h, sc.flags = flags, sc.caps = caps, sc.ncp = ncp, sc.kind = kind;
+		sc.pos = len, sc.off = toff;
 		if ((ret = scan_end(&sc, cs)))
 			return ret;
 	}
@@ -422,13 +467,49 @@ static unsigned stream_bits(const struct tok *t, struct count e, int verse)
 {
 	const unsigned both = 1u << S_NAMES | 1u << S_CAPITALS;
 
-	if (t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN) ||
-	    ((t->flags & T_CAP) && !(t->flags & T_ALLCAPS) && !(verse && (t->flags & T_LINE))))
+	if ((t->flags & T_NUM) || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN) ||
+	    ((t->flags & T_CAP) && !(t->flags & T_ALLCAPS) && !(verse && (t->flags & T_LINE)) &&
+	     !(e.ncap & C_NOUN)))
 		return e.n <= NAMES_RARE ? both : 0;
 	if (t->flags & T_ALLCAPS)
 		return 0;
 	/* a capital that says nothing: the stream of every capital only */
-	return e.ncap <= NAMES_RARE ? 1u << S_CAPITALS : 0;
+	return (e.ncap & ~C_NOUN) <= NAMES_RARE ? 1u << S_CAPITALS : 0;
+}
+
+/* Whether the text writes its common nouns with a capital: a share of its
+ * words of NAMES_NOUN_CAPS_PCT percent or more are capitalised inside a
+ * sentence (not counting the line starts of verse). */
+static int noun_capitals(const struct counts *c, int verse)
+{
+	size_t caps = c->ncap_mid + (verse ? 0 : c->ncap_line);
+
+	return c->nword && 100 * caps >= NAMES_NOUN_CAPS_PCT * c->nword;
+}
+
+/* Reads text again and marks in c's counts the capitalised words that are
+ * common nouns by its own evidence (nouns.h). */
+static int mark_nouns(const char *text, size_t len, struct counts *c, int verse)
+{
+	uint64_t *nouns = NULL;
+	size_t nn = 0, i, j;
+	int ret;
+
+	c->collect = 1;
+	c->verse = verse;
+	ret = tokenise(text, len, c);
+	if (!ret)
+		ret = nouns_mark(text, c->all, c->nall, &nouns, &nn);
+	for (i = 0; !ret && i < nn; i++) {
+		j = count_slot(c->h, c->n, c->cap - 1, nouns[i]);
+		if (c->n[j].n)
+			c->n[j].ncap |= C_NOUN;
+	}
+	free(nouns);
+	free(c->all);
+	c->all = NULL;
+	c->collect = 0;
+	return ret;
 }
 
 /* The running state of one key stream. */
@@ -484,9 +565,14 @@ int names_sketch(const char *utf8, size_t len, struct names_sketch *out)
 	/* verse: most lines start with a capital, which says nothing there
 	 * (in prose wrapped in lines, a line starts with any word) */
 	verse = c.nline >= NAMES_VERSE_LINES && 2 * c.nline_cap > c.nline;
+	/* offsets of nouns.h are 32 bits: a longer text keeps every capital */
+	if (noun_capitals(&c, verse) && end - start <= UINT32_MAX &&
+	    (ret = mark_nouns(utf8 + start, end - start, &c, verse)))
+		goto out;
 	for (i = 0; i < c.nkeep; i++) {
 		const struct tok *t = &c.keep[i];
-		int num = t->num || (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN);
+		int num = (t->flags & T_NUM) ||
+			  (t->flags & (T_ALLCAPS | T_ROMAN)) == (T_ALLCAPS | T_ROMAN);
 
 		bits = stream_bits(t, c.n[count_slot(c.h, c.n, c.cap - 1, t->h)], verse);
 		for (s = 0; s < S_N; s++)

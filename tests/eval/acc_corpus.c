@@ -24,6 +24,7 @@ const char *const acc_cat_names[ACC_NCAT] = {
 	"anthology of two works vs each", "material of the partial books vs its base",
 	"reworded 5-10% (revision)", "unrelated", "same author",
 	"anthology vs third book, middle replaced", "reworded 50-100% (translation)",
+	"reworded 100%, nouns capitalised (translation)",
 	"real: edition", "real: part of", "real: unrelated", "real: other translation",
 };
 
@@ -527,6 +528,19 @@ static int derive_reword(struct derive *dv)
 					   transl ? RELATE_OTHER_TRANSLATION : RELATE_NEAR_DUPLICATE,
 					   0, kinds[k].rate, (int)(k & 1), NULL);
 	}
+	/* a language that writes its nouns with a capital (German): the
+	 * pseudo-language translation with a third of its words nouns */
+	if (!ret) {
+		sbuf_setlen(&dv->t, 0);
+		ret = mut_reword(&dv->r, b->text, b->len, 1.0, 4 + dv->i % 3, 1, &dv->t);
+	}
+	if (!ret) {
+		sbuf_setlen(&dv->u, 0);
+		ret = mut_nouns(&dv->r, dv->t.buf, dv->t.len, 0.3, &dv->u);
+	}
+	if (!ret)
+		ret = derived_pair(dv->c, dv->orig, &dv->u, "translated-nouns.txt",
+				   ACC_TRANSL_NOUNS, RELATE_OTHER_TRANSLATION, 0, 1.0, 0, NULL);
 	return ret;
 }
 

@@ -41,6 +41,8 @@ enum acc_cat {
 	ACC_SPARSE,	/* anthology of two books vs a third with its middle
 			 * replaced: sparse chance alignment, no shared text */
 	ACC_TRANSL,	/* 50-100% reworded, names and numbers kept in order */
+	ACC_TRANSL_NOUNS,	/* 100% reworded, then nouns capitalised after
+				 * articles (mut_nouns()) */
 	ACC_REAL_EDITION,
 	ACC_REAL_PART,
 	ACC_REAL_UNREL,
@@ -163,7 +165,7 @@ static inline int is_synth_neg(int cat)
 /* Translations, synthetic or real: never to be called a duplicate. */
 static inline int is_transl(int cat)
 {
-	return cat == ACC_TRANSL || cat == ACC_REAL_TRANSL;
+	return cat == ACC_TRANSL || cat == ACC_TRANSL_NOUNS || cat == ACC_REAL_TRANSL;
 }
 
 /* 1 for the classes that say the texts are the same or share text. */

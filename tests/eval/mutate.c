@@ -793,6 +793,38 @@ static int word_byte(unsigned char c, int quote)
 	       (c >= '0' && c <= '9') || (quote && c == '\'');
 }
 
+int mut_nouns(struct mut_rng *r, const char *in, size_t len, double share, struct sbuf *out)
+{
+	static const char *const article[] = { "dar ", "dis ", "dan ", "einu " };
+	size_t i = 0, j;
+	int ret = 0;
+
+	if (share < 0 || share > 1)
+		return -EINVAL;
+	while (i < len && !ret) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (!word_byte(c, 0)) {
+			ret = sbuf_addch(out, (char)c);
+			i++;
+			continue;
+		}
+		for (j = i; j < len && word_byte((unsigned char)in[j], 1); j++)
+			;
+		if (c >= 'a' && c <= 'z' && mut_rng_unit(r) < share) {
+			ret = sbuf_addstr(out, article[mut_rng_below(r, 4)]);
+			if (!ret)
+				ret = sbuf_addch(out, (char)(c - 'a' + 'A'));
+			if (!ret)
+				ret = sbuf_add(out, in + i + 1, j - i - 1);
+		} else {
+			ret = sbuf_add(out, in + i, j - i);
+		}
+		i = j;
+	}
+	return ret;
+}
+
 int mut_reword(struct mut_rng *r, const char *in, size_t len, double rate, uint64_t lang,
 	       unsigned variants, struct sbuf *out)
 {

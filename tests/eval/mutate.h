@@ -114,6 +114,12 @@ int mut_synth(uint64_t author, uint64_t seed, size_t nwords, struct sbuf *out);
 int mut_reword(struct mut_rng *r, const char *in, size_t len, double rate, uint64_t lang,
 	       unsigned variants, struct sbuf *out);
 
+/* A language that capitalises its nouns: each lower-case word of in (an
+ * ASCII letter first) becomes, with probability share (0..1), a noun: an
+ * article (one of four pseudo-words, lower case) and the word with a
+ * capital.  The rest is kept.  -EINVAL for a share out of range. */
+int mut_nouns(struct mut_rng *r, const char *in, size_t len, double share, struct sbuf *out);
+
 /* Partial replacement or insertion in parts (mutate_parts.c): the text cut
  * into nparts equal segments, and in each one a region of the fraction
  * frac of the segment replaced by donor text (insert = 0), or donor text

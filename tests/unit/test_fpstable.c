@@ -10,7 +10,9 @@
  * values computed by that code, so "the same as that build" is the
  * contract (re-recorded for record version 2: the names bands of
  * bookrec.h joined the stored bands, the language the record; and for
- * version 3: the names bands of two key streams, names.h) (a reference path computed in the test would share the very
+ * version 3: the names bands of two key streams, names.h; and for
+ * version 4: a text that capitalises its nouns keeps them out of the
+ * names stream, nouns.h) (a reference path computed in the test would share the very
  * helpers being sped up).  Both the AVX2 and the portable paths are
  * checked.  A failure here means stored values moved:
  * either a bug, or a deliberate change that needs a new FPREC_VERSION and
@@ -55,7 +57,7 @@ static uint64_t stored_digest(const struct bookrec_fp *f)
 	 * lengths there and the language at 38-39 (bookrec.h); a record
 	 * without metadata.opf metadata (these books have none) is digested
 	 * in that earlier layout, so the constants hold every stored value. */
-	if (BOOKREC_VERSION != 3 || BOOKREC_HEAD_LEN != 40 || f->fp.rec_len < BOOKREC_HEAD_LEN ||
+	if (BOOKREC_VERSION != 4 || BOOKREC_HEAD_LEN != 40 || f->fp.rec_len < BOOKREC_HEAD_LEN ||
 	    memcmp(rec + 34, "\0\0\0\0", 4))
 		return 0;	/* no digest: fails the comparison */
 	for (k = 0; k < 4; k++)
@@ -168,12 +170,12 @@ static void test_synthetic(void)
 		unsigned words;
 		uint64_t want;
 	} cases[] = {
-		{ "ascii.txt", 0, 1, 60000, UINT64_C(0xe4f71ad3addba8dd) },
-		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0xae0d47e2315f07e7) },
-		{ "mixed.txt", 1, 3, 40000, UINT64_C(0x37ab480e09dff023) },
-		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0x33ffb5e8b520804b) },
-		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0xb5141a0ae89c7889) },
-		{ "page.html", 3, 6, 20000, UINT64_C(0x899e0dfe0320c2d9) },
+		{ "ascii.txt", 0, 1, 60000, UINT64_C(0xde83424ec5e584e1) },
+		{ "ascii-small.txt", 0, 2, 7, UINT64_C(0x29bad98c5f480900) },
+		{ "mixed.txt", 1, 3, 40000, UINT64_C(0xb30014035342982f) },
+		{ "mixed-crlf.txt", 2, 4, 20000, UINT64_C(0x60fbe32cf2b5baf0) },
+		{ "mixed-short.txt", 1, 5, 3, UINT64_C(0xa50e94366106916a) },
+		{ "page.html", 3, 6, 20000, UINT64_C(0x70f0c401d3a29768) },
 	};
 	static char vocab[3000][TEXTGEN_WORD];
 	struct sbuf sb;

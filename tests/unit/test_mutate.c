@@ -330,6 +330,30 @@ static void test_parts(void)
 	sbuf_release(&out);
 }
 
+/* mut_nouns(): share 0 keeps the text; share 1 writes every lower-case
+ * word (six here) as a noun after an article, and keeps capitalised words,
+ * numbers and punctuation. */
+static void test_nouns(void)
+{
+	static const char in[] = "Achilles sang of the wrath in 1184 BC.\nHector heard.";
+	struct sbuf a;
+	struct mut_rng r;
+
+	sbuf_init(&a);
+	mut_rng_seed(&r, 3);
+	REQUIRE(mut_nouns(&r, in, sizeof(in) - 1, 0.0, &a) == 0);
+	CHECK_EQ_STR(a.buf, in);
+	sbuf_setlen(&a, 0);
+	REQUIRE(mut_nouns(&r, in, sizeof(in) - 1, 1.0, &a) == 0);
+	CHECK(strncmp(a.buf, "Achilles ", 9) == 0);
+	CHECK(strstr(a.buf, " Sang ") != NULL && strstr(a.buf, " Wrath ") != NULL);
+	CHECK(strstr(a.buf, " sang") == NULL && strstr(a.buf, " the ") == NULL);
+	CHECK(strstr(a.buf, " 1184 BC.\nHector ") != NULL);
+	CHECK_EQ_INT(count_char(a.buf, a.len, ' '), count_char(in, sizeof(in) - 1, ' ') + 6);
+	CHECK_EQ_INT(mut_nouns(&r, in, 4, 1.5, &a), -EINVAL);
+	sbuf_release(&a);
+}
+
 int main(void)
 {
 	RUN(test_rng_golden);
@@ -341,6 +365,7 @@ int main(void)
 	RUN(test_html);
 	RUN(test_epub);
 	RUN(test_reword);
+	RUN(test_nouns);
 	RUN(test_parts);
 	return CHECK_DONE();
 }
