@@ -48,7 +48,8 @@ typedef void ijr_fn(void *arg, enum ijr_op op, const char *a, const char *b);
 int ijr_open(const char *path, size_t max, struct ijr **out);
 void ijr_free(struct ijr *j);
 
-/* Records one change (b NULL for a one-path op): 0 or -errno (the disk
+/* Records one change (b NULL for a one-path op; IJR_RESCAN with a and b
+ * NULL: the records give way to a rescan owed): 0 or -errno (the disk
  * refused it: a rescan is owed, kept in memory). */
 int ijr_add(struct ijr *j, enum ijr_op op, const char *a, const char *b);
 
@@ -59,6 +60,16 @@ size_t ijr_count(struct ijr *j, int *rescan);
  * IJR_RESCAN), then empties the journal.  fn must not call ijr_*.
  * Returns the number of calls, or -errno (the journal is kept). */
 int ijr_replay(struct ijr *j, ijr_fn *fn, void *arg);
+
+/* Where the journal of the library src (its real path) with the shared
+ * index uri lives: DIR/NS-HASH.journal, DIR the state folder state_dir,
+ * or when NULL $XDG_STATE_HOME/simbookfs, or ~/.local/state/simbookfs (an
+ * absolute $XDG_STATE_HOME or $HOME only); NS the URI's namespace
+ * ("simbook" when none); HASH 16 hex digits of uri and src, so each mount
+ * of one library on one machine has a journal of its own.  0 and buf (n
+ * bytes), -EINVAL (no such folder to use, or a URI that does not parse),
+ * -ENAMETOOLONG. */
+int ijr_place(const char *state_dir, const char *uri, const char *src, char *buf, size_t n);
 
 /* The file's path (owned by j). */
 const char *ijr_path(const struct ijr *j);

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "byteorder.h"
+#include "rcluri.h"
 
 #define IJR_DEFAULT_MAX 10000
 #define IJR_FILE_MAX ((off_t)64 << 20)	/* larger than any max allows: damage */
@@ -282,12 +283,12 @@ int ijr_add(struct ijr *j, enum ijr_op op, const char *a, const char *b)
 	size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
 	int ret = 0;
 
-	if (!op_known(op) || op == IJR_RESCAN || !la || !lb != !op_two(op))
+	if (!op_known(op) || (op == IJR_RESCAN ? la || lb : !la || !lb != !op_two(op)))
 		return -EINVAL;
 	pthread_mutex_lock(&j->lock);
 	if (j->rescan)
 		goto out;	/* the rescan will find it */
-	if (la > IJR_PATH_MAX || lb > IJR_PATH_MAX || j->n >= j->max) {
+	if (op == IJR_RESCAN || la > IJR_PATH_MAX || lb > IJR_PATH_MAX || j->n >= j->max) {
 		ret = rewrite(j, 1);
 		goto out;
 	}
@@ -381,4 +382,31 @@ out:
 	pthread_mutex_unlock(&j->lock);
 	free(buf);
 	return ret;
+}
+
+int ijr_place(const char *state_dir, const char *uri, const char *src, char *buf, size_t n)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	struct rcluri u = { 0 };
+	XXH64_state_t h;
+	int ret, len;
+
+	if (!state_dir && !(xdg && *xdg == '/') && !(home && *home == '/'))
+		return -EINVAL;
+	ret = rcluri_parse(uri, &u, NULL);
+	if (ret)
+		return ret;
+	XXH64_reset(&h, 0);
+	XXH64_update(&h, uri, strlen(uri) + 1);
+	XXH64_update(&h, src, strlen(src));
+	if (state_dir)
+		len = snprintf(buf, n, "%s/%s-%016llx.journal", state_dir,
+			       u.ns[0] ? u.ns : "simbook", (unsigned long long)XXH64_digest(&h));
+	else
+		len = snprintf(buf, n, "%s%s/simbookfs/%s-%016llx.journal",
+			       xdg && *xdg == '/' ? xdg : home,
+			       xdg && *xdg == '/' ? "" : "/.local/state", u.ns[0] ? u.ns : "simbook",
+			       (unsigned long long)XXH64_digest(&h));
+	rcluri_release(&u);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }

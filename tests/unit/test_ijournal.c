@@ -46,7 +46,7 @@ static void test_order_and_empty(void)
 	/* shapes the journal refuses */
 	CHECK_EQ_INT(ijr_add(j, IJR_RENAME, "a", NULL), -EINVAL);
 	CHECK_EQ_INT(ijr_add(j, IJR_WRITE, "", NULL), -EINVAL);
-	CHECK_EQ_INT(ijr_add(j, IJR_RESCAN, NULL, NULL), -EINVAL);
+	CHECK_EQ_INT(ijr_add(j, IJR_RESCAN, "a", NULL), -EINVAL);
 	CHECK_EQ_INT(ijr_count(j, NULL), 5);
 	/* kept across a close (a daemon restarted while the server is down) */
 	ijr_free(j);
@@ -102,6 +102,14 @@ static void test_bounded(void)
 	CHECK_EQ_STR(s.text, "S:;");
 	CHECK_EQ_INT(ijr_count(j, &rescan), 0);
 	CHECK_EQ_INT(rescan, 0);
+	/* asked for: the records give way */
+	CHECK_EQ_INT(ijr_add(j, IJR_WRITE, "w", NULL), 0);
+	CHECK_EQ_INT(ijr_add(j, IJR_RESCAN, NULL, NULL), 0);
+	CHECK_EQ_INT(ijr_count(j, &rescan), 0);
+	CHECK_EQ_INT(rescan, 1);
+	s.text[0] = 0;
+	CHECK_EQ_INT(ijr_replay(j, collect, &s), 1);
+	CHECK_EQ_STR(s.text, "S:;");
 	/* a path too long to record: a rescan */
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
