@@ -198,11 +198,44 @@ static void test_parse(void)
 	CHECK_EQ_INT(damaged, 1);
 }
 
+static void test_place(void)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:1/lib", "/books", a, sizeof(a)), 0);
+	CHECK(strncmp(a, "/st/lib-", 8) == 0 && strlen(a) == 8 + 16 + 8);
+	CHECK(strcmp(a + strlen(a) - 8, ".journal") == 0);
+	/* another library, or another index of it: another file */
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:1/lib", "/books2", b, sizeof(b)), 0);
+	CHECK(strcmp(a, b) != 0);
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:2/lib", "/books", b, sizeof(b)), 0);
+	CHECK(strcmp(a, b) != 0);
+	/* the same: the same file (a restarted daemon finds it) */
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:1/lib", "/books", b, sizeof(b)), 0);
+	CHECK_EQ_STR(a, b);
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:1", "/books", b, sizeof(b)), 0);
+	CHECK(strncmp(b, "/st/simbook-", 12) == 0);
+	CHECK_EQ_INT(ijr_place("/st", "redis://h:1/lib", "/books", b, 20), -ENAMETOOLONG);
+	CHECK(ijr_place("/st", "redis://", "/books", b, sizeof(b)) < 0);
+	/* the defaults */
+	setenv("XDG_STATE_HOME", "/xdg", 1);
+	setenv("HOME", "/home/u", 1);
+	CHECK_EQ_INT(ijr_place(NULL, "redis://h:1/lib", "/books", b, sizeof(b)), 0);
+	CHECK(strncmp(b, "/xdg/simbookfs/lib-", 19) == 0);
+	setenv("XDG_STATE_HOME", "relative", 1);
+	CHECK_EQ_INT(ijr_place(NULL, "redis://h:1/lib", "/books", b, sizeof(b)), 0);
+	CHECK(strncmp(b, "/home/u/.local/state/simbookfs/lib-", 35) == 0);
+	unsetenv("XDG_STATE_HOME");
+	unsetenv("HOME");
+	CHECK_EQ_INT(ijr_place(NULL, "redis://h:1/lib", "/books", b, sizeof(b)), -EINVAL);
+}
+
 int main(void)
 {
 	RUN(test_order_and_empty);
 	RUN(test_bounded);
 	RUN(test_damaged);
 	RUN(test_parse);
+	RUN(test_place);
 	return CHECK_DONE();
 }
