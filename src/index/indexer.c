@@ -81,6 +81,7 @@ struct indexer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stopping;
+	int started;			/* indexer_start() ran: replays may run */
 	char *skip_dir;
 	int include_hidden;		/* indexer_opts: files under hidden folders */
 	int extensionless;		/* indexer_opts: plain text without an extension */
@@ -167,9 +168,15 @@ static void indexer_replayed(void *arg, enum ijr_op op, const char *a, const cha
  * workers as any written book), and the journal emptied. */
 static void indexer_replay(struct indexer *ixr)
 {
-	/* an empty journal costs a lock and no I/O */
-	if (ixr->jr && !idx_health(ixr->ix, NULL, 0, NULL))
+	if (!ixr->jr)
+		return;
+	/* Under lock: not before the indexer is whole (the watcher hears
+	 * of the first subscription inside indexer_new()), nor once
+	 * indexer_free() began.  An empty journal costs no I/O. */
+	pthread_mutex_lock(&ixr->lock);
+	if (ixr->started && !ixr->stopping && !idx_health(ixr->ix, NULL, 0, NULL))
 		(void)ijr_replay(ixr->jr, indexer_replayed, ixr);
+	pthread_mutex_unlock(&ixr->lock);
 }
 
 /* idx_watch(): another mount's commit, or the server gone or back. */
@@ -791,6 +798,9 @@ int indexer_start(struct indexer *ixr)
 
 	/* what the journal kept while the server was out of reach (this
 	 * mount's, or a former daemon's) before the scan */
+	pthread_mutex_lock(&ixr->lock);
+	ixr->started = 1;
+	pthread_mutex_unlock(&ixr->lock);
 	indexer_replay(ixr);
 	ret = scan_start(ixr->scan);
 
