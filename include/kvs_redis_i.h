@@ -102,8 +102,10 @@ int rd_keep(struct rd_tx *tx, struct rcl_reply *r);
 int rd_cmd(struct kvs_redis *s, int argc, const char **argv, const size_t *argvlen,
 	   struct rcl_reply **out);
 
-/* kvs_redis_health.c.  Starts the prober (s->uri set, s->c open): 0 or
+/* kvs_redis_health.c.  init: hcond (0 or -errno; hlock is the caller's).
+ * Starts the prober (s->uri set, s->c open): 0 or
  * -errno; stop: before s->c goes (NULL-safe on a handle never started). */
+int rd_health_init(struct kvs_redis *s);
 int rd_health_start(struct kvs_redis *s);
 void rd_health_stop(struct kvs_redis *s);
 /* At the start of a transaction: -EHOSTDOWN while the server is out of

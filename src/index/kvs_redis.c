@@ -743,7 +743,15 @@ int kvs_redis_open(const char *uri, struct kvs **out, char *why, size_t n)
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_rwlock_init(&s->clock, NULL);
 	pthread_mutex_init(&s->hlock, NULL);
-	pthread_cond_init(&s->hcond, NULL);
+	ret = rd_health_init(s);
+	if (ret) {
+		pthread_mutex_destroy(&s->hlock);
+		pthread_rwlock_destroy(&s->clock);
+		pthread_mutex_destroy(&s->wlock);
+		free(s);
+		rcluri_release(&u);
+		return ret;
+	}
 	s->uri = strdup(uri);
 	ret = s->uri ? names_init(s, u.ns[0] ? u.ns : KVS_REDIS_NS) : -ENOMEM;
 	if (ret == 0) {

@@ -157,6 +157,20 @@ static void *prober(void *arg)
 	return NULL;
 }
 
+int rd_health_init(struct kvs_redis *s)
+{
+	pthread_condattr_t ca;
+	int ret = -pthread_condattr_init(&ca);
+
+	if (ret)
+		return ret;
+	/* the prober's pauses are on the monotonic clock */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	ret = -pthread_cond_init(&s->hcond, &ca);
+	pthread_condattr_destroy(&ca);
+	return ret;
+}
+
 int rd_health_start(struct kvs_redis *s)
 {
 	int ret = -pthread_create(&s->prober, NULL, prober, s);
