@@ -138,7 +138,7 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 
 #define META_SKIPPED_AGE_NS 1000000000u
 
-static int meta_status(struct views *v, struct sbuf *out)
+static int meta_status_open(struct views *v, struct sbuf *out)
 {
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
 	struct opener_info oi = { .state = OPENER_OPEN };
@@ -148,8 +148,6 @@ static int meta_status(struct views *v, struct sbuf *out)
 	uint64_t kept_files, kept_marks;
 	int how, ret;
 
-	if (!views_open(v))
-		return meta_status_closed(v, out);
 	/* open, but the scan or the watch could not start */
 	if (v->op)
 		opener_info(v->op, &oi);
@@ -194,6 +192,20 @@ static int meta_status(struct views *v, struct sbuf *out)
 	if (!ret)
 		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
+}
+
+static int meta_status(struct views *v, struct sbuf *out)
+{
+	size_t len = out->len;
+	int ret = views_open(v) ? meta_status_open(v, out) : meta_status_closed(v, out);
+
+	/* the index's server went away while the status was being made:
+	 * what it says now, not the error */
+	if (ret < 0 && v->ix && idx_health(v->ix, NULL, 0, NULL)) {
+		sbuf_setlen(out, len);
+		ret = meta_status_closed(v, out);
+	}
+	return ret;
 }
 
 /* One line per file that could not be indexed: path TAB reason. */

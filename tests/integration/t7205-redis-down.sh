@@ -66,6 +66,9 @@ journal_entries() { sed -n 's/.*"journal":{[^}]*"entries":\([0-9]*\).*/\1/p' "$S
 # ---- 1. the server goes away mid-run ----
 say "killing the server"
 redis_kill "$REDIS_PORT"
+# the status is read at once, not an error, even while the client still
+# retries (the first read after the kill)
+timeout 10 cat "$ST" >/dev/null || fail "status unreadable as the server went away"
 cp "$T/gen/near-01.txt" "$MNT/" || fail "copy near-01 while down"
 cp "$T/gen/near-02.txt" "$MNT/tmp-02.part" || fail "copy tmp-02 while down"
 mv "$MNT/tmp-02.part" "$MNT/near-02.txt" || fail "rename into place while down"
