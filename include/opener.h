@@ -9,8 +9,9 @@
  *  3. publishes the indexer (opener_indexer() returns it from then on),
  *  4. starts it (indexer_start(): the scan at mount, the watch).
  * Until step 3 opener_indexer() returns NULL: the filesystem passes SRC
- * through and drops its change reports, and the views show their top
- * folders empty.  Nothing is lost by dropping them: a change reported
+ * through and drops its change reports (a shared index's daemon writes
+ * them to the outage journal, replayed at step 4), and the views show
+ * their top folders empty.  Nothing is lost by dropping them: a change reported
  * before the publication was made to SRC before it, hence before the scan
  * of step 4 starts, and the scan finds new and changed files (size, mtime,
  * ctime, inode), vanished ones and renames (same inode, size and mtime
