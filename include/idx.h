@@ -245,9 +245,16 @@ struct idx_counts {
 int idx_open(struct idx **out, const char *dir, const struct idx_opts *opts);
 /* Calls fn(arg) on a thread of the index's each time another process
  * sharing the index (a Redis one: another mount, simbook index) commits a
- * change; idx_generation() has moved before.  0, -EOPNOTSUPP (an LMDB
+ * change (idx_generation() has moved before), and when its server goes out
+ * of reach or comes back (idx_health()).  0, -EOPNOTSUPP (an LMDB
  * index: no other process writes it), or -errno. */
 int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg);
+/* A shared index's server out of reach (kvs_health()): 0, or 1 with why
+ * (the connection error, n bytes; may be NULL) and *since (seconds since
+ * the epoch; may be NULL).  Meanwhile every call on the index fails at once
+ * with -EHOSTDOWN (or the error that took it away); the idx_watch()
+ * function runs when it goes and when it is back.  An LMDB index: 0. */
+int idx_health(struct idx *ix, char *why, size_t n, int64_t *since);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
 /* Where a rebuild keeps an old data file it could not carry over whole (LMDB

@@ -57,6 +57,13 @@ struct indexer_opts {
 				 * by their content either way */
 	void (*notify)(void *arg);	/* the index changed (may be NULL) */
 	void *notify_arg;
+	/* A shared index's outage journal (ijournal.h; may be NULL; not
+	 * owned, kept until indexer_free()): while the index's server is out
+	 * of reach (idx_health()), the changes reported here, and the work
+	 * the outage interrupted, go to it instead; it is replayed (its books
+	 * fingerprinted and judged) when the server is back and at
+	 * indexer_start(), then emptied. */
+	struct ijr *journal;
 	/* idx_opts.progress of the index's open (may be NULL): an upgrade or
 	 * rebuild inside indexer_new() reports to it and can be stopped */
 	int (*open_progress)(void *arg, enum idx_open_phase phase, uint64_t done, uint64_t total);

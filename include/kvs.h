@@ -107,10 +107,19 @@ void kvs_free(struct kvs *s);
 /* Calls fn(arg), on a thread of the store's, each time another handle of
  * the same store (another process, another machine) has committed, and
  * when the store may have missed such news (a lost connection back):
- * kvs_generation() has moved before.  One watcher per store, until
+ * kvs_generation() has moved before; and when its server went out of
+ * reach or came back (kvs_health()).  One watcher per store, until
  * kvs_free().  0, -EOPNOTSUPP (a store no other process writes: LMDB),
  * or -errno. */
 int kvs_watch(struct kvs *s, void (*fn)(void *arg), void *arg);
+/* Whether the store's server can be reached: 0, or 1 with why (the error
+ * that took it away, in n bytes; may be NULL) and *since (when, seconds
+ * since the epoch; may be NULL).  While 1, kvs_write(), kvs_read() and
+ * kvs_read_get() fail at once with -EHOSTDOWN (never waiting on the
+ * network) and a thread of the store's tries the server again with a
+ * growing pause; the kvs_watch() function runs when it goes and when it
+ * is back.  An embedded store (LMDB) is always 0. */
+int kvs_health(struct kvs *s, char *why, size_t n, int64_t *since);
 /* Makes every committed write durable: 0 or -errno. */
 int kvs_sync(struct kvs *s);
 /* A number that changes with every committed write (for caches). */

@@ -39,6 +39,8 @@ struct kvs_ops {
 	uint64_t (*generation)(struct kvs *s);
 	int (*watch)(struct kvs *s, void (*fn)(void *arg), void *arg);
 	void (*free)(struct kvs *s);
+	/* NULL: always reachable */
+	int (*health)(struct kvs *s, char *why, size_t n, int64_t *since);
 };
 
 #endif

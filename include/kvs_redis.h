@@ -21,6 +21,8 @@
  * holds off this handle's own commits while it runs; after KVS_REDIS_READS
  * runs it gives -EAGAIN.  A read fn must not write through the same handle.
  * kvs_sync() has nothing to do: durability is the server's configuration.
+ * A server out of reach (kvs_health(), kvs_redis_health.c): transactions
+ * fail at once with -EHOSTDOWN until a prober thread reaches it again.
  */
 #ifndef KVS_REDIS_H
 #define KVS_REDIS_H

@@ -47,8 +47,18 @@ struct kvs_redis {
 	size_t chan_len;
 	uint64_t self;			/* this handle's id in those messages */
 	struct rcl_sub *sub;		/* kvs_watch()'s subscriber */
-	void (*watch_fn)(void *arg);
+	void (*watch_fn)(void *arg);	/* set under hlock */
 	void *watch_arg;
+	/* kvs_redis_health.c: the server out of reach (kvs_health()) from a
+	 * transport error until a probe reaches it again */
+	atomic_int down;
+	pthread_mutex_t hlock;		/* the fields below, watch_fn */
+	pthread_cond_t hcond;		/* wakes the prober: down, or stop */
+	char why[256];			/* the error that took it down */
+	int64_t since;			/* when (seconds since the epoch) */
+	char *uri;			/* what the prober connects to */
+	pthread_t prober;
+	int has_prober, hstop;
 };
 
 /* One row a write put (del 0) or removed (del 1); key and value owned. */
@@ -91,6 +101,20 @@ int rd_keep(struct rd_tx *tx, struct rcl_reply *r);
 /* One command on the library's slot: 0 and *out, or -errno. */
 int rd_cmd(struct kvs_redis *s, int argc, const char **argv, const size_t *argvlen,
 	   struct rcl_reply **out);
+
+/* kvs_redis_health.c.  init: hcond (0 or -errno; hlock is the caller's).
+ * Starts the prober (s->uri set, s->c open): 0 or
+ * -errno; stop: before s->c goes (NULL-safe on a handle never started). */
+int rd_health_init(struct kvs_redis *s);
+int rd_health_start(struct kvs_redis *s);
+void rd_health_stop(struct kvs_redis *s);
+/* At the start of a transaction: -EHOSTDOWN while the server is out of
+ * reach (no wait), else 0. */
+int rd_gate(struct kvs_redis *s);
+/* At its end: ret, after marking the server out of reach when ret is a
+ * transport error (no node answered until the client's deadline). */
+int rd_seen(struct kvs_redis *s, int ret);
+int rd_health(struct kvs *kv, char *why, size_t n, int64_t *since);
 
 /* kvs_redis_cur.c */
 int rd_cur_open(struct kvs_tx *tx, int table, struct kvs_cur **c);

@@ -9,8 +9,9 @@
  *  3. publishes the indexer (opener_indexer() returns it from then on),
  *  4. starts it (indexer_start(): the scan at mount, the watch).
  * Until step 3 opener_indexer() returns NULL: the filesystem passes SRC
- * through and drops its change reports, and the views show their top
- * folders empty.  Nothing is lost by dropping them: a change reported
+ * through and drops its change reports (a shared index's daemon writes
+ * them to the outage journal, replayed at step 4), and the views show
+ * their top folders empty.  Nothing is lost by dropping them: a change reported
  * before the publication was made to SRC before it, hence before the scan
  * of step 4 starts, and the scan finds new and changed files (size, mtime,
  * ctime, inode), vanished ones and renames (same inode, size and mtime
@@ -43,7 +44,14 @@ enum opener_state {
 				 * an unreadable file), ids and marks carried over */
 	OPENER_OPEN,		/* the indexer runs (opener_indexer() != NULL) */
 	OPENER_FAILED,		/* the index could not be opened (error) */
+	OPENER_UNAVAILABLE,	/* a shared index's server cannot be reached
+				 * (error, since): tried again after a pause
+				 * growing from OPENER_RETRY_FIRST_MS to
+				 * OPENER_RETRY_MAX_MS, until it answers */
 };
+
+#define OPENER_RETRY_FIRST_MS 200
+#define OPENER_RETRY_MAX_MS 3200
 
 struct opener_info {
 	enum opener_state state;
@@ -51,7 +59,10 @@ struct opener_info {
 				 * total (total 0: not known yet) */
 	double seconds;		/* the open so far, or how long it took */
 	int error;		/* OPENER_FAILED: -errno (-ECANCELED: stopped by
-				 * opener_free()) */
+				 * opener_free()); OPENER_UNAVAILABLE: the
+				 * last connection error */
+	int64_t since;		/* OPENER_UNAVAILABLE: since when (seconds
+				 * since the epoch) */
 };
 
 struct opener_opts {
@@ -82,7 +93,7 @@ int opener_start(struct opener *op);
 struct indexer *opener_indexer(struct opener *op);
 /* Where the open stands. */
 void opener_info(struct opener *op, struct opener_info *info);
-/* "opening", "upgrading", "rebuilding", "open" or "failed". */
+/* "opening", "upgrading", "rebuilding", "open", "failed" or "unavailable". */
 const char *opener_state_name(enum opener_state s);
 /* Stops an open under way, waits for the thread and frees the indexer
  * (indexer_free()).  NULL is allowed. */

@@ -37,6 +37,7 @@
 #define VIEWS_H
 
 #include "fsops.h"
+#include "ijournal.h"
 #include "indexer.h"
 #include "opener.h"
 
@@ -60,6 +61,9 @@ void views_set_files(struct views *v, int on);
  * the index of a mount, even one over SRC that hides it.  Both borrowed:
  * they must outlive v.  Call before mounting. */
 void views_set_library(struct views *v, const char *src, const char *index);
+/* A shared index's outage journal (borrowed; NULL: none), for the status;
+ * may be called while mounted. */
+void views_set_journal(struct views *v, struct ijr *jr);
 /* Several users use the mount (allow_other, allow_root; on != 0): the
  * answers that depend on who asked are dropped from the kernel's cache,
  * which all users share, right after they are handed out.  Call before

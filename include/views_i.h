@@ -50,6 +50,7 @@ struct views {
 	char *prefix;
 	const char *hidden;
 	const char *src, *index;	/* views_set_library() */
+	struct ijr *_Atomic jr;		/* views_set_journal() */
 	char *names[VK_N];
 	struct view_node nodes[VK_N];
 	struct opener *op;

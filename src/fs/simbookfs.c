@@ -2,6 +2,7 @@
  * passthrough (fsops) at MNT and serves it until unmounted or signalled. */
 #include "fsops.h"
 #include "idxlock.h"
+#include "ijournal.h"
 #include "indexer.h"
 #include "libroot.h"
 #include "memtune.h"
@@ -43,6 +44,7 @@ struct sbfs_opts {
 	unsigned int max_idle;
 	int clone_fd;
 	char *index;		/* -o index=DIR */
+	char *state_dir;	/* -o state_dir=DIR: the outage journal's folder */
 	char *viewprefix;	/* -o viewprefix=STR */
 	char *viewmode;		/* -o viewmode=links|files */
 	int noindex;		/* -o noindex: passthrough only */
@@ -70,6 +72,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("clone_fd", clone_fd, 1),
 	SBFS_OPT("noclone_fd", clone_fd, 0),
 	SBFS_OPT("index=%s", index, 0),
+	SBFS_OPT("state_dir=%s", state_dir, 0),
 	SBFS_OPT("viewprefix=%s", viewprefix, 0),
 	SBFS_OPT("viewmode=%s", viewmode, 0),
 	SBFS_OPT("noindex", noindex, 1),
@@ -171,7 +174,11 @@ static void sbfs_usage(FILE *out)
 		"                         or directly in it\n"
 		"  -o index=redis://HOST:PORT[\\,HOST:PORT...][/NAMESPACE]\n"
 		"                         keep it in Redis or a Redis Cluster, shared by\n"
-		"                         every mount of the library (no lock)\n"
+		"                         every mount of the library (no lock); while\n"
+		"                         it cannot be reached the files are served as\n"
+		"                         ever and changes wait in a local journal\n"
+		"  -o state_dir=DIR       the folder of that journal (default\n"
+		"                         $XDG_STATE_HOME/simbookfs or ~/.local/state/simbookfs)\n"
 		"  -o viewprefix=STR      prefix of the view folders (default none: similar,\n"
 		"                         clusters, duplicates, lookup, .simbookfs); use it\n"
 		"                         when SRC has a top-level entry of one of those names\n"
@@ -248,11 +255,27 @@ static void sbfs_log_change(void *arg, enum fs_change what, const char *path, co
  * served), and what its log lines name. */
 struct sbfs_glue {
 	struct opener *op;
+	struct ijr *jr;		/* a shared index's outage journal, or NULL */
 	struct views *views;	/* told of folder permission changes; NULL: none */
 	const char *where;	/* the index's place: -o index= or SRC */
 	int in_src;		/* the index is in SRC (not -o index=) */
 	int debug;
 };
+
+static void sbfs_journal(struct ijr *jr, enum fs_change what, const char *path,
+			 const char *path2)
+{
+	static const enum ijr_op ops[] = {
+		[FS_CHANGE_WRITE] = IJR_WRITE, [FS_CHANGE_UNLINK] = IJR_UNLINK,
+		[FS_CHANGE_RENAME] = IJR_RENAME, [FS_CHANGE_EXCHANGE] = IJR_EXCHANGE,
+		[FS_CHANGE_LINK] = IJR_LINK,
+	};
+
+	if ((unsigned)what < sizeof(ops) / sizeof(ops[0]) && ops[what] &&
+	    ijr_add(jr, ops[what], path, path2))
+		slog(LOG_WARNING, "the journal %s refused a change: a rescan is owed",
+		     ijr_path(jr));
+}
 
 static void sbfs_change(void *arg, enum fs_change what, const char *path, const char *path2)
 {
@@ -268,8 +291,13 @@ static void sbfs_change(void *arg, enum fs_change what, const char *path, const 
 			views_perm_changed(g->views);
 		return;
 	}
-	if (!ixr)
+	if (!ixr) {
+		/* a shared index's server out of reach at mount (or opening):
+		 * kept for the indexer, which replays it at its start */
+		if (g->jr)
+			sbfs_journal(g->jr, what, path, path2);
 		return;
+	}
 	switch (what) {
 	case FS_CHANGE_WRITE:
 		indexer_written(ixr, path);
@@ -770,6 +798,28 @@ static int sbfs_session(struct sbfs *s)
 	return 0;
 }
 
+/* A shared index's outage journal (ijournal.h), when the index is one;
+ * without it (no state folder) changes made while the server is out of
+ * reach are found by the scans. */
+static void sbfs_open_journal(struct sbfs *s)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (!rcluri_is_uri(s->lr.index))
+		return;
+	ret = ijr_place(s->o.state_dir, s->lr.index, s->lr.root, path, sizeof(path));
+	if (!ret)
+		ret = ijr_open(path, 0, &s->glue.jr);
+	if (ret) {
+		slog(LOG_WARNING, "no outage journal for %s (%s): changes made while its server "
+		     "is out of reach are found by the next scan", s->lr.index,
+		     ret == -EINVAL ? "no state folder: -o state_dir=DIR" : strerror(-ret));
+		return;
+	}
+	views_set_journal(s->views, s->glue.jr);
+}
+
 /* The index's background open and the views' threads (when there are
  * views).  After daemonizing: LMDB and threads do not survive fork().  The
  * index opens in the background (an upgrade or rebuild can take minutes):
@@ -795,6 +845,8 @@ static int sbfs_start_index(struct sbfs *s)
 	oo.io.extensionless = s->o.extensionless;
 	oo.io.notify = views_changed;
 	oo.io.notify_arg = s->views;
+	sbfs_open_journal(s);
+	oo.io.journal = s->glue.jr;
 	oo.opened = sbfs_opened;
 	oo.arg = &s->glue;
 	oo.test_delay_ms = s->o.test_open_delay_ms;
@@ -838,6 +890,9 @@ static void sbfs_cleanup(struct sbfs *s)
 	views_stop(s->views);
 	opener_free(s->glue.op);
 	s->glue.op = NULL;
+	views_set_journal(s->views, NULL);
+	ijr_free(s->glue.jr);
+	s->glue.jr = NULL;
 	if (s->mounted) {
 		fuse_unmount(s->f);
 		slog(s->status ? LOG_ERR : LOG_INFO, "unmounted %s%s", s->o.mnt,
@@ -868,6 +923,7 @@ static void sbfs_cleanup(struct sbfs *s)
 	free(s->o.src);
 	free(s->o.mnt);
 	free(s->o.index);
+	free(s->o.state_dir);
 	free(s->o.viewprefix);
 	free(s->o.viewmode);
 }

@@ -15,16 +15,72 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A shared index's server out of reach: at the open (the opener tries
+ * again) or since (idx_health()). */
+struct meta_down {
+	int down;
+	char why[256];
+	int64_t since;
+};
+
+static void meta_down_get(struct views *v, const struct opener_info *oi, struct meta_down *d)
+{
+	d->down = 0;
+	if (oi->state == OPENER_UNAVAILABLE) {
+		d->down = 1;
+		snprintf(d->why, sizeof(d->why), "%s", idx_strerror(oi->error));
+		d->since = oi->since;
+	} else if (v->ix) {
+		d->down = idx_health(v->ix, d->why, sizeof(d->why), &d->since);
+	}
+}
+
+/* ,"reason":..,"since":"UTC time","since_epoch":N of an outage, and the
+ * outage journal when there is one. */
+static int meta_outage(struct views *v, const struct meta_down *d, struct sbuf *out)
+{
+	struct ijr *jr = v->jr;
+	char when[32] = "";
+	time_t t = (time_t)d->since;
+	struct tm tm;
+	size_t n;
+	int ret = 0, rescan = 0;
+
+	if (d->down) {
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		ret = sbuf_addstr(out, ",\"reason\":");
+		if (!ret)
+			ret = jsonw_str(out, d->why);
+		if (!ret)
+			ret = sbuf_addf(out, ",\"since\":\"%s\",\"since_epoch\":%lld", when,
+					(long long)d->since);
+	}
+	if (!ret && jr) {
+		n = ijr_count(jr, &rescan);
+		ret = sbuf_addstr(out, ",\"journal\":{\"path\":");
+		if (!ret)
+			ret = jsonw_str(out, ijr_path(jr));
+		if (!ret)
+			ret = sbuf_addf(out, ",\"entries\":%zu,\"rescan\":%s}", n,
+					rescan ? "true" : "false");
+	}
+	return ret;
+}
+
 /* The "index" member of the status: how the open went or how far it is. */
-static int meta_open(const struct opener_info *oi, struct sbuf *out)
+static int meta_open(struct views *v, const struct opener_info *oi,
+		     const struct meta_down *d, struct sbuf *out)
 {
 	int ret;
 
 	ret = sbuf_addf(out, "\"index\":{\"state\":\"%s\",\"done\":%llu,\"total\":%llu,"
-			"\"seconds\":%.3f", opener_state_name(oi->state),
+			"\"seconds\":%.3f", d->down ? "unavailable" : opener_state_name(oi->state),
 			(unsigned long long)oi->done, (unsigned long long)oi->total, oi->seconds);
 	if (!ret && oi->state == OPENER_FAILED)
 		ret = sbuf_addf(out, ",\"error\":\"%s\"", idx_strerror(oi->error));
+	if (!ret)
+		ret = meta_outage(v, d, out);
 	return ret ? ret : sbuf_addstr(out, "}");
 }
 
@@ -64,15 +120,17 @@ static int meta_library(struct views *v, struct sbuf *out)
 static int meta_status_closed(struct views *v, struct sbuf *out)
 {
 	struct opener_info oi = { .state = OPENER_OPENING };
+	struct meta_down d;
 	int ret;
 
 	if (v->op)
 		opener_info(v->op, &oi);
+	meta_down_get(v, &oi, &d);
 	ret = sbuf_addf(out, "{\"state\":\"%s\",\"books\":0,\"files\":0,\"queued\":0,"
 			"\"failed\":0,\"not_books\":0,\"skipped\":{},\"indexed_since_mount\":0,",
-			opener_state_name(oi.state));
+			d.down ? "unavailable" : opener_state_name(oi.state));
 	if (!ret)
-		ret = meta_open(&oi, out);
+		ret = meta_open(v, &oi, &d, out);
 	if (!ret)
 		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
@@ -80,17 +138,16 @@ static int meta_status_closed(struct views *v, struct sbuf *out)
 
 #define META_SKIPPED_AGE_NS 1000000000u
 
-static int meta_status(struct views *v, struct sbuf *out)
+static int meta_status_open(struct views *v, struct sbuf *out)
 {
 	static const char *const rebuilt[] = { "no", "kept", "lost" };
 	struct opener_info oi = { .state = OPENER_OPEN };
+	struct meta_down d = { 0 };
 	struct indexer_status st;
 	struct skipped sk;
 	uint64_t kept_files, kept_marks;
 	int how, ret;
 
-	if (!views_open(v))
-		return meta_status_closed(v, out);
 	/* open, but the scan or the watch could not start */
 	if (v->op)
 		opener_info(v->op, &oi);
@@ -131,10 +188,24 @@ static int meta_status(struct views *v, struct sbuf *out)
 		skipped_release(&sk);
 	}
 	if (!ret)
-		ret = meta_open(&oi, out);
+		ret = meta_open(v, &oi, &d, out);
 	if (!ret)
 		ret = meta_library(v, out);
 	return ret ? ret : sbuf_addstr(out, "}\n");
+}
+
+static int meta_status(struct views *v, struct sbuf *out)
+{
+	size_t len = out->len;
+	int ret = views_open(v) ? meta_status_open(v, out) : meta_status_closed(v, out);
+
+	/* the index's server went away while the status was being made:
+	 * what it says now, not the error */
+	if (ret < 0 && v->ix && idx_health(v->ix, NULL, 0, NULL)) {
+		sbuf_setlen(out, len);
+		ret = meta_status_closed(v, out);
+	}
+	return ret;
 }
 
 /* One line per file that could not be indexed: path TAB reason. */

@@ -43,20 +43,21 @@ static _Atomic uint64_t views_serials;	/* instances made so far */
 #define VIEWS_ACC_TTL_NS 1000000000LL
 
 /* 1 once the index is open (v->ixr and v->ix set from then on), 0 while it
- * opens, upgrades or rebuilds, or after it failed: the views then show
- * their top folders empty (docs/VIEWS.md). */
+ * opens, upgrades or rebuilds, or after it failed, or while a shared
+ * index's server is out of reach: the views then show their top folders
+ * empty (docs/VIEWS.md), never a list the index could not finish. */
 int views_open(struct views *v)
 {
 	struct indexer *ixr;
 
 	if (v->ix)
-		return 1;
+		return !idx_health(v->ix, NULL, 0, NULL);
 	ixr = v->op ? opener_indexer(v->op) : NULL;
 	if (!ixr)
 		return 0;
 	v->ixr = ixr;
 	v->ix = indexer_idx(ixr);
-	return 1;
+	return !idx_health(v->ix, NULL, 0, NULL);
 }
 
 /* ---- helpers ---- */
@@ -667,6 +668,12 @@ void views_set_library(struct views *v, const char *src, const char *index)
 {
 	v->src = src;
 	v->index = index;
+}
+
+void views_set_journal(struct views *v, struct ijr *jr)
+{
+	if (v)
+		v->jr = jr;
 }
 
 void views_free(struct views *v)

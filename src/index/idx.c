@@ -530,6 +530,11 @@ int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg)
 	return kvs_watch(ix->kv, fn, arg);
 }
 
+int idx_health(struct idx *ix, char *why, size_t n, int64_t *since)
+{
+	return kvs_health(ix->kv, why, n, since);
+}
+
 int idx_sync(struct idx *ix)
 {
 	return kvs_sync(ix->kv);

@@ -21,6 +21,7 @@
 #include "extract.h"
 #include "fprec.h"
 #include "fspath.h"
+#include "ijournal.h"
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
@@ -72,6 +73,7 @@ struct indexer {
 	struct watch *watch;		/* set by the background thread */
 	void (*notify)(void *arg);
 	void *notify_arg;
+	struct ijr *jr;			/* indexer_opts.journal */
 	atomic_uint_fast64_t indexed;
 	/* the rescan timer thread */
 	pthread_t timer;
@@ -79,6 +81,7 @@ struct indexer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stopping;
+	int started;			/* indexer_start() ran: replays may run */
 	char *skip_dir;
 	int include_hidden;		/* indexer_opts: files under hidden folders */
 	int extensionless;		/* indexer_opts: plain text without an extension */
@@ -120,6 +123,70 @@ static void indexer_notify(struct indexer *ixr)
 
 static void indexer_flush(struct indexer *ixr, int all);
 static void *indexer_writer(void *arg);
+static void indexer_unlink_now(struct indexer *ixr, const char *path);
+static void indexer_rename_now(struct indexer *ixr, const char *from, const char *to, int exchange);
+static void indexer_link_now(struct indexer *ixr, const char *from, const char *to);
+
+/* While the shared index's server is out of reach: the change goes to the
+ * journal (1), to be handed to the indexer when it is back; else 0. */
+static int indexer_journaled(struct indexer *ixr, enum ijr_op op, const char *a,
+			     const char *b)
+{
+	if (!ixr->jr || !idx_health(ixr->ix, NULL, 0, NULL))
+		return 0;
+	(void)ijr_add(ixr->jr, op, a, b);	/* a failure owes a rescan */
+	return 1;
+}
+
+/* A journal record, handed back (ijr_replay(): no ijr_* call here). */
+static void indexer_replayed(void *arg, enum ijr_op op, const char *a, const char *b)
+{
+	struct indexer *ixr = arg;
+
+	switch (op) {
+	case IJR_WRITE:
+		queue_push(ixr->q, a, QUEUE_HIGH);
+		break;
+	case IJR_UNLINK:
+		indexer_unlink_now(ixr, a);
+		break;
+	case IJR_RENAME:
+	case IJR_EXCHANGE:
+		indexer_rename_now(ixr, a, b, op == IJR_EXCHANGE);
+		break;
+	case IJR_LINK:
+		indexer_link_now(ixr, a, b);
+		break;
+	case IJR_RESCAN:
+		(void)scan_request(ixr->scan);
+		break;
+	}
+}
+
+/* The changes journaled while the index was out of reach, applied now
+ * that it is back (their books are fingerprinted and judged by the
+ * workers as any written book), and the journal emptied. */
+static void indexer_replay(struct indexer *ixr)
+{
+	if (!ixr->jr)
+		return;
+	/* Under lock: not before the indexer is whole (the watcher hears
+	 * of the first subscription inside indexer_new()), nor once
+	 * indexer_free() began.  An empty journal costs no I/O. */
+	pthread_mutex_lock(&ixr->lock);
+	if (ixr->started && !ixr->stopping && !idx_health(ixr->ix, NULL, 0, NULL))
+		(void)ijr_replay(ixr->jr, indexer_replayed, ixr);
+	pthread_mutex_unlock(&ixr->lock);
+}
+
+/* idx_watch(): another mount's commit, or the server gone or back. */
+static void indexer_heard(void *arg)
+{
+	struct indexer *ixr = arg;
+
+	indexer_replay(ixr);
+	indexer_notify(ixr);
+}
 
 /* Links op at the end of the list; ops_lock held. */
 static void ops_link(struct indexer *ixr, struct ixop *op)
@@ -536,7 +603,13 @@ int indexer_index_file(struct indexer *ixr, const char *path)
 
 static int indexer_work(void *arg, const char *path)
 {
-	return index_file(arg, path);
+	struct indexer *ixr = arg;
+	int ret = index_file(ixr, path);
+
+	/* the server went away under the job: done again when it is back */
+	if (ret < 0 && indexer_journaled(ixr, IJR_WRITE, path, NULL))
+		ret = 0;
+	return ret;
 }
 
 /* 1 when the index holds files under the folder path. */
@@ -667,6 +740,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	}
 	ixr->notify = opts->notify;
 	ixr->notify_arg = opts->notify_arg;
+	ixr->jr = opts->journal;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
 	pthread_mutex_init(&ixr->ops_lock, NULL);
@@ -683,9 +757,10 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ret = idx_open(&ixr->ix, opts->index_dir, &xo);
 	if (ret)
 		goto fail;
-	/* a shared index: other mounts' changes reach the views too */
-	if (ixr->notify) {
-		ret = idx_watch(ixr->ix, ixr->notify, ixr->notify_arg);
+	/* a shared index: other mounts' changes reach the views too, and
+	 * the journal is replayed when its server is back */
+	if (ixr->notify || ixr->jr) {
+		ret = idx_watch(ixr->ix, indexer_heard, ixr);
 		if (ret && ret != -EOPNOTSUPP)
 			goto fail;
 	}
@@ -719,7 +794,15 @@ fail:
 
 int indexer_start(struct indexer *ixr)
 {
-	int ret = scan_start(ixr->scan);
+	int ret;
+
+	/* what the journal kept while the server was out of reach (this
+	 * mount's, or a former daemon's) before the scan */
+	pthread_mutex_lock(&ixr->lock);
+	ixr->started = 1;
+	pthread_mutex_unlock(&ixr->lock);
+	indexer_replay(ixr);
+	ret = scan_start(ixr->scan);
 
 	if (ret)
 		return ret;
@@ -785,6 +868,8 @@ struct idx *indexer_idx(struct indexer *ixr)
 
 void indexer_written(struct indexer *ixr, const char *path)
 {
+	if (indexer_journaled(ixr, IJR_WRITE, path, NULL))
+		return;
 	/* A failed push (shutting down, no memory) is found by the next scan. */
 	queue_push(ixr->q, path, QUEUE_HIGH);
 }
@@ -922,6 +1007,18 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 			r = idx_unlink(ixr->ix, op->from);
 		else
 			r = idx_rename(ixr->ix, op->from, op->to, op->flags);
+		/* the server went away: a path change is journaled as it was;
+		 * a book's result has lost its path, so a rescan is owed */
+		if (r < 0 && ixr->jr && idx_health(ixr->ix, NULL, 0, NULL)) {
+			if (op->kind == IXOP_PUT)
+				(void)ijr_add(ixr->jr, IJR_RESCAN, NULL, NULL);
+			else if (op->kind == IXOP_UNLINK)
+				(void)ijr_add(ixr->jr, IJR_UNLINK, op->from, NULL);
+			else
+				(void)ijr_add(ixr->jr, op->flags & IDX_RENAME_EXCHANGE ?
+						       IJR_EXCHANGE : IJR_RENAME, op->from, op->to);
+			continue;
+		}
 		if (op->kind == IXOP_PUT) {
 			/* -ENOENT: the file went meanwhile, the work is dropped */
 			if (r == 0 && op->rf && ns) {
@@ -1092,24 +1189,36 @@ static void *indexer_writer(void *arg)
 	return NULL;
 }
 
-void indexer_unlinked(struct indexer *ixr, const char *path)
+static void indexer_unlink_now(struct indexer *ixr, const char *path)
 {
 	indexer_push_op(ixr, IXOP_UNLINK, path, NULL, 0);
 }
 
+void indexer_unlinked(struct indexer *ixr, const char *path)
+{
+	if (!indexer_journaled(ixr, IJR_UNLINK, path, NULL))
+		indexer_unlink_now(ixr, path);
+}
+
 void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int exchange)
+{
+	if (!indexer_journaled(ixr, exchange ? IJR_EXCHANGE : IJR_RENAME, from, to))
+		indexer_rename_now(ixr, from, to, exchange);
+}
+
+static void indexer_rename_now(struct indexer *ixr, const char *from, const char *to, int exchange)
 {
 	/* Nothing moves to or from a .fuse_hidden name (the mount's unlink of
 	 * an open file, seen by the watch): the library names lose their
 	 * entries, and those still there are fingerprinted again. */
 	if (fspath_fuse_hidden(from) || fspath_fuse_hidden(to)) {
 		if (!fspath_fuse_hidden(from)) {
-			indexer_unlinked(ixr, from);
+			indexer_unlink_now(ixr, from);
 			if (exchange)
 				queue_push(ixr->q, from, QUEUE_HIGH);
 		}
 		if (!fspath_fuse_hidden(to)) {
-			indexer_unlinked(ixr, to);
+			indexer_unlink_now(ixr, to);
 			queue_push(ixr->q, to, QUEUE_HIGH);
 		}
 		return;
@@ -1124,6 +1233,12 @@ void indexer_renamed(struct indexer *ixr, const char *from, const char *to, int 
 }
 
 void indexer_linked(struct indexer *ixr, const char *from, const char *to)
+{
+	if (!indexer_journaled(ixr, IJR_LINK, from, to))
+		indexer_link_now(ixr, from, to);
+}
+
+static void indexer_link_now(struct indexer *ixr, const char *from, const char *to)
 {
 	queue_push(ixr->q, to, QUEUE_HIGH);
 	/* The old name's ctime changed with its link count. */

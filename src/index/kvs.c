@@ -110,3 +110,8 @@ void kvs_free(struct kvs *s)
 	if (s)
 		OPS(s)->free(s);
 }
+
+int kvs_health(struct kvs *s, char *why, size_t n, int64_t *since)
+{
+	return OPS(s)->health ? OPS(s)->health(s, why, n, since) : 0;
+}

@@ -143,8 +143,11 @@ static void tx_end(struct rd_tx *tx)
 int rd_cmd(struct kvs_redis *s, int argc, const char **argv, const size_t *argvlen,
 	   struct rcl_reply **out)
 {
-	int ret = rcl_command(s->c, s->vkey, s->vkeylen, argc, argv, argvlen, out);
+	int ret = rd_gate(s);
 
+	*out = NULL;
+	if (!ret)
+		ret = rcl_command(s->c, s->vkey, s->vkeylen, argc, argv, argvlen, out);
 	if (ret && *out) {
 		rcl_reply_free(*out);
 		*out = NULL;
@@ -371,8 +374,11 @@ static int rd_write(struct kvs *kv, kvs_fn fn, void *arg)
 {
 	struct kvs_redis *s = (struct kvs_redis *)kv;
 	struct rd_tx tx;
-	int ret = -EAGAIN, n;
+	int ret = rd_gate(s), n;
 
+	if (ret)
+		return ret;
+	ret = -EAGAIN;
 	pthread_mutex_lock(&s->wlock);
 	for (n = 0; n < KVS_REDIS_WRITES; n++) {
 		rerun_pause(n);
@@ -404,7 +410,7 @@ static int rd_write(struct kvs *kv, kvs_fn fn, void *arg)
 		break;
 	}
 	pthread_mutex_unlock(&s->wlock);
-	return ret;
+	return rd_seen(s, ret);
 }
 
 static int rd_read(struct kvs *kv, kvs_fn fn, void *arg)
@@ -412,8 +418,10 @@ static int rd_read(struct kvs *kv, kvs_fn fn, void *arg)
 	struct kvs_redis *s = (struct kvs_redis *)kv;
 	struct rd_tx tx;
 	uint64_t g0 = 0, g1 = 0;
-	int n, ret = 0, vr;
+	int n, ret = rd_gate(s), vr;
 
+	if (ret)
+		return ret;
 	for (n = 0; n < KVS_REDIS_READS; n++) {
 		/* from the fourth run on, no commit of this handle overlaps */
 		int locked = n >= 3;
@@ -430,10 +438,10 @@ static int rd_read(struct kvs *kv, kvs_fn fn, void *arg)
 		if (locked)
 			pthread_rwlock_unlock(&s->clock);
 		if (vr)
-			return vr;
+			return rd_seen(s, vr);
 		if (g0 == g1) {
 			atomic_store(&s->gen, g1);
-			return ret;
+			return rd_seen(s, ret);
 		}
 		rerun_pause(n > 3 ? n - 3 : 0);
 	}
@@ -494,7 +502,7 @@ static int rd_read_get(struct kvs *kv, int table, const void *k, size_t klen, kv
 	int ret = hget(s, table, k, klen, &r);
 
 	if (ret && ret != -ENOENT)
-		return ret;
+		return rd_seen(s, ret);
 	if (ret == 0) {
 		v.data = r->str;
 		v.len = r->len;
@@ -659,8 +667,10 @@ static int rd_watch(struct kvs *kv, void (*fn)(void *arg), void *arg)
 
 	if (s->sub)
 		return -EBUSY;
+	pthread_mutex_lock(&s->hlock);
 	s->watch_fn = fn;
 	s->watch_arg = arg;
+	pthread_mutex_unlock(&s->hlock);
 	return rcl_sub_start(s->c, s->chan, s->chan_len, heard, s, &s->sub);
 }
 
@@ -668,6 +678,7 @@ static void rd_free(struct kvs *kv)
 {
 	struct kvs_redis *s = (struct kvs_redis *)kv;
 
+	rd_health_stop(s);
 	if (s->sub)
 		rcl_sub_stop(s->sub);
 	rcl_session_close(s->sess);
@@ -675,13 +686,16 @@ static void rd_free(struct kvs *kv)
 	rcl_free(s->c);
 	pthread_rwlock_destroy(&s->clock);
 	pthread_mutex_destroy(&s->wlock);
+	pthread_cond_destroy(&s->hcond);
+	pthread_mutex_destroy(&s->hlock);
+	free(s->uri);
 	free(s);
 }
 
 const struct kvs_ops rd_ops = {
 	rd_write, rd_read, rd_read_get, rd_get, rd_put, rd_del, rd_rows, rd_clear, rd_cur_open,
 	rd_cur_close, rd_cur_seek, rd_cur_next, rd_dup_add, rd_dup_del, rd_dup_count,
-	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free
+	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free, rd_health
 };
 
 /* why = "URI: reason" */
@@ -728,7 +742,18 @@ int kvs_redis_open(const char *uri, struct kvs **out, char *why, size_t n)
 	s->self = ((uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)s) | 1;
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_rwlock_init(&s->clock, NULL);
-	ret = names_init(s, u.ns[0] ? u.ns : KVS_REDIS_NS);
+	pthread_mutex_init(&s->hlock, NULL);
+	ret = rd_health_init(s);
+	if (ret) {
+		pthread_mutex_destroy(&s->hlock);
+		pthread_rwlock_destroy(&s->clock);
+		pthread_mutex_destroy(&s->wlock);
+		free(s);
+		rcluri_release(&u);
+		return ret;
+	}
+	s->uri = strdup(uri);
+	ret = s->uri ? names_init(s, u.ns[0] ? u.ns : KVS_REDIS_NS) : -ENOMEM;
 	if (ret == 0) {
 		ret = rcl_open(&u, NULL, &s->c);
 		if (ret)
@@ -742,6 +767,8 @@ int kvs_redis_open(const char *uri, struct kvs **out, char *why, size_t n)
 		if (ret)
 			why_set(why, n, uri, strerror(-ret));
 	}
+	if (ret == 0)
+		ret = rd_health_start(s);
 	rcluri_release(&u);
 	if (ret) {
 		rd_free((struct kvs *)s);

@@ -1,6 +1,7 @@
 /* opener.c - the index opened on a thread of its own while the mount
  * already serves SRC (see opener.h). */
 #include "opener.h"
+#include "rcluri.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@ struct opener {
 	enum opener_state state;
 	uint64_t done, total;
 	int error;
+	int64_t since;			/* OPENER_UNAVAILABLE: from (epoch seconds) */
 	struct timespec t0, t1;		/* the open started; ended (t1 zero until then) */
 };
 
@@ -35,16 +37,14 @@ static void opener_notify(struct opener *op)
 		op->o.io.notify(op->o.io.notify_arg);
 }
 
-/* The test delay: sleeps op->o.test_delay_ms unless stopped. */
-static void opener_delay(struct opener *op)
+/* Sleeps ms unless stopped. */
+static void opener_sleep(struct opener *op, unsigned ms)
 {
 	struct timespec ts;
 
-	if (!op->o.test_delay_ms)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += op->o.test_delay_ms / 1000;
-	ts.tv_nsec += (long)(op->o.test_delay_ms % 1000) * 1000000L;
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
@@ -54,6 +54,33 @@ static void opener_delay(struct opener *op)
 	       pthread_cond_timedwait(&op->cond, &op->lock, &ts) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&op->lock);
+}
+
+/* The test delay: sleeps op->o.test_delay_ms unless stopped. */
+static void opener_delay(struct opener *op)
+{
+	if (op->o.test_delay_ms)
+		opener_sleep(op, op->o.test_delay_ms);
+}
+
+/* 1 for an error that says a shared index's server cannot be reached now
+ * (worth trying again), not that the index is wrong. */
+static int opener_unreachable(int err)
+{
+	switch (-err) {
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EHOSTUNREACH:
+	case EHOSTDOWN:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+	case EPIPE:
+	case ENOTCONN:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* idx_opts.progress: records the phase and count; non-zero once
@@ -89,10 +116,31 @@ static void *opener_main(void *arg)
 {
 	struct opener *op = arg;
 	struct indexer *ixr = NULL;
+	unsigned pause_ms = OPENER_RETRY_FIRST_MS;
 	int ret;
 
 	opener_delay(op);
 	ret = atomic_load(&op->stop) ? -ECANCELED : indexer_new(&ixr, op->rootfd, &op->o.io);
+	/* A shared index's server out of reach: tried again, with a growing
+	 * pause, until it answers or the mount ends. */
+	while (ret && opener_unreachable(ret) && rcluri_is_uri(op->o.io.index_dir) &&
+	       !atomic_load(&op->stop)) {
+		int first;
+
+		pthread_mutex_lock(&op->lock);
+		first = op->state != OPENER_UNAVAILABLE;
+		if (first)
+			op->since = (int64_t)time(NULL);
+		op->state = OPENER_UNAVAILABLE;
+		op->error = ret;
+		pthread_mutex_unlock(&op->lock);
+		if (first)
+			opener_notify(op);
+		opener_sleep(op, pause_ms);
+		pause_ms = pause_ms * 2 > OPENER_RETRY_MAX_MS ? OPENER_RETRY_MAX_MS : pause_ms * 2;
+		ret = atomic_load(&op->stop) ? -ECANCELED :
+					       indexer_new(&ixr, op->rootfd, &op->o.io);
+	}
 	if (op->o.opened)
 		op->o.opened(op->o.arg, ixr, ret);
 	if (ret) {
@@ -168,6 +216,7 @@ void opener_info(struct opener *op, struct opener_info *info)
 	info->done = op->done;
 	info->total = op->total;
 	info->error = op->error;
+	info->since = op->since;
 	info->seconds = seconds_between(&op->t0, op->t1.tv_sec || op->t1.tv_nsec ? &op->t1 : &now);
 	pthread_mutex_unlock(&op->lock);
 }
@@ -177,7 +226,7 @@ const char *opener_state_name(enum opener_state s)
 	static const char *const names[] = {
 		[OPENER_OPENING] = "opening", [OPENER_UPGRADING] = "upgrading",
 		[OPENER_REBUILDING] = "rebuilding", [OPENER_OPEN] = "open",
-		[OPENER_FAILED] = "failed",
+		[OPENER_FAILED] = "failed", [OPENER_UNAVAILABLE] = "unavailable",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";

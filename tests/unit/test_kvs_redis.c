@@ -4,7 +4,8 @@
  * reads its own changes (overlay merged into gets, cursors, counts), a
  * write that loses the WATCH race to another handle runs again and both
  * land, reads never see half a write (a writer and a reader thread), the
- * generation, another handle's commits heard (kvs_watch), bad URIs. */
+ * generation, another handle's commits heard (kvs_watch), bad URIs, the
+ * server out of reach and back (kvs_health). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -366,6 +367,92 @@ static void test_bad_uri(void)
 	CHECK_EQ_INT(kvs_redis_open("redis://127.0.0.1:1/{x}", &s, why, sizeof(why)), -EINVAL);
 }
 
+/* ---- the server out of reach, and back (kvs_health()) ---- */
+
+static atomic_int away_heard;
+
+static void away_fn(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&away_heard, 1);
+}
+
+static int away_put(struct kvs_tx *tx, void *arg)
+{
+	(void)arg;
+	return kvs_put(tx, 0, "k", 1, "v", 1);
+}
+
+static int away_read(struct kvs_tx *tx, void *arg)
+{
+	struct kvs_val v;
+
+	(void)arg;
+	return kvs_get(tx, 0, "k", 1, &v);
+}
+
+static int away_get(int ret, const struct kvs_val *v, void *arg)
+{
+	(void)v;
+	(void)arg;
+	return ret;
+}
+
+/* Starts our server again on the same port (it has no persistence: empty). */
+static int away_restart(void)
+{
+	char ps[16];
+
+	snprintf(ps, sizeof(ps), "%d", port);
+	redisrv_pid = fork();
+	if (redisrv_pid < 0)
+		return -1;
+	if (redisrv_pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		execlp("redis-server", "redis-server", "--port", ps, "--bind", "127.0.0.1", "--save",
+		       "", "--appendonly", "no", "--protected-mode", "no", (char *)NULL);
+		_exit(127);
+	}
+	return redisrv_wait(port);
+}
+
+/* Last: it stops the server.  A transport error marks the store out of
+ * reach; then every transaction fails at once, the watcher hears of it,
+ * and the store comes back by itself once the server answers. */
+static void test_server_away(void)
+{
+	struct kvs *s = store_open(0);
+	struct timespec ts = { 0, 100 * 1000000L };
+	char why[256] = "";
+	int64_t since = 0;
+	int ret, i;
+
+	REQUIRE(s);
+	CHECK_EQ_INT(kvs_health(s, why, sizeof(why), &since), 0);
+	REQUIRE(kvs_watch(s, away_fn, NULL) == 0);
+	CHECK_EQ_INT(kvs_write(s, away_put, NULL), 0);
+	atomic_store(&away_heard, 0);
+	redisrv_stop();
+	ret = kvs_read_get(s, 0, "k", 1, away_get, NULL);
+	CHECK(ret < 0 && ret != -ENOENT && ret != -EHOSTDOWN);
+	CHECK_EQ_INT(kvs_health(s, why, sizeof(why), &since), 1);
+	CHECK(since > 0);
+	CHECK(strstr(why, "refused") != NULL);
+	CHECK(atomic_load(&away_heard) >= 1);
+	CHECK_EQ_INT(kvs_read_get(s, 0, "k", 1, away_get, NULL), -EHOSTDOWN);
+	CHECK_EQ_INT(kvs_write(s, away_put, NULL), -EHOSTDOWN);
+	CHECK_EQ_INT(kvs_read(s, away_read, NULL), -EHOSTDOWN);
+	REQUIRE(away_restart() == 0);
+	/* the prober's pause is 3.2 s at most: 20 s is plenty */
+	for (i = 0; i < 200 && kvs_health(s, NULL, 0, NULL); i++)
+		nanosleep(&ts, NULL);
+	CHECK_EQ_INT(kvs_health(s, NULL, 0, NULL), 0);
+	CHECK(atomic_load(&away_heard) >= 2);
+	CHECK_EQ_INT(kvs_write(s, away_put, NULL), 0);
+	CHECK_EQ_INT(kvs_read_get(s, 0, "k", 1, away_get, NULL), 0);
+	kvs_free(s);
+}
+
 int main(void)
 {
 	port = redisrv_need();
@@ -379,5 +466,6 @@ int main(void)
 	RUN(test_snapshot_threads);
 	RUN(test_watch);
 	RUN(test_bad_uri);
+	RUN(test_server_away);
 	return CHECK_DONE();
 }
