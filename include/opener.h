@@ -44,8 +44,10 @@ enum opener_state {
 				 * an unreadable file), ids and marks carried over */
 	OPENER_OPEN,		/* the indexer runs (opener_indexer() != NULL) */
 	OPENER_FAILED,		/* the index could not be opened (error) */
-	OPENER_UNAVAILABLE,	/* a shared index's server cannot be reached
-				 * (error, since): tried again after a pause
+	OPENER_UNAVAILABLE,	/* a shared index's server cannot be reached,
+				 * or the check of an index file could not
+				 * finish (-ETIMEDOUT: its readers were held
+				 * up) (error, since): tried again after a pause
 				 * growing from OPENER_RETRY_FIRST_MS to
 				 * OPENER_RETRY_MAX_MS, until it answers */
 };

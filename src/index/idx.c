@@ -574,8 +574,9 @@ const char *idx_strerror(int err)
 	if (err == -EBUSY)
 		return "another process is rebuilding the index: wait for it to finish";
 	if (err == -ETIMEDOUT)
-		return "the check of the index file could not finish (its readers were held up, "
-		       "which says nothing about the file): try again";
+		return "the index did not answer in time (a server that did not answer, or the "
+		       "check of an index file whose readers were held up, which says nothing "
+		       "about the file): try again";
 	if (err == -ESTALE)
 		return "the index is being created or upgraded by the process that keeps it "
 		       "(a mount's daemon, simbook index): try again once it is done";

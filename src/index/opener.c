@@ -63,10 +63,14 @@ static void opener_delay(struct opener *op)
 		opener_sleep(op, op->o.test_delay_ms);
 }
 
-/* 1 for an error that says a shared index's server cannot be reached now
- * (worth trying again), not that the index is wrong. */
-static int opener_unreachable(int err)
+/* 1 for an error that says the index cannot be reached now (worth trying
+ * again), not that it is wrong: a shared index's server out of reach, or
+ * an index file whose check could not finish because its readers were
+ * held up (idx_open(): -ETIMEDOUT, no verdict on the file). */
+static int opener_unreachable(const struct opener *op, int err)
 {
+	if (!rcluri_is_uri(op->o.io.index_dir))
+		return err == -ETIMEDOUT;
 	switch (-err) {
 	case ECONNREFUSED:
 	case ECONNRESET:
@@ -121,10 +125,9 @@ static void *opener_main(void *arg)
 
 	opener_delay(op);
 	ret = atomic_load(&op->stop) ? -ECANCELED : indexer_new(&ixr, op->rootfd, &op->o.io);
-	/* A shared index's server out of reach: tried again, with a growing
-	 * pause, until it answers or the mount ends. */
-	while (ret && opener_unreachable(ret) && rcluri_is_uri(op->o.io.index_dir) &&
-	       !atomic_load(&op->stop)) {
+	/* Out of reach: tried again, with a growing pause, until it answers
+	 * or the mount ends. */
+	while (ret && opener_unreachable(op, ret) && !atomic_load(&op->stop)) {
 		int first;
 
 		pthread_mutex_lock(&op->lock);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "idxcheck.h"
 #include "ixtest.h"
 #include "opener.h"
 
@@ -346,11 +347,68 @@ static void test_open_fails(void)
 	close(fd);
 }
 
+/* An index file whose check could not finish (every reader held up:
+ * -ETIMEDOUT, no verdict) is no failed open: the opener says unavailable,
+ * tries again and opens it as it was, its marks kept and nothing set
+ * aside; the mount would otherwise go without views until remounted. */
+static void test_check_held_up(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct opener_opts oo;
+	struct opener *op = NULL;
+	struct opener_info info;
+	struct seen s = { 0 };
+	struct idx_pair *pairs = NULL;
+	char aside[PATH_MAX + 32];
+	size_t n = 0;
+	int fd;
+
+	REQUIRE(ixtest_dirs() == 0);
+	REQUIRE((fd = open(src, O_RDONLY | O_DIRECTORY)) >= 0);
+	ixtest_put("a.txt", "A small book of a few words, kept in the index.\n");
+	ixtest_put("b.txt", "Another small book, of other words, kept beside it.\n");
+	o.index_dir = ixdir;
+	o.threads = 1;
+	o.no_watch = 1;
+	REQUIRE(indexer_new(&ixr, fd, &o) == 0);
+	REQUIRE(indexer_start(ixr) == 0 && indexer_wait_idle(ixr, 60000) == 0);
+	REQUIRE(idx_exempt_set(indexer_idx(ixr), "a.txt", "b.txt", 1) == 0);
+	indexer_free(ixr);
+	/* walked at the next open, as after a crash */
+	snprintf(aside, sizeof(aside), "%s/%s", ixdir, IDXCHECK_STAMP_NAME);
+	REQUIRE(unlink(aside) == 0);
+
+	idxcheck_test_stall(3, 300);
+	opts_for(&oo, &s, 0);
+	REQUIRE(opener_new(&op, fd, &oo) == 0);
+	REQUIRE(opener_start(op) == 0);
+	CHECK(wait_state(op, OPENER_UNAVAILABLE, 60, &info));
+	CHECK_EQ_INT(info.error, -ETIMEDOUT);
+	CHECK_EQ_STR(opener_state_name(info.state), "unavailable");
+	CHECK(wait_state(op, OPENER_OPEN, 60, &info));
+	CHECK(opener_indexer(op) != NULL);
+	CHECK_EQ_INT(atomic_load(&s.calls), 1);
+	CHECK_EQ_INT(atomic_load(&s.err), 0);
+	if (opener_indexer(op)) {
+		CHECK_EQ_INT(idx_rebuilt(indexer_idx(opener_indexer(op))), IDX_REBUILT_NOT);
+		CHECK_EQ_INT(idx_exemptions(indexer_idx(opener_indexer(op)), &pairs, &n), 0);
+		CHECK_EQ_INT((int)n, 1);
+		free(pairs);
+	}
+	snprintf(aside, sizeof(aside), "%s/%s", ixdir, IDX_DAMAGED_NAME);
+	CHECK(access(aside, F_OK) != 0);
+	idxcheck_test_stall(0, 0);
+	opener_free(op);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(test_upgrade_in_background);
 	RUN(test_stop_upgrade);
 	RUN(test_stop_rebuild);
 	RUN(test_open_fails);
+	RUN(test_check_held_up);
 	return check_failed_total ? 1 : check_skipped == check_run ? 77 : 0;
 }
