@@ -39,6 +39,10 @@ struct kvs_ops {
 	uint64_t (*generation)(struct kvs *s);
 	int (*watch)(struct kvs *s, void (*fn)(void *arg), void *arg);
 	void (*free)(struct kvs *s);
+	/* NULL: the store has no claims (kvs_claim() gives -EOPNOTSUPP) */
+	int (*claim)(struct kvs *s, const void *name, size_t len, unsigned ttl_ms,
+		     unsigned *left_ms);
+	void (*unclaim)(struct kvs *s, const void *name, size_t len);
 };
 
 #endif

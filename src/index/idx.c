@@ -4,6 +4,7 @@
  * accessors.  The index's other files are src/index/idx_*.c, sharing
  * include/idx_i.h; they reach the tables through kvs.h only. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -528,6 +529,26 @@ void idx_close(struct idx *ix)
 int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg)
 {
 	return kvs_watch(ix->kv, fn, arg);
+}
+
+/* the name of book id's claim */
+static size_t claim_name(uint64_t id, char name[32])
+{
+	return (size_t)snprintf(name, 32, "book:%" PRIu64, id);
+}
+
+int idx_claim(struct idx *ix, uint64_t id, unsigned ttl_ms, unsigned *left_ms)
+{
+	char name[32];
+
+	return kvs_claim(ix->kv, name, claim_name(id, name), ttl_ms, left_ms);
+}
+
+void idx_unclaim(struct idx *ix, uint64_t id)
+{
+	char name[32];
+
+	kvs_unclaim(ix->kv, name, claim_name(id, name));
 }
 
 int idx_sync(struct idx *ix)

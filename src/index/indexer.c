@@ -21,6 +21,7 @@
 #include "extract.h"
 #include "fprec.h"
 #include "fspath.h"
+#include "held.h"
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
@@ -39,6 +40,8 @@
 #define PUT_MAX (4 * PUT_BATCH)
 #define WRITER_NICE 5		/* as the workers: the filesystem's threads first */
 #define CATCHUP_BATCH 16	/* unjudged books judged between two looks at the list */
+#define CLAIM_MS_DEFAULT 60000	/* a claim on a book of a shared index, unless renewed */
+#define HELD_SLACK_MS 100	/* after a claim's end: its holder's commit is in */
 
 /* A change waiting for the index (see indexer_flush()). */
 enum ixop_kind {
@@ -66,6 +69,10 @@ struct indexer {
 	struct idx *ix;
 	struct queue *q;
 	struct scan *scan;
+	/* a shared index: books another process claimed wait here, and how
+	 * long a claim of this one lasts */
+	struct held *held;
+	unsigned claim_ms;
 	struct extract_limits lim;
 	unsigned rescan_secs;
 	int use_watch;
@@ -444,6 +451,29 @@ static int indexer_drop_unborn(struct indexer *ixr, const char *path)
 	return ret;
 }
 
+/* 1 when this process is to fingerprint book id (path): no other process
+ * sharing the index claimed it first, or none can (LMDB), or the claim
+ * could not be asked for (the server out of reach: doing it twice is
+ * better than not at all).  0: another process is on it; path comes back
+ * to the queue when its claim ends, stored by then or left by a dead
+ * claimer. */
+static int indexer_claim(struct indexer *ixr, const char *path, uint64_t id)
+{
+	unsigned left = 0;
+
+	if (idx_claim(ixr->ix, id, ixr->claim_ms, &left) != 0)
+		return 1;
+	return held_add(ixr->held, path, left + HELD_SLACK_MS) != 0;
+}
+
+/* The held thread: a claim another process had ended. */
+static void indexer_unheld(void *arg, const char *path)
+{
+	struct indexer *ixr = arg;
+
+	queue_push(ixr->q, path, QUEUE_LOW);
+}
+
 /* A worker's job: the result goes to the writer (indexer_push_put()). */
 static int index_file(struct indexer *ixr, const char *path)
 {
@@ -500,6 +530,8 @@ static int index_file(struct indexer *ixr, const char *path)
 	}
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
 	if (!ret && indexer_left(ixr, path, &sb, id, known ? f.id : 0))
+		goto out;
+	if (!ret && !indexer_claim(ixr, path, id))
 		goto out;
 	/* the writer notifies when the result is in the index */
 	if (!ret)
@@ -667,6 +699,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	}
 	ixr->notify = opts->notify;
 	ixr->notify_arg = opts->notify_arg;
+	ixr->claim_ms = opts->claim_secs ? opts->claim_secs * 1000 : CLAIM_MS_DEFAULT;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
 	pthread_mutex_init(&ixr->ops_lock, NULL);
@@ -694,6 +727,9 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	qo.fn = indexer_work;
 	qo.arg = ixr;
 	ret = queue_new(&ixr->q, &qo);
+	if (ret)
+		goto fail;
+	ret = held_new(&ixr->held, indexer_unheld, ixr);
 	if (ret)
 		goto fail;
 	so.src_fd = rootfd;
@@ -751,6 +787,7 @@ void indexer_free(struct indexer *ixr)
 	if (ixr->scan)
 		scan_cancel(ixr->scan);
 	scan_free(ixr->scan);
+	held_free(ixr->held);
 	if (ixr->q)
 		queue_stop(ixr->q, QUEUE_CANCEL);
 	if (ixr->has_writer) {
@@ -923,6 +960,7 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 		else
 			r = idx_rename(ixr->ix, op->from, op->to, op->flags);
 		if (op->kind == IXOP_PUT) {
+			idx_unclaim(ixr->ix, op->id);
 			/* -ENOENT: the file went meanwhile, the work is dropped */
 			if (r == 0 && op->rf && ns) {
 				k++;	/* stored[k - 1] is op->id */
