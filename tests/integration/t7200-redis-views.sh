@@ -22,10 +22,9 @@ redis_views_run() { # tests...
 	[ "$fails" -eq 0 ] || fail "$fails view tests failed on $SIMBOOK_TEST_INDEX"
 }
 
-# Not here: t5000, t5040, t5041 look for the index folder in SRC or run
-# simbook without --index (which finds only a folder index).
-REDIS_VIEW_TESTS=(t1130-generated-snapshot t3200-formats-similar t5010-views-churn t5012-view-fstat
-	t5030-views-files t5060-copies t5070-control t5085-view-shares)
+REDIS_VIEW_TESTS=(t1130-generated-snapshot t3200-formats-similar t5000-views t5010-views-churn
+	t5012-view-fstat t5030-views-files t5040-clusters t5041-clusters-chain t5060-copies
+	t5070-control t5085-view-shares)
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	redis_single
