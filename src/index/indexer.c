@@ -451,19 +451,26 @@ static int indexer_drop_unborn(struct indexer *ixr, const char *path)
 	return ret;
 }
 
-/* 1 when this process is to fingerprint book id (path): no other process
- * sharing the index claimed it first, or none can (LMDB), or the claim
- * could not be asked for (the server out of reach: doing it twice is
- * better than not at all).  0: another process is on it; path comes back
- * to the queue when its claim ends, stored by then or left by a dead
- * claimer. */
+/* Whether this process is to fingerprint book id (path): 1 it claimed it
+ * (an index shared with other processes), 2 no claim is needed (LMDB) or
+ * could be asked for (the server out of reach: doing it twice is better
+ * than not at all).  0: another process is on it; path comes back to the
+ * queue when its claim ends, stored by then or left by a dead claimer. */
 static int indexer_claim(struct indexer *ixr, const char *path, uint64_t id)
 {
 	unsigned left = 0;
+	int ret = idx_claim(ixr->ix, id, ixr->claim_ms, &left);
 
-	if (idx_claim(ixr->ix, id, ixr->claim_ms, &left) != 0)
-		return 1;
-	return held_add(ixr->held, path, left + HELD_SLACK_MS) != 0;
+	if (ret != 0)
+		return ret == 1 ? 1 : 2;
+	return held_add(ixr->held, path, left + HELD_SLACK_MS) ? 2 : 0;
+}
+
+/* Whether entry f of a file with stat st needs no fingerprinting. */
+static int up_to_date(const struct idx_file *f, const struct idx_stat *st)
+{
+	return f->state != IDX_QUEUED && scan_stat_same(&f->st, st) &&
+	       (f->state != IDX_INDEXED || f->rec_version == BOOKREC_IDX_VERSION);
 }
 
 /* The held thread: a claim another process had ended. */
@@ -480,8 +487,8 @@ static int index_file(struct indexer *ixr, const char *path)
 	struct idx_file f = { 0 };
 	struct idx_stat st;
 	struct stat sb = { 0 };
-	uint64_t id = 0;
-	int fd, ret, known;
+	uint64_t id = 0, cid = 0;
+	int fd, ret = 0, known, claimed = 0;
 
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
@@ -523,20 +530,37 @@ static int index_file(struct indexer *ixr, const char *path)
 	}
 	stat_to_idx(&sb, &st);
 	known = idx_get(ixr->ix, path, &f) == 0;
-	if (known && f.state != IDX_QUEUED && scan_stat_same(&f.st, &st) &&
-	    (f.state != IDX_INDEXED || f.rec_version == BOOKREC_IDX_VERSION)) {
-		ret = 0;	/* already up to date (e.g. a rename's target) */
-		goto out;
+	if (known && up_to_date(&f, &st))
+		goto out;	/* e.g. a rename's target */
+	/* A known book is claimed before it is marked queued, and read again
+	 * once claimed: another process sharing the index may have stored it
+	 * since the look above (marking it would have it read twice). */
+	if (known) {
+		cid = f.id;
+		claimed = indexer_claim(ixr, path, cid);
+		if (!claimed)
+			goto out;
+		if (claimed == 1) {
+			idx_file_release(&f);
+			known = idx_get(ixr->ix, path, &f) == 0;
+			if (known && up_to_date(&f, &st))
+				goto out;
+		}
 	}
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
 	if (!ret && indexer_left(ixr, path, &sb, id, known ? f.id : 0))
 		goto out;
-	if (!ret && !indexer_claim(ixr, path, id))
+	if (!ret && (!claimed || id != cid) && !indexer_claim(ixr, path, id))
 		goto out;
-	/* the writer notifies when the result is in the index */
-	if (!ret)
+	/* the writer notifies when the result is in the index (and gives
+	 * the claim up) */
+	if (!ret) {
 		ret = index_fd(ixr, path, fd, id, &st);
+		claimed = 0;
+	}
 out:
+	if (claimed == 1)
+		idx_unclaim(ixr->ix, cid);
 	idx_file_release(&f);
 	close(fd);
 	return ret;
