@@ -255,6 +255,14 @@ int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg);
  * with -EHOSTDOWN (or the error that took it away); the idx_watch()
  * function runs when it goes and when it is back.  An LMDB index: 0. */
 int idx_health(struct idx *ix, char *why, size_t n, int64_t *since);
+
+/* Claims the fingerprinting of book id among the processes sharing the
+ * index (the mounts of one library starting together): see kvs_claim().
+ * 1 taken, 0 another's (ending within *left_ms), -EOPNOTSUPP (LMDB: no
+ * other process writes it), or -errno. */
+int idx_claim(struct idx *ix, uint64_t id, unsigned ttl_ms, unsigned *left_ms);
+/* Gives up this process's claim on book id (its result is stored). */
+void idx_unclaim(struct idx *ix, uint64_t id);
 /* Flushes and closes.  No call may be running or follow.  NULL is allowed. */
 void idx_close(struct idx *ix);
 /* Where a rebuild keeps an old data file it could not carry over whole (LMDB

@@ -49,6 +49,10 @@ struct indexer_opts {
 	unsigned threads;	/* fingerprinting threads (0: one per CPU) */
 	unsigned rescan_secs;	/* periodic rescan of SRC (0: only at start) */
 	int no_watch;		/* 1: no inotify watch (rescans only) */
+	unsigned claim_secs;	/* an index shared with other processes: how
+				 * long this one's claim on fingerprinting a
+				 * book keeps the others off it when it dies
+				 * meanwhile (0: 60) */
 	int include_hidden;	/* 1: index files under hidden folders (".name",
 				 * e.g. calibre's .caltrash); 0: leave them out */
 	int extensionless;	/* 1: plain text without a file extension is a

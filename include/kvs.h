@@ -120,6 +120,17 @@ int kvs_watch(struct kvs *s, void (*fn)(void *arg), void *arg);
  * growing pause; the kvs_watch() function runs when it goes and when it
  * is back.  An embedded store (LMDB) is always 0. */
 int kvs_health(struct kvs *s, char *why, size_t n, int64_t *since);
+
+/* A claim on a piece of work (name, len bytes) among the processes sharing
+ * the store, so that several of them (the mounts of one library) do not
+ * all do it: taken for ttl_ms unless another handle holds it.  1: taken
+ * (or renewed: this handle held it), 0: another handle's, which ends
+ * within *left_ms at the latest (it expires when its holder dies before
+ * giving it up), -EOPNOTSUPP (a store only one process writes: LMDB), or
+ * -errno (the server unreachable). */
+int kvs_claim(struct kvs *s, const void *name, size_t len, unsigned ttl_ms, unsigned *left_ms);
+/* Gives up this handle's claim on name; another's is left alone. */
+void kvs_unclaim(struct kvs *s, const void *name, size_t len);
 /* Makes every committed write durable: 0 or -errno. */
 int kvs_sync(struct kvs *s);
 /* A number that changes with every committed write (for caches). */

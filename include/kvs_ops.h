@@ -41,6 +41,10 @@ struct kvs_ops {
 	void (*free)(struct kvs *s);
 	/* NULL: always reachable */
 	int (*health)(struct kvs *s, char *why, size_t n, int64_t *since);
+	/* NULL: the store has no claims (kvs_claim() gives -EOPNOTSUPP) */
+	int (*claim)(struct kvs *s, const void *name, size_t len, unsigned ttl_ms,
+		     unsigned *left_ms);
+	void (*unclaim)(struct kvs *s, const void *name, size_t len);
 };
 
 #endif

@@ -32,10 +32,23 @@
 	"if ARGV[4] == '0' or #k == 0 then return {k} end " \
 	"return {k, redis.call('HMGET', KEYS[2], unpack(k))}"
 
+/* kvs_claim() of KEYS[1] for handle ARGV[1], ARGV[2] ms: -1 taken (or
+ * renewed), else the ms left of another's claim (0: it just ended).
+ * kvs_unclaim(): deleted only when still the handle's own. */
+#define RD_CLAIM_LUA \
+	"local v = redis.call('GET', KEYS[1]) " \
+	"if v == false or v == ARGV[1] then " \
+	"redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return -1 end " \
+	"local t = redis.call('PTTL', KEYS[1]) " \
+	"if t < 0 then return 0 end return t"
+#define RD_UNCLAIM_LUA \
+	"if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 0"
+
 struct kvs_redis {
 	const struct kvs_ops *ops;	/* first: kvs_ops.h */
 	struct rcl *c;
 	struct rcl_script *fetch;	/* RD_FETCH_LUA */
+	struct rcl_script *claim, *unclaim;	/* RD_CLAIM_LUA, RD_UNCLAIM_LUA */
 	struct rcl_session *sess;	/* the writers' WATCH/MULTI/EXEC, under wlock */
 	pthread_mutex_t wlock;		/* one writer of this handle at a time */
 	pthread_rwlock_t clock;		/* EXEC exclusive; a read's late runs shared */
@@ -128,5 +141,10 @@ int rd_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, size
 	       const void *v, size_t vlen);
 int rd_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
 int rd_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
+
+/* kvs_claim() and kvs_unclaim() (kvs_redis_claim.c): the key {NS}:c:NAME
+ * holds the claiming handle's id, with an expiry. */
+int rd_claim(struct kvs *kv, const void *name, size_t len, unsigned ttl_ms, unsigned *left_ms);
+void rd_unclaim(struct kvs *kv, const void *name, size_t len);
 
 #endif

@@ -32,6 +32,7 @@
 #include "idxlock.h"
 #include "jsonw.h"
 #include "libroot.h"
+#include "rcluri.h"
 #include "sbuf.h"
 
 static const char dedup_usage[] =
@@ -470,7 +471,9 @@ static void set_scope(struct dd_set *s, const char *scope)
 }
 
 /* The mount serving the library whose members s lists, if any: *mnt "" when
- * none.  The library is the part of abs before path. */
+ * none.  The library is the part of abs before path.  An index in Redis
+ * has no lock naming its mount (any number of mounts may share it): none
+ * is found, and the changes reach them through their watch. */
 static void served_at(const struct dd_set *s, const char *index, char mnt[PATH_MAX])
 {
 	struct idxlock_holder h;
@@ -480,7 +483,7 @@ static void served_at(const struct dd_set *s, const char *index, char mnt[PATH_M
 	size_t la, lp;
 
 	mnt[0] = '\0';
-	if (!s->n || !s->g[0].n)
+	if (!s->n || !s->g[0].n || (index && rcluri_is_uri(index)))
 		return;
 	m = &s->g[0].m[0];
 	la = strlen(m->abs);
@@ -1170,7 +1173,11 @@ int cli_dedup(int argc, char **argv)
 	} else {
 		status = (o.act == ACT_PRINT ? sum.would : sum.done) ? 0 : 1;
 	}
-	if (!status && o.act != ACT_PRINT && !via_mount)
+	if (!status && o.act != ACT_PRINT && !via_mount && o.index && rcluri_is_uri(o.index))
+		fprintf(stderr, "simbook dedup: done on the files: a mount of the library "
+			"sharing the index sees the change through its watch; else run "
+			"'simbook index' with --index %s\n", o.index);
+	else if (!status && o.act != ACT_PRINT && !via_mount)
 		fprintf(stderr, "simbook dedup: the library is not mounted: run 'simbook index' "
 			"on it to bring its index up to date\n");
 out:

@@ -53,6 +53,7 @@ struct sbfs_opts {
 	int extensionless;	/* -o extensionless: text without an extension is a book */
 	unsigned int rescan;	/* -o rescan=SECS */
 	unsigned int index_threads;
+	unsigned int claim_secs;	/* -o claim_secs=SECS (a redis:// index) */
 	unsigned int test_open_delay_ms;	/* for tests only (opener.h) */
 };
 
@@ -81,6 +82,7 @@ static const struct fuse_opt sbfs_opt_table[] = {
 	SBFS_OPT("extensionless", extensionless, 1),
 	SBFS_OPT("rescan=%u", rescan, 0),
 	SBFS_OPT("index_threads=%u", index_threads, 0),
+	SBFS_OPT("claim_secs=%u", claim_secs, 0),
 	SBFS_OPT("test_open_delay_ms=%u", test_open_delay_ms, 0),
 	FUSE_OPT_KEY("allow_other", KEY_SHARED),
 	FUSE_OPT_KEY("allow_root", KEY_SHARED),
@@ -191,6 +193,9 @@ static void sbfs_usage(FILE *out)
 		"  -o nowatch             do not watch SRC with inotify for changes made\n"
 		"                         behind the mount's back (rely on rescan=)\n"
 		"  -o index_threads=N     fingerprinting threads (default: one per CPU)\n"
+		"  -o claim_secs=SECS     a redis:// index shared by several mounts: a book\n"
+		"                         one of them fingerprints is left to it for SECS\n"
+		"                         seconds, then taken over if it died (default 60)\n"
 		"  -o hidden              index files under hidden folders (.name, such as\n"
 		"                         calibre's .caltrash) too; by default they are left out\n"
 		"  -o extensionless       plain text files without an extension (README,\n"
@@ -841,6 +846,7 @@ static int sbfs_start_index(struct sbfs *s)
 	oo.io.threads = s->o.index_threads;
 	oo.io.rescan_secs = s->o.rescan;
 	oo.io.no_watch = s->o.nowatch;
+	oo.io.claim_secs = s->o.claim_secs;
 	oo.io.include_hidden = s->o.hidden;
 	oo.io.extensionless = s->o.extensionless;
 	oo.io.notify = views_changed;

@@ -4,6 +4,7 @@
  * accessors.  The index's other files are src/index/idx_*.c, sharing
  * include/idx_i.h; they reach the tables through kvs.h only. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +534,26 @@ int idx_watch(struct idx *ix, void (*fn)(void *arg), void *arg)
 int idx_health(struct idx *ix, char *why, size_t n, int64_t *since)
 {
 	return kvs_health(ix->kv, why, n, since);
+}
+
+/* the name of book id's claim */
+static size_t claim_name(uint64_t id, char name[32])
+{
+	return (size_t)snprintf(name, 32, "book:%" PRIu64, id);
+}
+
+int idx_claim(struct idx *ix, uint64_t id, unsigned ttl_ms, unsigned *left_ms)
+{
+	char name[32];
+
+	return kvs_claim(ix->kv, name, claim_name(id, name), ttl_ms, left_ms);
+}
+
+void idx_unclaim(struct idx *ix, uint64_t id)
+{
+	char name[32];
+
+	kvs_unclaim(ix->kv, name, claim_name(id, name));
 }
 
 int idx_sync(struct idx *ix)

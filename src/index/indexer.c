@@ -22,6 +22,7 @@
 #include "fprec.h"
 #include "fspath.h"
 #include "ijournal.h"
+#include "held.h"
 #include "queue.h"
 #include "sbuf.h"
 #include "scan.h"
@@ -40,6 +41,8 @@
 #define PUT_MAX (4 * PUT_BATCH)
 #define WRITER_NICE 5		/* as the workers: the filesystem's threads first */
 #define CATCHUP_BATCH 16	/* unjudged books judged between two looks at the list */
+#define CLAIM_MS_DEFAULT 60000	/* a claim on a book of a shared index, unless renewed */
+#define HELD_SLACK_MS 100	/* after a claim's end: its holder's commit is in */
 
 /* A change waiting for the index (see indexer_flush()). */
 enum ixop_kind {
@@ -67,6 +70,10 @@ struct indexer {
 	struct idx *ix;
 	struct queue *q;
 	struct scan *scan;
+	/* a shared index: books another process claimed wait here, and how
+	 * long a claim of this one lasts */
+	struct held *held;
+	unsigned claim_ms;
 	struct extract_limits lim;
 	unsigned rescan_secs;
 	int use_watch;
@@ -511,14 +518,44 @@ static int indexer_drop_unborn(struct indexer *ixr, const char *path)
 	return ret;
 }
 
+/* Whether this process is to fingerprint book id (path): 1 it claimed it
+ * (an index shared with other processes), 2 no claim is needed (LMDB) or
+ * could be asked for (the server out of reach: doing it twice is better
+ * than not at all).  0: another process is on it; path comes back to the
+ * queue when its claim ends, stored by then or left by a dead claimer. */
+static int indexer_claim(struct indexer *ixr, const char *path, uint64_t id)
+{
+	unsigned left = 0;
+	int ret = idx_claim(ixr->ix, id, ixr->claim_ms, &left);
+
+	if (ret != 0)
+		return ret == 1 ? 1 : 2;
+	return held_add(ixr->held, path, left + HELD_SLACK_MS) ? 2 : 0;
+}
+
+/* Whether entry f of a file with stat st needs no fingerprinting. */
+static int up_to_date(const struct idx_file *f, const struct idx_stat *st)
+{
+	return f->state != IDX_QUEUED && scan_stat_same(&f->st, st) &&
+	       (f->state != IDX_INDEXED || f->rec_version == BOOKREC_IDX_VERSION);
+}
+
+/* The held thread: a claim another process had ended. */
+static void indexer_unheld(void *arg, const char *path)
+{
+	struct indexer *ixr = arg;
+
+	queue_push(ixr->q, path, QUEUE_LOW);
+}
+
 /* A worker's job: the result goes to the writer (indexer_push_put()). */
 static int index_file(struct indexer *ixr, const char *path)
 {
 	struct idx_file f = { 0 };
 	struct idx_stat st;
 	struct stat sb = { 0 };
-	uint64_t id = 0;
-	int fd, ret, known;
+	uint64_t id = 0, cid = 0;
+	int fd, ret = 0, known, claimed = 0;
 
 	if (fspath_fuse_hidden(path))
 		return 0;	/* unlinked, only still open: not in the library */
@@ -560,18 +597,37 @@ static int index_file(struct indexer *ixr, const char *path)
 	}
 	stat_to_idx(&sb, &st);
 	known = idx_get(ixr->ix, path, &f) == 0;
-	if (known && f.state != IDX_QUEUED && scan_stat_same(&f.st, &st) &&
-	    (f.state != IDX_INDEXED || f.rec_version == BOOKREC_IDX_VERSION)) {
-		ret = 0;	/* already up to date (e.g. a rename's target) */
-		goto out;
+	if (known && up_to_date(&f, &st))
+		goto out;	/* e.g. a rename's target */
+	/* A known book is claimed before it is marked queued, and read again
+	 * once claimed: another process sharing the index may have stored it
+	 * since the look above (marking it would have it read twice). */
+	if (known) {
+		cid = f.id;
+		claimed = indexer_claim(ixr, path, cid);
+		if (!claimed)
+			goto out;
+		if (claimed == 1) {
+			idx_file_release(&f);
+			known = idx_get(ixr->ix, path, &f) == 0;
+			if (known && up_to_date(&f, &st))
+				goto out;
+		}
 	}
 	ret = idx_mark_queued(ixr->ix, &path, &st, 1, &id);
 	if (!ret && indexer_left(ixr, path, &sb, id, known ? f.id : 0))
 		goto out;
-	/* the writer notifies when the result is in the index */
-	if (!ret)
+	if (!ret && (!claimed || id != cid) && !indexer_claim(ixr, path, id))
+		goto out;
+	/* the writer notifies when the result is in the index (and gives
+	 * the claim up) */
+	if (!ret) {
 		ret = index_fd(ixr, path, fd, id, &st);
+		claimed = 0;
+	}
 out:
+	if (claimed == 1)
+		idx_unclaim(ixr->ix, cid);
 	idx_file_release(&f);
 	close(fd);
 	return ret;
@@ -741,6 +797,7 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	ixr->notify = opts->notify;
 	ixr->notify_arg = opts->notify_arg;
 	ixr->jr = opts->journal;
+	ixr->claim_ms = opts->claim_secs ? opts->claim_secs * 1000 : CLAIM_MS_DEFAULT;
 	extract_limits_default(&ixr->lim);
 	pthread_mutex_init(&ixr->lock, NULL);
 	pthread_mutex_init(&ixr->ops_lock, NULL);
@@ -769,6 +826,9 @@ int indexer_new(struct indexer **out, int rootfd, const struct indexer_opts *opt
 	qo.fn = indexer_work;
 	qo.arg = ixr;
 	ret = queue_new(&ixr->q, &qo);
+	if (ret)
+		goto fail;
+	ret = held_new(&ixr->held, indexer_unheld, ixr);
 	if (ret)
 		goto fail;
 	so.src_fd = rootfd;
@@ -834,6 +894,7 @@ void indexer_free(struct indexer *ixr)
 	if (ixr->scan)
 		scan_cancel(ixr->scan);
 	scan_free(ixr->scan);
+	held_free(ixr->held);
 	if (ixr->q)
 		queue_stop(ixr->q, QUEUE_CANCEL);
 	if (ixr->has_writer) {
@@ -1020,6 +1081,7 @@ static int indexer_apply(struct indexer *ixr, struct ixop **batch, size_t n)
 			continue;
 		}
 		if (op->kind == IXOP_PUT) {
+			idx_unclaim(ixr->ix, op->id);
 			/* -ENOENT: the file went meanwhile, the work is dropped */
 			if (r == 0 && op->rf && ns) {
 				k++;	/* stored[k - 1] is op->id */

@@ -2,6 +2,8 @@
  * (kvs_ops.h: every store, transaction and cursor starts with its table). */
 #include "kvs_ops.h"
 
+#include <errno.h>
+
 #define OPS(p) (*(const struct kvs_ops *const *)(const void *)(p))
 
 int kvs_write(struct kvs *s, kvs_fn fn, void *arg)
@@ -103,6 +105,18 @@ uint64_t kvs_generation(struct kvs *s)
 int kvs_watch(struct kvs *s, void (*fn)(void *arg), void *arg)
 {
 	return OPS(s)->watch(s, fn, arg);
+}
+
+int kvs_claim(struct kvs *s, const void *name, size_t len, unsigned ttl_ms, unsigned *left_ms)
+{
+	*left_ms = 0;
+	return OPS(s)->claim ? OPS(s)->claim(s, name, len, ttl_ms, left_ms) : -EOPNOTSUPP;
+}
+
+void kvs_unclaim(struct kvs *s, const void *name, size_t len)
+{
+	if (OPS(s)->unclaim)
+		OPS(s)->unclaim(s, name, len);
 }
 
 void kvs_free(struct kvs *s)

@@ -683,6 +683,8 @@ static void rd_free(struct kvs *kv)
 		rcl_sub_stop(s->sub);
 	rcl_session_close(s->sess);
 	rcl_script_free(s->fetch);
+	rcl_script_free(s->claim);
+	rcl_script_free(s->unclaim);
 	rcl_free(s->c);
 	pthread_rwlock_destroy(&s->clock);
 	pthread_mutex_destroy(&s->wlock);
@@ -695,7 +697,7 @@ static void rd_free(struct kvs *kv)
 const struct kvs_ops rd_ops = {
 	rd_write, rd_read, rd_read_get, rd_get, rd_put, rd_del, rd_rows, rd_clear, rd_cur_open,
 	rd_cur_close, rd_cur_seek, rd_cur_next, rd_dup_add, rd_dup_del, rd_dup_count,
-	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free, rd_health
+	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free, rd_health, rd_claim, rd_unclaim
 };
 
 /* why = "URI: reason" */
@@ -716,6 +718,8 @@ static int names_init(struct kvs_redis *s, const char *ns)
 		snprintf(s->hkey[t], sizeof(s->hkey[t]), "{%s}:h:%d", ns, t);
 	}
 	s->chan_len = (size_t)snprintf(s->chan, sizeof(s->chan), "{%s}:changes", ns);
+	if (rcl_script_new(RD_CLAIM_LUA, &s->claim) || rcl_script_new(RD_UNCLAIM_LUA, &s->unclaim))
+		return -ENOMEM;
 	return rcl_script_new(RD_FETCH_LUA, &s->fetch);
 }
 

@@ -229,6 +229,21 @@ static int queue_file(struct run *r, char *path, const struct idx_stat *st)
 	return r->nbatch == BATCH ? flush_batch(r) : 0;
 }
 
+/* Queues a file the index already has queued as it is now (path: freed).
+ * Not marked again: with an index other mounts share, the entry read a
+ * moment ago may have been stored since by the mount that queued it, and
+ * marking it would have it fingerprinted again. */
+static int queue_only(struct run *r, char *path)
+{
+	int rc = r->s->q ? queue_push(r->s->q, path, QUEUE_LOW) : 0;
+
+	free(path);
+	if (rc && rc != -ESHUTDOWN)
+		prog_error(r->s, rc);
+	prog_add(r->s, &r->s->prog.queued, 1);
+	return 0;
+}
+
 /* Records everything the index has at or under path as vanished. */
 static int gone_tree(struct run *r, const char *path, int is_dir, const struct idx_file *f)
 {
@@ -447,6 +462,9 @@ static int scan_dir_merge(struct run *r, const char *dir, const struct idx_entry
 					ret = queue_file(r, path, &files[j].st);
 				else
 					free(path);
+			} else if (ents[i].file.state == IDX_QUEUED &&
+				   scan_stat_same(&ents[i].file.st, &files[j].st)) {
+				ret = queue_only(r, path);
 			} else if (needs_work(s, &ents[i].file, &files[j].st)) {
 				ret = queue_file(r, path, &files[j].st);
 			} else {

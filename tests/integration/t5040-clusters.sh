@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
-SB=$SIMBOOK_BUILD/simbook
 FS_ARGS=()
 
 mkdir -p "$T/lib/x" "$T/lib/y"
@@ -26,7 +25,7 @@ put("other.txt", gen(2, 3000))               # unrelated
 PY
 
 cli_groups() {
-	"$SB" clusters "$SRC" --json | python3 -c '
+	sbx "$SRC" clusters "$SRC" --json | python3 -c '
 import json, sys
 for line in sys.stdin:
     g = json.loads(line)
@@ -62,11 +61,11 @@ e=$(ls "$MNT/similar/y/close.txt" | grep " - far.txt$") || fail "close does not 
 rm "$MNT/similar/y/close.txt/$e"
 until_ok 5 groups_are "x/base.txt y/close.txt " || fail "exempted: $(view_groups)"
 [ "$(cli_groups)" = "$(view_groups)" ] || fail "cli after exemption: $(cli_groups)"
-"$SB" not-duplicate --undo "$SRC/x/base.txt" "$SRC/y/far.txt" >/dev/null ||
+sbx "$SRC" not-duplicate --undo "$SRC/x/base.txt" "$SRC/y/far.txt" >/dev/null ||
 	fail "not-duplicate --undo"
 # far is a near duplicate of base now, not of close: a chain, no cluster
 until_ok 5 groups_are "x/base.txt y/close.txt " || fail "one undone: $(view_groups)"
-"$SB" not-duplicate --undo "$SRC/y/close.txt" "$SRC/y/far.txt" >/dev/null ||
+sbx "$SRC" not-duplicate --undo "$SRC/y/close.txt" "$SRC/y/far.txt" >/dev/null ||
 	fail "not-duplicate --undo"
 until_ok 5 groups_are "$want" || fail "undo: $(view_groups)"
 

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/viewlib.sh"
 command -v python3 >/dev/null || skip "no python3"
-SB=$SIMBOOK_BUILD/simbook
 FS_ARGS=()
 
 mkdir -p "$T/lib"
@@ -32,7 +31,7 @@ fill() {
 	for f in "$@"; do cp "$T/lib/$f" "$MNT/$f"; wait_idle; done
 	until_ok 10 eval 'view_groups | grep -q "^a.txt b.txt c.txt $"' ||
 		fail "a, b, c not one cluster: $(view_groups)"
-	"$SB" not-duplicate "$SRC/a.txt" "$SRC/c.txt" >/dev/null || fail "not-duplicate"
+	sbx "$SRC" not-duplicate "$SRC/a.txt" "$SRC/c.txt" >/dev/null || fail "not-duplicate"
 }
 chain_cut() { ! view_groups | grep -q "^a.txt b.txt c.txt $"; }
 

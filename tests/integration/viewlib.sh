@@ -97,3 +97,22 @@ open(d + '/metadata.opf', 'w', encoding='utf-8').write(
     '</metadata><guide/></package>\n' % (escape(title), cr))
 PY
 }
+
+# sbx SRC COMMAND ARGS...: simbook COMMAND on the library SRC without the
+# mount, with its index: a folder index is found from the paths; the Redis
+# one of SIMBOOK_TEST_INDEX (lib.sh's test_index_args) must be named.
+sbx() {
+	local src=$1 cmd=$2 uri
+	shift 2
+	test_index_args "$src"
+	if [ ${#TEST_INDEX_ARGS[@]} -eq 0 ]; then
+		"$SIMBOOK_BUILD/simbook" "$cmd" "$@"
+		return
+	fi
+	uri=${TEST_INDEX_ARGS[1]#index=}
+	uri=${uri//\\,/,}
+	case $cmd in
+	not-duplicate) "$SIMBOOK_BUILD/simbook" "$cmd" --index "$uri" --src "$src" "$@" ;;
+	*) "$SIMBOOK_BUILD/simbook" "$cmd" "$@" --index "$uri" --root "$src" ;;
+	esac
+}
