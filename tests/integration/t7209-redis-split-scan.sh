@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t7205: mounts of one library started together on one Redis index split
+# t7209: mounts of one library started together on one Redis index split
 # the start-up scan: each claims a book (a key with an expiry in the
 # library's slot) before fingerprinting it and leaves the books another
 # mount claimed, so three mounts of a new library of 120 books fingerprint
