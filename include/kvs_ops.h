@@ -39,6 +39,9 @@ struct kvs_ops {
 	uint64_t (*generation)(struct kvs *s);
 	int (*watch)(struct kvs *s, void (*fn)(void *arg), void *arg);
 	void (*free)(struct kvs *s);
+	/* NULL: a backend with nothing to gain from the prefetch hints */
+	int (*prefetch)(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+			size_t max, int dup);
 };
 
 #endif
