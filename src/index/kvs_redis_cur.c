@@ -30,6 +30,10 @@ struct rd_cur {
 	uint8_t hi[KVS_KEY_MAX + 2];
 	size_t hilen;
 	size_t oi;	/* the overlay's next entry */
+	/* the key step() returned last (the overlay's place after a put) */
+	uint8_t last[KVS_KEY_MAX];
+	size_t lastlen;
+	int haslast;
 	/* the dup key kvs_dup_count() found; ready: c is on its first value */
 	uint8_t dk[KVS_KEY_MAX];
 	size_t dklen, dn;
@@ -90,6 +94,7 @@ static void position(struct rd_cur *c, const void *k, size_t klen, int incl, con
 	}
 	memcpy(c->hi, hi, hilen);
 	c->hilen = hilen;
+	c->haslast = 0;
 	c->oi = k && klen ? rd_ov_find(o, k, klen) : 0;
 	if (!incl && c->oi < o->n && rd_cmp(o->e[c->oi].k, o->e[c->oi].klen, k, klen) == 0)
 		c->oi++;
@@ -166,13 +171,38 @@ static int before_hi(const struct rd_cur *c, const struct rd_ov *e)
 	return rd_cmp(e->k, e->klen, c->hi + 1, c->hilen - 1) < 0;
 }
 
-/* The next row of the merge: 0 with key and val, -ENOENT at the end. */
+static int step_row(struct rd_cur *c, struct kvs_val *key, struct kvs_val *val);
+
+/* The next row of the merge (put aside in c->last): 0 with key and val,
+ * -ENOENT at the end. */
 static int step(struct rd_cur *c, struct kvs_val *key, struct kvs_val *val)
 {
-	const struct rd_ovt *o = &c->tx->ov[c->table];
+	int ret = step_row(c, key, val);
+
+	if (ret == 0 && key->len <= KVS_KEY_MAX) {
+		memcpy(c->last, key->data, key->len);
+		c->lastlen = key->len;
+		c->haslast = 1;
+	}
+	return ret;
+}
+
+/* The row step() gives. */
+static int step_row(struct rd_cur *c, struct kvs_val *key, struct kvs_val *val)
+{
+	struct rd_ovt *o = &c->tx->ov[c->table];
 	const struct rd_ov *e;
 	const struct rcl_reply *rk;
 	int ret, cmp;
+
+	if (o->sorted != o->n && c->haslast) {
+		/* rows put since the last step: the next is after the last key */
+		c->oi = rd_ov_find(o, c->last, c->lastlen);
+		if (c->oi < o->n && rd_cmp(o->e[c->oi].k, o->e[c->oi].klen, c->last,
+					   c->lastlen) == 0)
+			c->oi++;
+	}
+	rd_ov_sort(o);
 
 	for (;;) {
 		rk = NULL;
