@@ -95,6 +95,21 @@ int kvs_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, siz
 /* Puts c (a cursor of a dup table) on key k and counts its values without
  * reading them: 0 and *n (0 when k is absent: then c is on no key). */
 int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
+/* Hints for a backend that pays a round trip per lookup (Redis: it fetches
+ * what the hint names at once, kept until the transaction ends; LMDB does
+ * nothing).  keys need not outlive the call; 0 or -errno.
+ * kvs_dup_prefetch(): the next kvs_dup_count() calls of c are on these
+ * nkeys keys of klen bytes packed at keys (in that order, best), and the
+ * values of those with at most max values will be walked.  The answers are
+ * the same with or without it.
+ * kvs_cur_prefetch(): the next seeks of c are at these nkeys keys, and
+ * read only the rows whose key begins with the seek key's first plen bytes
+ * (plen <= klen): after such a seek the cursor may end (-ENOENT) after
+ * the last of those rows. */
+int kvs_dup_prefetch(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+		     size_t max);
+int kvs_cur_prefetch(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+		     size_t plen);
 /* Calls fn with the values of the key kvs_dup_count() put c on, in order,
  * in runs of n values of vlen bytes packed at vals (valid during the call).
  * fn returns 0 to go on, > 0 to stop (0 returned), < 0 to stop with that

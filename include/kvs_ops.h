@@ -45,6 +45,9 @@ struct kvs_ops {
 	int (*claim)(struct kvs *s, const void *name, size_t len, unsigned ttl_ms,
 		     unsigned *left_ms);
 	void (*unclaim)(struct kvs *s, const void *name, size_t len);
+	/* NULL: a backend with nothing to gain from the prefetch hints */
+	int (*prefetch)(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+			size_t max, int dup);
 };
 
 #endif

@@ -78,14 +78,19 @@ struct kvs_redis {
 struct rd_ov {
 	uint8_t *k, *v;
 	size_t klen, vlen;
+	uint64_t seq;	/* when set: of two rows of one key, the later wins */
 	int del;
 };
 
-/* A table's overlay: rows in key order; cleared: the server's rows are
- * gone; dup: a dup table (its members have no values). */
+/* A table's overlay: rows [0, sorted) in key order, one a key; then rows
+ * appended since, in any order (a bulk write's keys come unsorted: kept
+ * in order on each put, they cost a memmove each), sorted in on the next
+ * lookup (rd_ov_find()); cleared: the server's rows are gone; dup: a dup
+ * table (its members have no values). */
 struct rd_ovt {
 	struct rd_ov *e;
-	size_t n, cap;
+	size_t n, cap, sorted;
+	uint64_t seq;
 	int cleared, dup;
 };
 
@@ -102,8 +107,10 @@ extern const struct kvs_ops rd_ops;
 
 /* memcmp() order, a prefix first. */
 int rd_cmp(const void *a, size_t alen, const void *b, size_t blen);
-/* The first overlay entry of t whose key is >= k. */
-size_t rd_ov_find(const struct rd_ovt *t, const void *k, size_t klen);
+/* Sorts t's appended rows in (the later of one key wins). */
+void rd_ov_sort(struct rd_ovt *t);
+/* The first overlay entry of t whose key is >= k (t sorted first). */
+size_t rd_ov_find(struct rd_ovt *t, const void *k, size_t klen);
 /* Sets k's overlay entry (del: a removal); values are copied. */
 int rd_ov_set(struct rd_tx *tx, int table, const void *k, size_t klen, const void *v,
 	      size_t vlen, int del);
@@ -141,6 +148,8 @@ int rd_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, size
 	       const void *v, size_t vlen);
 int rd_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n);
 int rd_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg);
+int rd_prefetch(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys, size_t max,
+		int dup);
 
 /* kvs_claim() and kvs_unclaim() (kvs_redis_claim.c): the key {NS}:c:NAME
  * holds the claiming handle's id, with an expiry. */

@@ -123,6 +123,16 @@ int rcl_session_open(struct rcl *c, const void *key, size_t keylen, struct rcl_s
 int rcl_session_command(struct rcl_session *s, int argc, const char **argv,
 			const size_t *argvlen, struct rcl_reply **out);
 
+/* Runs n commands on the session's connection in one round trip (all sent,
+ * then the n replies read into out[0..n-1], each the caller's): for the
+ * commands queued between MULTI and EXEC.  0, or -EIO when some reply is
+ * an RCL_ERROR (every reply still handed back), or -EAGAIN as
+ * rcl_session_command() (the session is then dead; every out[i] NULL),
+ * or -ENOMEM.  An EXEC among them that a WATCH aborted gives its nil reply
+ * (RCL_NIL) back: the caller runs its transaction again. */
+int rcl_session_pipeline(struct rcl_session *s, size_t n, const struct rcl_cmd *cmds,
+			 struct rcl_reply **out);
+
 /* Closes the session's connection (discarding any WATCH or open MULTI). */
 void rcl_session_close(struct rcl_session *s);
 

@@ -93,9 +93,21 @@ static int near_txn(struct kvs_tx *tx, void *arg)
 	uint8_t key[1 + 8 + 8];
 	int ret;
 
+	uint8_t *keys = NULL;
+
 	a->h->n = 0;	/* a rerun starts over */
 	a->key = key;
 	ret = kvs_cur_open(tx, DB_SHBAND, &cur);
+	if (ret == 0 && a->bl->nbands) {
+		keys = malloc((size_t)a->bl->nbands * sizeof(key));
+		if (!keys)
+			ret = -ENOMEM;
+		for (a->b = 0; ret == 0 && a->b < a->bl->nbands; a->b++)
+			idx_shband_key(a->bl, a->sh, a->b, 0, keys + a->b * sizeof(key), &a->klen);
+		if (ret == 0)
+			ret = kvs_cur_prefetch(cur, keys, a->klen, a->bl->nbands, a->plen);
+		free(keys);
+	}
 	for (a->b = 0; ret == 0 && a->b < a->bl->nbands; a->b++) {
 		idx_shband_key(a->bl, a->sh, a->b, 0, key, &a->klen);
 		ret = idx_cursor_walk(cur, key, a->klen, near_row, a);
@@ -166,8 +178,22 @@ static int mh_txn(struct kvs_tx *tx, void *arg)
 	uint32_t i;
 	int ret;
 
+	uint8_t *keys = NULL;
+
 	a->nids = 0;	/* a rerun starts over */
 	ret = kvs_cur_open(tx, DB_MHBAND, &cur);
+	if (ret == 0 && a->n) {
+		keys = malloc((size_t)a->n * sizeof(prefix));
+		if (!keys)
+			ret = -ENOMEM;
+		for (i = 0; ret == 0 && i < a->n; i++) {
+			be_put(keys + i * sizeof(prefix), i, 2);
+			be_put(keys + i * sizeof(prefix) + 2, a->bands[i], 8);
+		}
+		if (ret == 0)
+			ret = kvs_cur_prefetch(cur, keys, sizeof(prefix), a->n, sizeof(prefix));
+		free(keys);
+	}
 	for (i = 0; ret == 0 && i < a->n; i++) {
 		be_put(prefix, i, 2);
 		be_put(prefix + 2, a->bands[i], 8);

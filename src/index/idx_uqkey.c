@@ -210,6 +210,8 @@ static int uq_read_txn(struct kvs_tx *tx, void *arg)
 	a->stats->keys = n;
 	a->stats->keys_hi = uq_count_hi(own, n);
 	ret = kvs_cur_open(tx, DB_UQKEY, &cur);
+	if (ret == 0)
+		ret = kvs_dup_prefetch(cur, own, 4, n, a->max);
 	for (i = 0; ret == 0 && i < n; i++) {
 		ret = uq_postings(cur, own + 4 * (size_t)i, a->max, a->r, &stop);
 		a->stats->stopped += (uint32_t)stop;

@@ -1,5 +1,7 @@
 /* kvs.c - kvs.h's calls, routed to the backend that made the handle
  * (kvs_ops.h: every store, transaction and cursor starts with its table). */
+#include <errno.h>
+
 #include "kvs_ops.h"
 
 #include <errno.h>
@@ -85,6 +87,20 @@ int kvs_dup_del(struct kvs_tx *tx, int table, const void *keys, size_t klen, siz
 int kvs_dup_count(struct kvs_cur *c, const void *k, size_t klen, size_t *n)
 {
 	return OPS(c)->dup_count(c, k, klen, n);
+}
+
+int kvs_dup_prefetch(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+		     size_t max)
+{
+	return OPS(c)->prefetch ? OPS(c)->prefetch(c, keys, klen, nkeys, max, 1) : 0;
+}
+
+int kvs_cur_prefetch(struct kvs_cur *c, const void *keys, size_t klen, size_t nkeys,
+		     size_t plen)
+{
+	if (plen > klen)
+		return -EINVAL;
+	return OPS(c)->prefetch ? OPS(c)->prefetch(c, keys, klen, nkeys, plen, 0) : 0;
 }
 
 int kvs_dup_walk(struct kvs_cur *c, kvs_dup_fn fn, void *arg)

@@ -532,5 +532,6 @@ static int lm_watch(struct kvs *s, void (*fn)(void *arg), void *arg)
 static const struct kvs_ops kvs_lmdb_ops = {
 	lm_write, lm_read, lm_read_get, lm_get, lm_put, lm_del, lm_rows, lm_clear, lm_cur_open,
 	lm_cur_close, lm_cur_seek, lm_cur_next, lm_dup_add, lm_dup_del, lm_dup_count,
-	lm_dup_walk, lm_sync, lm_generation, lm_watch, kvs_lmdb_free, NULL, NULL, NULL
+	lm_dup_walk, lm_sync, lm_generation, lm_watch, kvs_lmdb_free, NULL, NULL, NULL,
+	NULL	/* no prefetch: reads are mapped memory */
 };

@@ -41,7 +41,34 @@ int rd_cmp(const void *a, size_t alen, const void *b, size_t blen)
 
 /* ---- the overlay: a write's rows, per table in key order ---- */
 
-size_t rd_ov_find(const struct rd_ovt *t, const void *k, size_t klen)
+static int ov_cmp(const void *pa, const void *pb)
+{
+	const struct rd_ov *a = pa, *b = pb;
+	int c = rd_cmp(a->k, a->klen, b->k, b->klen);
+
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+void rd_ov_sort(struct rd_ovt *t)
+{
+	size_t i, o = 0;
+
+	if (t->sorted == t->n)
+		return;
+	qsort(t->e, t->n, sizeof(*t->e), ov_cmp);
+	for (i = 0; i < t->n; i++) {
+		if (i + 1 < t->n && rd_cmp(t->e[i].k, t->e[i].klen, t->e[i + 1].k,
+					   t->e[i + 1].klen) == 0) {
+			free(t->e[i].k);	/* a later row of the key follows */
+			free(t->e[i].v);
+			continue;
+		}
+		t->e[o++] = t->e[i];
+	}
+	t->n = t->sorted = o;
+}
+
+static size_t ov_search(const struct rd_ovt *t, const void *k, size_t klen)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -56,24 +83,35 @@ size_t rd_ov_find(const struct rd_ovt *t, const void *k, size_t klen)
 	return lo;
 }
 
+size_t rd_ov_find(struct rd_ovt *t, const void *k, size_t klen)
+{
+	rd_ov_sort(t);
+	return ov_search(t, k, klen);
+}
+
 int rd_ov_set(struct rd_tx *tx, int table, const void *k, size_t klen, const void *v,
 	      size_t vlen, int del)
 {
 	struct rd_ovt *t = &tx->ov[table];
-	size_t i = rd_ov_find(t, k, klen);
-	uint8_t *nv = malloc(vlen ? vlen : 1);
+	uint8_t *nv = malloc(vlen ? vlen : 1), *nk;
 	struct rd_ov *e;
+	size_t i = t->n;
 
 	if (!nv)
 		return -ENOMEM;
 	if (vlen)
 		memcpy(nv, v, vlen);
-	if (i < t->n && rd_cmp(t->e[i].k, t->e[i].klen, k, klen) == 0) {
+	if (t->sorted == t->n && t->n &&
+	    rd_cmp(t->e[t->n - 1].k, t->e[t->n - 1].klen, k, klen) >= 0) {
+		i = ov_search(t, k, klen);
+		if (rd_cmp(t->e[i].k, t->e[i].klen, k, klen) != 0)
+			i = t->n;	/* appended, sorted in later */
+	}
+	if (i < t->n) {
 		e = &t->e[i];
 		free(e->v);
 	} else {
-		uint8_t *nk = malloc(klen);
-
+		nk = malloc(klen);
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? t->cap * 2 : 16;
 			struct rd_ov *ne = realloc(t->e, cap * sizeof(*ne));
@@ -91,11 +129,14 @@ int rd_ov_set(struct rd_tx *tx, int table, const void *k, size_t klen, const voi
 			return -ENOMEM;
 		}
 		memcpy(nk, k, klen);
-		memmove(&t->e[i + 1], &t->e[i], (t->n - i) * sizeof(*t->e));
-		t->n++;
-		e = &t->e[i];
+		/* still in order when above every row and all were */
+		if (t->sorted == t->n && (t->n == 0 || rd_cmp(t->e[t->n - 1].k,
+							       t->e[t->n - 1].klen, k, klen) < 0))
+			t->sorted++;
+		e = &t->e[t->n++];
 		e->k = nk;
 		e->klen = klen;
+		e->seq = t->seq++;
 	}
 	e->v = nv;
 	e->vlen = vlen;
@@ -112,7 +153,7 @@ static void ov_clear(struct rd_ovt *t)
 		free(t->e[i].k);
 		free(t->e[i].v);
 	}
-	t->n = 0;
+	t->n = t->sorted = 0;
 }
 
 static void tx_init(struct rd_tx *tx, struct kvs_redis *s, int write)
@@ -178,131 +219,167 @@ static int version_get(struct kvs_redis *s, uint64_t *v)
 
 #define BATCH 256
 
-/* Argument vectors of one batched command under construction. */
-struct argv_buf {
-	const char *argv[2 + 2 * BATCH];
-	size_t argvlen[2 + 2 * BATCH];
-	int argc;
+/* The commit's commands, sent in one round trip: argument vectors in one
+ * array (cmd i is argc[i] arguments from first[i]). */
+struct cmdq {
+	const char **argv;
+	size_t *argvlen, nargs, capargs;
+	size_t *first;
+	int *argc;
+	size_t ncmd, capcmd;
 };
+
+static void q_start(struct cmdq *q, const char *cmd, const char *key, size_t keylen)
+{
+	q->first[q->ncmd] = q->nargs;
+	q->argc[q->ncmd++] = 0;
+	q->argv[q->nargs] = cmd;
+	q->argvlen[q->nargs++] = strlen(cmd);
+	q->argc[q->ncmd - 1]++;
+	if (key) {
+		q->argv[q->nargs] = key;
+		q->argvlen[q->nargs++] = keylen;
+		q->argc[q->ncmd - 1]++;
+	}
+}
+
+static void q_add(struct cmdq *q, const void *p, size_t len)
+{
+	q->argv[q->nargs] = p;
+	q->argvlen[q->nargs++] = len;
+	q->argc[q->ncmd - 1]++;
+}
+
+/* Room for tx's commit: at most 4 arguments a row (ZADD's score and key,
+ * HSET's key and value), a command per BATCH rows of each of the four
+ * kinds of a table, the table's DEL, MULTI, INCR and EXEC. */
+static int q_init(struct cmdq *q, const struct rd_tx *tx)
+{
+	size_t rows = 0;
+	int t;
+
+	memset(q, 0, sizeof(*q));
+	for (t = 0; t < KVS_TABLES; t++)
+		rows += tx->ov[t].n;
+	q->capcmd = 3 + KVS_TABLES * 5 + 4 * (rows / BATCH + 1);
+	q->capargs = 4 * rows + 3 * q->capcmd;
+	q->argv = malloc(q->capargs * sizeof(*q->argv));
+	q->argvlen = malloc(q->capargs * sizeof(*q->argvlen));
+	q->first = malloc(q->capcmd * sizeof(*q->first));
+	q->argc = malloc(q->capcmd * sizeof(*q->argc));
+	return q->argv && q->argvlen && q->first && q->argc ? 0 : -ENOMEM;
+}
+
+static void q_free(struct cmdq *q)
+{
+	free(q->argv);
+	free(q->argvlen);
+	free(q->first);
+	free(q->argc);
+}
+
+/* Queues table t's entries of one kind: what 0 (ZADD), 1 (HSET), 2 (ZREM),
+ * 3 (HDEL), in commands of BATCH rows. */
+static void queue_kind(struct kvs_redis *s, const struct rd_ovt *t, int table, int what,
+		       struct cmdq *q)
+{
+	static const char *const cmds[] = { "ZADD", "HSET", "ZREM", "HDEL" };
+	const char *key = what == 1 || what == 3 ? s->hkey[table] : s->zkey[table];
+	size_t i, rows = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct rd_ov *e = &t->e[i];
+
+		if (e->del != (what >= 2))
+			continue;
+		if (rows++ % BATCH == 0)
+			q_start(q, cmds[what], key, strlen(key));
+		if (what == 0)
+			q_add(q, "0", 1);
+		q_add(q, e->k, e->klen);
+		if (what == 1)
+			q_add(q, e->v, e->vlen);
+	}
+}
+
+static void queue_table(struct kvs_redis *s, const struct rd_tx *tx, int table, struct cmdq *q)
+{
+	const struct rd_ovt *t = &tx->ov[table];
+	int what;
+
+	if (t->cleared) {
+		q_start(q, "DEL", s->zkey[table], strlen(s->zkey[table]));
+		q_add(q, s->hkey[table], strlen(s->hkey[table]));
+	}
+	for (what = 0; what < 4; what++)
+		if (!(t->dup && (what == 1 || what == 3)))
+			queue_kind(s, t, table, what, q);
+}
+
+/* MULTI ... EXEC of tx's changes on the WATCHing session, in one round
+ * trip: 0, -EAGAIN (run the write again), or -errno. */
+static int commit(struct kvs_redis *s, struct rd_tx *tx)
+{
+	struct rcl_reply **out = NULL, *r;
+	struct rcl_cmd *cmds = NULL;
+	struct cmdq q;
+	size_t i;
+	int ret = q_init(&q, tx), t;
+
+	if (ret)
+		goto out;
+	q_start(&q, "MULTI", NULL, 0);
+	for (t = 0; t < KVS_TABLES; t++) {
+		rd_ov_sort(&tx->ov[t]);
+		if (tx->ov[t].n || tx->ov[t].cleared)
+			queue_table(s, tx, t, &q);
+	}
+	q_start(&q, "INCR", s->vkey, s->vkeylen);
+	q_start(&q, "EXEC", NULL, 0);
+	cmds = malloc(q.ncmd * sizeof(*cmds));
+	out = malloc(q.ncmd * sizeof(*out));
+	if (!cmds || !out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < q.ncmd; i++)
+		cmds[i] = (struct rcl_cmd){ q.argc[i], q.argv + q.first[i], q.argvlen + q.first[i] };
+	/* a read's late runs see no EXEC of this handle while they run */
+	pthread_rwlock_wrlock(&s->clock);
+	ret = rcl_session_pipeline(s->sess, q.ncmd, cmds, out);
+	pthread_rwlock_unlock(&s->clock);
+	if (ret == -EIO) {
+		/* a command the server refused: EXEC aborted the transaction */
+		for (i = 0; i < q.ncmd; i++)
+			rcl_reply_free(out[i]);
+		goto out;
+	}
+	if (ret)
+		goto out;
+	r = out[q.ncmd - 1];
+	if (r->type == RCL_NIL)
+		ret = -EAGAIN;	/* the WATCHed version moved: another writer */
+	else if (r->type != RCL_ARRAY || r->n == 0)
+		ret = -EIO;
+	for (i = 0; ret == 0 && i < r->n; i++)
+		if (r->elem[i]->type == RCL_ERROR)
+			ret = -EIO;
+	if (ret == 0 && r->elem[r->n - 1]->type == RCL_INTEGER)
+		atomic_store(&s->gen, (uint64_t)r->elem[r->n - 1]->integer);
+	for (i = 0; i < q.ncmd; i++)
+		rcl_reply_free(out[i]);
+out:
+	free(cmds);
+	free(out);
+	q_free(&q);
+	return ret;
+}
 
 static int sess_cmd(struct kvs_redis *s, int argc, const char **argv, const size_t *argvlen)
 {
 	struct rcl_reply *r = NULL;
 	int ret = rcl_session_command(s->sess, argc, argv, argvlen, &r);
 
-	rcl_reply_free(r);
-	return ret;
-}
-
-static void ab_start(struct argv_buf *b, const char *cmd, const char *key)
-{
-	b->argv[0] = cmd;
-	b->argvlen[0] = strlen(cmd);
-	b->argv[1] = key;
-	b->argvlen[1] = strlen(key);
-	b->argc = 2;
-}
-
-static void ab_add(struct argv_buf *b, const void *p, size_t len)
-{
-	b->argv[b->argc] = p;
-	b->argvlen[b->argc++] = len;
-}
-
-/* Queues table t's entries of one kind: what 0 (ZADD), 1 (HSET), 2 (ZREM),
- * 3 (HDEL), in batches of BATCH rows. */
-static int queue_kind(struct kvs_redis *s, const struct rd_ovt *t, int table, int what,
-		      struct argv_buf *b)
-{
-	static const char *const cmds[] = { "ZADD", "HSET", "ZREM", "HDEL" };
-	size_t i, rows = 0;
-	int ret;
-
-	ab_start(b, cmds[what], what == 1 || what == 3 ? s->hkey[table] : s->zkey[table]);
-	for (i = 0; i <= t->n; i++) {
-		if (i < t->n) {
-			const struct rd_ov *e = &t->e[i];
-
-			if (e->del != (what >= 2))
-				continue;
-			if (what == 0)
-				ab_add(b, "0", 1);
-			ab_add(b, e->k, e->klen);
-			if (what == 1)
-				ab_add(b, e->v, e->vlen);
-			rows++;
-		}
-		if (rows && (rows == BATCH || i == t->n)) {
-			ret = sess_cmd(s, b->argc, b->argv, b->argvlen);
-			if (ret)
-				return ret;
-			b->argc = 2;
-			rows = 0;
-		}
-	}
-	return 0;
-}
-
-static int queue_table(struct kvs_redis *s, const struct rd_tx *tx, int table,
-		       struct argv_buf *b)
-{
-	const struct rd_ovt *t = &tx->ov[table];
-	int ret = 0, what;
-
-	if (t->cleared) {
-		const char *argv[3] = { "DEL", s->zkey[table], s->hkey[table] };
-		size_t argvlen[3] = { 3, strlen(argv[1]), strlen(argv[2]) };
-
-		ret = sess_cmd(s, 3, argv, argvlen);
-	}
-	for (what = 0; what < 4 && ret == 0; what++)
-		if (!(t->dup && (what == 1 || what == 3)))
-			ret = queue_kind(s, t, table, what, b);
-	return ret;
-}
-
-/* MULTI ... EXEC of tx's changes on the WATCHing session: 0, -EAGAIN (run
- * the write again), or -errno. */
-static int commit(struct kvs_redis *s, struct rd_tx *tx)
-{
-	const char *argv[2] = { "MULTI", s->vkey };
-	size_t argvlen[2] = { 5, s->vkeylen };
-	struct argv_buf *b = malloc(sizeof(*b));
-	struct rcl_reply *r = NULL;
-	int ret, t;
-
-	if (!b)
-		return -ENOMEM;
-	ret = sess_cmd(s, 1, argv, argvlen);
-	for (t = 0; t < KVS_TABLES && ret == 0; t++)
-		if (tx->ov[t].n || tx->ov[t].cleared)
-			ret = queue_table(s, tx, t, b);
-	free(b);
-	if (ret == 0) {
-		argv[0] = "INCR";
-		argvlen[0] = 4;
-		ret = sess_cmd(s, 2, argv, argvlen);
-	}
-	if (ret == -EIO) {
-		argv[0] = "DISCARD";
-		argvlen[0] = 7;
-		sess_cmd(s, 1, argv, argvlen);
-		return ret;
-	}
-	if (ret)
-		return ret;
-	pthread_rwlock_wrlock(&s->clock);
-	argv[0] = "EXEC";
-	argvlen[0] = 4;
-	ret = rcl_session_command(s->sess, 1, argv, argvlen, &r);
-	pthread_rwlock_unlock(&s->clock);
-	if (ret == 0 && (r->type != RCL_ARRAY || r->n == 0))
-		ret = -EIO;
-	for (size_t i = 0; ret == 0 && i < r->n; i++)
-		if (r->elem[i]->type == RCL_ERROR)
-			ret = -EIO;
-	if (ret == 0 && r->elem[r->n - 1]->type == RCL_INTEGER)
-		atomic_store(&s->gen, (uint64_t)r->elem[r->n - 1]->integer);
 	rcl_reply_free(r);
 	return ret;
 }
@@ -596,7 +673,7 @@ static int rd_rows(struct kvs_tx *t, int table, uint64_t *n)
 {
 	struct rd_tx *tx = (struct rd_tx *)t;
 	struct kvs_redis *s = tx->s;
-	const struct rd_ovt *o = &tx->ov[table];
+	struct rd_ovt *o = &tx->ov[table];
 	const char *argv[2] = { "ZCARD", s->zkey[table] };
 	size_t argvlen[2] = { 5, strlen(s->zkey[table]) }, i;
 	struct rcl_reply *r = NULL;
@@ -604,6 +681,7 @@ static int rd_rows(struct kvs_tx *t, int table, uint64_t *n)
 	int ret = 0;
 
 	*n = 0;
+	rd_ov_sort(o);
 	if (!o->cleared) {
 		ret = rd_cmd(s, 2, argv, argvlen, &r);
 		if (ret)
@@ -697,7 +775,8 @@ static void rd_free(struct kvs *kv)
 const struct kvs_ops rd_ops = {
 	rd_write, rd_read, rd_read_get, rd_get, rd_put, rd_del, rd_rows, rd_clear, rd_cur_open,
 	rd_cur_close, rd_cur_seek, rd_cur_next, rd_dup_add, rd_dup_del, rd_dup_count,
-	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free, rd_health, rd_claim, rd_unclaim
+	rd_dup_walk, rd_sync, rd_generation, rd_watch, rd_free, rd_health, rd_claim, rd_unclaim,
+	rd_prefetch
 };
 
 /* why = "URI: reason" */

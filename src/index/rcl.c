@@ -726,6 +726,52 @@ int rcl_session_command(struct rcl_session *s, int argc, const char **argv,
 	return ret;
 }
 
+int rcl_session_pipeline(struct rcl_session *s, size_t n, const struct rcl_cmd *cmds,
+			 struct rcl_reply **out)
+{
+	redisReply **rep;
+	size_t i, got = 0;
+	int ret = 0, moved = 0;
+
+	memset(out, 0, n * sizeof(*out));
+	if (s->dead)
+		return -EAGAIN;
+	rep = calloc(n ? n : 1, sizeof(*rep));
+	if (!rep)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (redisAppendCommandArgv(s->ctx, cmds[i].argc, cmds[i].argv,
+					   cmds[i].argvlen) != REDIS_OK)
+			break;
+	for (; i == n && got < n; got++) {
+		void *v = NULL;
+
+		if (redisGetReply(s->ctx, &v) != REDIS_OK)
+			break;
+		rep[got] = v;
+		moved |= is_err(rep[got], "MOVED ") || is_err(rep[got], "ASK ") ||
+			 is_transient(rep[got]);
+	}
+	if (got < n || moved) {
+		if (got < n)
+			set_err(s->c, s->ctx->tcp.host ? s->ctx->tcp.host : "?", s->ctx->tcp.port,
+				s->ctx->errstr);
+		s->dead = 1;
+		if (moved)
+			refresh(s->c);
+		for (i = 0; i < got; i++)
+			freeReplyObject(rep[i]);
+		free(rep);
+		return -EAGAIN;
+	}
+	ret = hand_over(rep, n, out);
+	free(rep);
+	for (i = 0; ret == 0 && i < n; i++)
+		if (out[i]->type == RCL_ERROR)
+			ret = -EIO;
+	return ret;
+}
+
 void rcl_session_close(struct rcl_session *s)
 {
 	if (!s)

@@ -5,7 +5,9 @@
  * write that loses the WATCH race to another handle runs again and both
  * land, reads never see half a write (a writer and a reader thread), the
  * generation, another handle's commits heard (kvs_watch), bad URIs, the
- * server out of reach and back (kvs_health). */
+ * server out of reach and back (kvs_health); the prefetch hints give what
+ * plain lookups give; a write's rows put out of order and twice read back
+ * in order, the later put winning. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -140,6 +142,207 @@ static void test_read_own_writes(void)
 	CHECK_EQ_INT(w->count, 3);
 	CHECK(w->n == 3 && w->vals[0][7] == 'A' && w->vals[1][7] == 'B' && w->vals[2][7] == 'Z');
 	free(w);
+	kvs_free(s);
+}
+
+/* ---- the prefetch hints give the answers of plain lookups ---- */
+
+#define PF_KEYS 8
+#define PF_MAX 40
+
+/* Dup key "dk" i has 13 * i values (some above PF_MAX, one above the
+ * server's first batch); prefix "r" i of T_OTHER has 35 * i rows (one
+ * more than a prefetch's first fetch), then a row of the next prefix. */
+static int pf_seed(struct kvs_tx *tx, void *arg)
+{
+	uint8_t key[4] = { 'd', 'k', 0, 0 }, v[8] = { 0 }, rk[4] = { 'r', 0, 0, 0 };
+	int i, j, ret = 0;
+
+	(void)arg;
+	for (i = 0; i < PF_KEYS && ret == 0; i++) {
+		key[2] = (uint8_t)i;
+		for (j = 0; j < 13 * i && ret == 0; j++) {
+			v[6] = (uint8_t)(j >> 8);
+			v[7] = (uint8_t)j;
+			ret = kvs_dup_add(tx, T_DUP, key, 4, 1, v, 8);
+		}
+		rk[1] = (uint8_t)i;
+		for (j = 0; j < 35 * i && ret == 0; j++) {
+			rk[2] = (uint8_t)(j >> 8);
+			rk[3] = (uint8_t)j;
+			v[0] = (uint8_t)i;
+			ret = kvs_put(tx, T_OTHER, rk, 4, v, 8);
+		}
+	}
+	return ret;
+}
+
+struct pf_arg {
+	int hint;
+	/* per key: the count, a sum of the values walked, rows of the prefix */
+	size_t count[PF_KEYS + 1], walked[PF_KEYS + 1], rows[PF_KEYS + 1];
+	uint64_t sum[PF_KEYS + 1];
+};
+
+static int pf_walk(const uint8_t *vals, size_t n, size_t vlen, void *arg)
+{
+	struct pf_arg *a = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		a->sum[PF_KEYS] += vals[i * vlen + 6] * 256u + vals[i * vlen + 7];
+	a->walked[PF_KEYS] += n;
+	return 0;
+}
+
+/* Looks the keys up in a shuffled order (hinted in another: the store
+ * must not rely on it), plus one key no hint names. */
+static int pf_read(struct kvs_tx *tx, void *arg)
+{
+	static const int order[PF_KEYS + 1] = { 3, 0, 7, 1, 6, 2, 5, 4, 9 };
+	struct pf_arg *a = arg;
+	struct kvs_cur *c = NULL;
+	uint8_t keys[PF_KEYS * 4], rkeys[PF_KEYS * 3];
+	struct kvs_val k, v;
+	int i, ret;
+
+	memset(a->count, 0, sizeof(a->count));
+	memset(a->walked, 0, sizeof(a->walked));
+	memset(a->rows, 0, sizeof(a->rows));
+	memset(a->sum, 0, sizeof(a->sum));
+	for (i = 0; i < PF_KEYS; i++) {
+		memcpy(keys + 4 * i, (const uint8_t[]){ 'd', 'k', (uint8_t)i, 0 }, 4);
+		memcpy(rkeys + 3 * i, (const uint8_t[]){ 'r', (uint8_t)i, 0 }, 3);
+	}
+	ret = kvs_cur_open(tx, T_DUP, &c);
+	if (ret == 0 && a->hint)
+		ret = kvs_dup_prefetch(c, keys, 4, PF_KEYS, PF_MAX);
+	for (i = 0; ret == 0 && i <= PF_KEYS; i++) {
+		uint8_t key[4] = { 'd', 'k', (uint8_t)order[i], 0 };
+		size_t n = 0;
+
+		ret = kvs_dup_count(c, key, 4, &n);
+		a->count[order[i] % (PF_KEYS + 1)] = n;
+		if (ret == 0 && n && n <= PF_MAX) {
+			a->walked[PF_KEYS] = a->sum[PF_KEYS] = 0;
+			ret = kvs_dup_walk(c, pf_walk, a);
+			a->walked[order[i]] = a->walked[PF_KEYS];
+			a->sum[order[i]] = a->sum[PF_KEYS];
+		}
+	}
+	kvs_cur_close(c);
+	c = NULL;
+	if (ret == 0)
+		ret = kvs_cur_open(tx, T_OTHER, &c);
+	if (ret == 0 && a->hint)
+		ret = kvs_cur_prefetch(c, rkeys, 3, PF_KEYS, 2);
+	for (i = 0; ret == 0 && i <= PF_KEYS; i++) {
+		uint8_t key[3] = { 'r', (uint8_t)order[i], 0 };
+		int rc;
+
+		for (rc = kvs_cur_seek(c, key, 3, &k, &v); rc == 0; rc = kvs_cur_next(c, &k, &v)) {
+			if (k.len != 4 || memcmp(k.data, key, 2) != 0)
+				break;
+			if (v.len != 8 || ((const uint8_t *)v.data)[0] != order[i])
+				return -EIO;
+			a->rows[order[i] % (PF_KEYS + 1)]++;
+		}
+		if (rc != 0 && rc != -ENOENT)
+			ret = rc;
+	}
+	kvs_cur_close(c);
+	return ret;
+}
+
+static void test_prefetch(void)
+{
+	struct kvs *s = store_open(0);
+	struct pf_arg plain, hinted;
+	int i;
+
+	memset(&plain, 0, sizeof(plain));
+	memset(&hinted, 0, sizeof(hinted));
+	hinted.hint = 1;
+	REQUIRE(s);
+	REQUIRE(kvs_write(s, pf_seed, NULL) == 0);
+	CHECK_EQ_INT(kvs_read(s, pf_read, &plain), 0);
+	CHECK_EQ_INT(kvs_read(s, pf_read, &hinted), 0);
+	for (i = 0; i < PF_KEYS; i++) {
+		CHECK_EQ_INT(plain.count[i], 13 * i);
+		CHECK_EQ_INT(plain.rows[i], 35 * i);
+		CHECK_EQ_INT(plain.walked[i], 13 * i <= PF_MAX ? 13 * i : 0);
+		CHECK_EQ_INT(hinted.count[i], plain.count[i]);
+		CHECK_EQ_INT(hinted.walked[i], plain.walked[i]);
+		CHECK_EQ_INT(hinted.sum[i], plain.sum[i]);
+		CHECK_EQ_INT(hinted.rows[i], plain.rows[i]);
+	}
+	CHECK_EQ_INT(hinted.count[PF_KEYS], 0);
+	CHECK_EQ_INT(hinted.rows[PF_KEYS], 0);
+	kvs_free(s);
+}
+
+/* ---- a write's rows put out of order, twice, then removed ---- */
+
+static int unsorted_put(struct kvs_tx *tx, void *arg)
+{
+	static const uint8_t order[] = { 9, 3, 7, 3, 1, 8, 0, 5, 9, 2 };
+	struct kvs_cur *c = NULL;
+	struct kvs_val k, v;
+	size_t *seen = arg, i;
+	uint8_t key[2] = { 'u', 0 }, val;
+	int ret = 0, rc;
+
+	*seen = 0;
+	for (i = 0; i < sizeof(order) && ret == 0; i++) {
+		key[1] = order[i];
+		val = (uint8_t)i;	/* the later put of 3 and 9 wins */
+		ret = kvs_put(tx, T_PLAIN, key, 2, &val, 1);
+	}
+	key[1] = 8;
+	if (ret == 0)
+		ret = kvs_del(tx, T_PLAIN, key, 2);
+	if (ret == 0)
+		ret = kvs_cur_open(tx, T_PLAIN, &c);
+	/* 0 1 2 3 5 7 9, in order, each once */
+	for (rc = ret ? -ENOENT : kvs_cur_seek(c, "u", 1, &k, &v); rc == 0;
+	     rc = kvs_cur_next(c, &k, &v)) {
+		static const uint8_t want[] = { 0, 1, 2, 3, 5, 7, 9 }, wantv[] = { 6, 4, 9, 3, 7, 2, 8 };
+
+		if (*seen >= sizeof(want) || k.len != 2 || ((const uint8_t *)k.data)[1] != want[*seen] ||
+		    v.len != 1 || *(const uint8_t *)v.data != wantv[*seen])
+			ret = -EIO;
+		++*seen;
+	}
+	kvs_cur_close(c);
+	return ret;
+}
+
+static int unsorted_check(struct kvs_tx *tx, void *arg)
+{
+	uint64_t n = 0;
+	struct kvs_val v;
+	int ret = kvs_rows(tx, T_PLAIN, &n);
+
+	*(uint64_t *)arg = n;
+	if (ret == 0 && kvs_get(tx, T_PLAIN, "u\x09", 2, &v) == 0 &&
+	    (v.len != 1 || *(const uint8_t *)v.data != 8))
+		ret = -EIO;
+	if (ret == 0 && kvs_get(tx, T_PLAIN, "u\x08", 2, &v) != -ENOENT)
+		ret = -EIO;
+	return ret;
+}
+
+static void test_unsorted_write(void)
+{
+	struct kvs *s = store_open(0);
+	size_t seen = 0;
+	uint64_t rows = 0;
+
+	REQUIRE(s);
+	CHECK_EQ_INT(kvs_write(s, unsorted_put, &seen), 0);
+	CHECK_EQ_INT(seen, 7);
+	CHECK_EQ_INT(kvs_read(s, unsorted_check, &rows), 0);
+	CHECK_EQ_INT(rows, 7);
 	kvs_free(s);
 }
 
@@ -462,6 +665,8 @@ int main(void)
 	RUN(test_failed_write);
 	RUN(test_clear);
 	RUN(test_read_own_writes);
+	RUN(test_prefetch);
+	RUN(test_unsorted_write);
 	RUN(test_conflict);
 	RUN(test_snapshot_threads);
 	RUN(test_watch);
