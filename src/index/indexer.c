@@ -862,10 +862,13 @@ int indexer_start(struct indexer *ixr)
 	ixr->started = 1;
 	pthread_mutex_unlock(&ixr->lock);
 	indexer_replay(ixr);
+	/* -EBUSY: a scan already runs (a rescan the journal owed, or one a
+	 * folder renamed since the publication asked for), started after the
+	 * indexer was whole: it finds what this one would */
 	ret = scan_start(ixr->scan);
-
-	if (ret)
+	if (ret && ret != -EBUSY)
 		return ret;
+	ret = 0;
 	/* owed after an upgrade (idx_catchup_get()); otherwise every book
 	 * was judged after its store, and the book table is not walked */
 	pthread_mutex_lock(&ixr->ops_lock);

@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "bookrec.h"
+#include "ijournal.h"
 #include "ixtest.h"
 #include "groups.h"
 #include "judge.h"
@@ -399,11 +400,50 @@ static void test_bookrec_opf(void)
 	free(text);
 }
 
+/* A journal that owes a rescan (an outage's, replayed at the start)
+ * starts a scan before the start scan: the start is no failure, and the
+ * books are indexed. */
+static void test_start_after_rescan(void)
+{
+	struct indexer_opts o = { 0 };
+	struct indexer *ixr = NULL;
+	struct ijr *jr = NULL;
+	struct idx_file f = { 0 };
+	char path[PATH_MAX + 32], name[32], *t;
+	int fd, i;
+
+	REQUIRE(ixtest_dirs() == 0);
+	for (i = 0; i < 40; i++) {
+		t = gen_text(2000, 100 + (unsigned)i, 0);
+		snprintf(name, sizeof(name), "b%02d.txt", i);
+		ixtest_put(name, t);
+		free(t);
+	}
+	snprintf(path, sizeof(path), "%s.journal", ixdir);
+	REQUIRE(ijr_open(path, 100, &jr) == 0);
+	REQUIRE(ijr_add(jr, IJR_RESCAN, NULL, NULL) == 0);
+	o.index_dir = ixdir;
+	o.threads = 2;
+	o.no_watch = 1;
+	o.journal = jr;
+	REQUIRE((fd = open(src, O_RDONLY | O_DIRECTORY)) >= 0);
+	REQUIRE(indexer_new(&ixr, fd, &o) == 0);
+	CHECK_EQ_INT(indexer_start(ixr), 0);
+	CHECK_EQ_INT(indexer_wait_idle(ixr, 60000), 0);
+	CHECK_EQ_INT(idx_get(indexer_idx(ixr), "b39.txt", &f), 0);
+	idx_file_release(&f);
+	CHECK_EQ_INT((int)ijr_count(jr, NULL), 0);
+	indexer_free(ixr);
+	ijr_free(jr);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(test_bookrec);
 	RUN(test_bookrec_opf);
 	RUN(test_pipeline);
 	RUN(test_ordering);
+	RUN(test_start_after_rescan);
 	return CHECK_DONE();
 }
