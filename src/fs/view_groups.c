@@ -558,7 +558,8 @@ static char *gcaller_title(struct views *v, const struct group *gr, size_t vis)
 }
 
 /* Names the members of gr the caller may reach among themselves
- * (members_name()): *out owned, NULL on -ENOMEM. */
+ * (members_name()): per member its name (NULL: hidden), all owned; NULL
+ * on -ENOMEM. */
 static char **gcaller_members(struct views *v, int dup, const struct group *gr)
 {
 	unsigned char *show = calloc(gr->n ? gr->n : 1, 1);
@@ -567,7 +568,7 @@ static char **gcaller_members(struct views *v, int dup, const struct group *gr)
 
 	for (j = 0; show && j < gr->n; j++)
 		show[j] = (unsigned char)views_reach(v, gr->m[j].path);
-	if (show && names && members_name(v, dup, gr->m, gr->n, show, names)) {
+	if (!show || !names || members_name(v, dup, gr->m, gr->n, show, names)) {
 		free(names);
 		names = NULL;
 	}
