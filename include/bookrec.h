@@ -40,8 +40,9 @@
 #define BOOKREC_MAGIC "SBBR"
 /* 2: the metadata.opf's title and author, the language, the names bands
  * (BOOKREC_NAME_BANDS); 3: the names bands of two key streams (names.h);
- * 4: no common nouns in the names stream of a text that capitalises them */
-#define BOOKREC_VERSION 4
+ * 4: no common nouns in the names stream of a text that capitalises them;
+ * 5: the language of a CJK text that quotes much Latin text (lang.h) */
+#define BOOKREC_VERSION 5
 #define BOOKREC_HEAD_LEN 40
 #define BOOKREC_META_MAX 1024	/* longer titles/authors are cut (UTF-8 safe) */
 /* The first bytes of a record that hold all of its metadata. */

@@ -93,8 +93,10 @@
  * 2: the covers are the shares of judge_shares() (5-gram containment; in
  * version 1 the span of the alignment, which overstated): a book judged
  * under version 1 reads as not judged, is listed by comparison and judged
- * again, as after a change of fingerprint. */
-#define REL_VERSION 2
+ * again, as after a change of fingerprint.  Version 3: a text aligned
+ * whole but reworded throughout is another translation (relate.c,
+ * reworded()), no longer a near duplicate: books are judged again. */
+#define REL_VERSION 3
 #define REL_LEN 28
 /* Judged mark (rel table, key id + 0): version, fingerprint tag. */
 #define JUDGED_LEN 9

@@ -2,7 +2,7 @@
  *
  * Two steps: the script of the letters (code point ranges), which names the
  * language outright for Greek (el), Hebrew (he), Hangul (ko), kana (ja),
- * Han without kana (zh), Devanagari (hi), Thai (th), Armenian (hy),
+ * Han with less than a tenth kana (zh), Devanagari (hi), Thai (th), Armenian (hy),
  * Georgian (ka), and Arabic script (ar; fa when the letters only Persian
  * uses are frequent); then, for Latin and Cyrillic, the share of the words
  * that are among a language's most frequent function words (a stop-word
@@ -20,6 +20,10 @@
 #define LANG_MIN_WORDS 50		/* fewer words (of a cased script): unknown */
 #define LANG_MIN_SHARE 0.08
 #define LANG_MARGIN 1.3
+/* A Han, kana or Hangul character writes a syllable or a word: it weighs
+ * as this many letters of an alphabet when the scripts are counted, so a
+ * Japanese or Chinese manual full of English commands is not "unknown". */
+#define LANG_SYLLABLE_LETTERS 2
 
 /* The language of len bytes of UTF-8 (the first LANG_SAMPLE of them): an
  * ISO 639-1 code, static, or "" when unknown.  Invalid bytes separate

@@ -73,8 +73,8 @@ struct relate_signals {
 	double share_a;		/* fraction of A's word 5-shingles found in B,
 				 * from the anchor samples (anchorshare.h);
 				 * -1 when A has too few anchors.  What the
-				 * views list (judge_share()), not read by the
-				 * rule */
+				 * views list (judge_share()); the rule reads
+				 * it to tell rewording from noise */
 	double share_b;		/* the same for B in A */
 	const char *lang_a;	/* A's language (lang.h: ISO 639-1), NULL or ""
 				 * when unknown */

@@ -256,21 +256,26 @@ const char *lang_detect(const char *utf8, size_t len)
 	table_fill(&t);
 	count(&t, utf8, len, &k);
 	for (s = SC_LATIN; s < SC_N; s++) {
-		total += k.letters[s];
-		if (k.letters[s] > best_n) {
-			best_n = k.letters[s];
+		unsigned long m = k.letters[s] * (s == SC_HAN || s == SC_KANA || s == SC_HANGUL ?
+						  LANG_SYLLABLE_LETTERS : 1);
+
+		total += m;
+		/* Japanese writes Han and kana together: one mass */
+		if (s == SC_KANA)
+			m += k.letters[SC_HAN] * LANG_SYLLABLE_LETTERS;
+		if (m > best_n && s != SC_HAN) {
+			best_n = m;
 			best = (enum script)s;
 		}
 	}
 	if (!total || best_n * 2 < total)
 		return "";
-	/* Japanese writes Han and kana together; kana alone is Japanese too */
-	if ((best == SC_HAN || best == SC_KANA) && k.letters[SC_KANA] * 10 >= k.letters[SC_HAN] + k.letters[SC_KANA])
-		return "ja";
+	/* Han with a tenth kana or more is Japanese, Han alone Chinese */
+	if (best == SC_KANA)
+		return k.letters[SC_KANA] * 10 >= k.letters[SC_HAN] + k.letters[SC_KANA] ? "ja" : "zh";
 	switch (best) {
 	case SC_GREEK: return "el";
 	case SC_HEBREW: return "he";
-	case SC_HAN: return "zh";
 	case SC_HANGUL: return "ko";
 	case SC_DEVANAGARI: return "hi";
 	case SC_THAI: return "th";

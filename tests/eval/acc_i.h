@@ -40,7 +40,7 @@ enum acc_cat {
 	ACC_AUTHOR,	/* same author (or series), different books */
 	ACC_SPARSE,	/* anthology of two books vs a third with its middle
 			 * replaced: sparse chance alignment, no shared text */
-	ACC_TRANSL,	/* 50-100% reworded, names and numbers kept in order */
+	ACC_TRANSL,	/* 25-100% reworded, names and numbers kept in order */
 	ACC_TRANSL_NOUNS,	/* 100% reworded, then nouns capitalised after
 				 * articles (mut_nouns()) */
 	ACC_REAL_EDITION,

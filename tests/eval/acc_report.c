@@ -160,7 +160,7 @@ static void report_summary(FILE *f, const struct acc_summary *s)
 		s->best_single_any, s->combined_any_f1, s->best_single_any_f1,
 		s->combined_any_f1 > s->best_single_any_f1 ? "higher" :
 		s->combined_any_f1 == s->best_single_any_f1 ? "equal" : "lower");
-	fprintf(f, "| translations (reworded 50-100%%, real) called near duplicate, containment or overlap | %u of %u (%.2f%%) | <= 1%% | %s |\n",
+	fprintf(f, "| translations (reworded 25-100%%, real) called near duplicate, containment or overlap | %u of %u (%.2f%%) | <= 1%% | %s |\n",
 		s->transl_dup, s->transl, s->transl ? 100.0 * s->transl_dup / s->transl : 0.0,
 		s->transl_dup <= 0.01 * s->transl ? "yes" : "NO");
 	fprintf(f, "| sparse-alignment negatives (anthology vs third book) flagged | %u of %u | 0 | %s |\n",

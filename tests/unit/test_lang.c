@@ -56,6 +56,23 @@ static void test_scripts(void)
 	CHECK_EQ_STR(detect("धर्मक्षेत्रे कुरुक्षेत्रे समवेता युयुत्सवः", 60), "hi");
 }
 
+/* A manual in Japanese or Chinese quotes commands, options and paths in
+ * Latin letters: a paragraph of the Japanese Debian Reference has more
+ * Latin letters than kana or Han, yet is Japanese (issue 13: such a manual
+ * read as "unknown" and overlapped its translations). */
+static void test_cjk_with_commands(void)
+{
+	CHECK_EQ_STR(detect("パッケージの一覧を更新するには「apt-get update」を実行し、すべての"
+			    "パッケージを更新するには「apt-get dist-upgrade」を使います。設定は"
+			    "/etc/apt/sources.list と /etc/apt/sources.list.d/ にあります。", 300), "ja");
+	CHECK_EQ_STR(detect("要更新软件包列表，请以超级用户身份运行 apt-get update 命令，然后用 "
+			    "apt-get dist-upgrade 把整个系统升级到最新的版本。软件源的配置文件位于 "
+			    "/etc/apt/sources.list 中。", 300), "zh");
+	/* mostly English prose quoting a Japanese title stays English */
+	CHECK_EQ_STR(detect("The novel that he was reading on the train was called 吾輩は猫である, and "
+			    "it was one of the books that she had given to him for the long journey.", 300), "en");
+}
+
 static void test_unknown(void)
 {
 	CHECK_EQ_STR(lang_detect("", 0), "");
@@ -89,6 +106,7 @@ int main(void)
 {
 	RUN(test_latin);
 	RUN(test_scripts);
+	RUN(test_cjk_with_commands);
 	RUN(test_unknown);
 	RUN(test_declared);
 	return CHECK_DONE();
