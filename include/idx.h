@@ -303,6 +303,18 @@ uint64_t idx_generation(struct idx *ix);
  * Returns 0, -EINVAL (bad path), -ENAMETOOLONG, -ENOSPC, -EIO. */
 int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
 		    size_t n, uint64_t *ids);
+/* idx_mark_queued() (without ids) of the files that still need work when
+ * the transaction runs: a file stored meanwhile, by another process that
+ * shares the index, with stat sts[i] and a record of rec_version, is left
+ * as it is (a scan that listed it as new would have it read twice).  The
+ * same returns. */
+int idx_mark_stale(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
+		   size_t n, uint32_t rec_version);
+/* Whether stat a (stored in the index) and stat b (taken now) describe the
+ * same unchanged file: the same size, mtime, ctime and inode.  The device is
+ * left out: its number can change across reboots without any change to the
+ * file.  What the scan calls unchanged. */
+int idx_stat_same(const struct idx_stat *a, const struct idx_stat *b);
 /* Stores the fingerprint of book id, read from a file whose stat was st:
  * replaces any previous fingerprint, band entries and error; state becomes
  * IDX_INDEXED.  -ENOENT when id is no longer in the index (the file was

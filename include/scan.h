@@ -87,10 +87,4 @@ void scan_progress(struct scan *s, struct scan_progress *p);
 /* Cancels and waits for a running scan, then frees s.  NULL is allowed. */
 void scan_free(struct scan *s);
 
-/* Whether stat a (stored in the index) and stat b (taken now) describe the
- * same unchanged file: the same size, mtime, ctime and inode.  The device is
- * left out: its number can change across reboots without any change to the
- * file.  What the scan calls unchanged. */
-int scan_stat_same(const struct idx_stat *a, const struct idx_stat *b);
-
 #endif

@@ -27,8 +27,44 @@ struct mark_arg {
 	const struct idx_stat *sts;
 	size_t n;
 	uint64_t *ids;
+	uint32_t rec_version;	/* idx_mark_stale(): leave what has it; 0: mark all */
 	struct frec *f;
 };
+
+/* Book id's stored book row into *b; *found 0 when it has none (or one that
+ * does not decode). */
+static int w_brec(struct wtx *w, uint64_t id, struct brec *b, int *found)
+{
+	uint8_t kb[8];
+	struct kvs_val v;
+	int ret;
+
+	*found = 0;
+	be_put(kb, id, 8);
+	ret = idx_w_get(w, DB_BOOK, kb, 8, &v);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0)
+		*found = idx_brec_decode(&v, b) == 0;
+	return ret;
+}
+
+/* 1 when file f, as loaded, was stored with stat st and the record version
+ * asked for (idx_mark_stale()): nothing to do. */
+static int mark_done(struct wtx *w, const struct mark_arg *a, const struct frec *f,
+		     const struct idx_stat *st, int *done)
+{
+	struct brec b;
+	int ret, found;
+
+	*done = 0;
+	if (!a->rec_version || f->state != IDX_INDEXED || !(f->flags & FLAG_FP) ||
+	    !idx_stat_same(&f->st, st))
+		return 0;
+	ret = w_brec(w, f->id, &b, &found);
+	*done = found && b.rec_version == a->rec_version;
+	return ret;
+}
 
 static int mark_fn(struct wtx *w, void *arg)
 {
@@ -45,6 +81,13 @@ static int mark_fn(struct wtx *w, void *arg)
 		idx_path_key(a->paths[i], len, &k);
 		ret = idx_file_load_key(w, &k, a->paths[i], f);
 		if (ret == 0) {
+			int done;
+
+			ret = mark_done(w, a, f, &a->sts[i], &done);
+			if (ret)
+				return ret;
+			if (done)
+				continue;
 			be_put(kb, f->id, 8);
 			if (f->state == IDX_FAILED)
 				ret = idx_w_del(w, DB_FAIL, kb, 8);
@@ -82,7 +125,7 @@ static int mark_fn(struct wtx *w, void *arg)
 int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
 		    size_t n, uint64_t *ids)
 {
-	struct mark_arg a = { paths, sts, n, ids, NULL };
+	struct mark_arg a = { paths, sts, n, ids, 0, NULL };
 	size_t i;
 	int ret;
 
@@ -94,21 +137,34 @@ int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_s
 	return write_frec(ix, mark_fn, &a, &a.f);
 }
 
+int idx_mark_stale(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
+		   size_t n, uint32_t rec_version)
+{
+	struct mark_arg a = { paths, sts, n, NULL, rec_version, NULL };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = idx_path_check(paths[i]);
+		if (ret)
+			return ret;
+	}
+	return write_frec(ix, mark_fn, &a, &a.f);
+}
+
+int idx_stat_same(const struct idx_stat *a, const struct idx_stat *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->ino == b->ino;
+}
+
 /* The tag of the fingerprint stored for id: 0 when there is none. */
 static int w_fp_tag(struct wtx *w, uint64_t id, uint64_t *tag)
 {
-	uint8_t kb[8];
 	struct brec b;
-	struct kvs_val v;
-	int ret;
+	int found, ret = w_brec(w, id, &b, &found);
 
-	*tag = 0;
-	be_put(kb, id, 8);
-	ret = idx_w_get(w, DB_BOOK, kb, 8, &v);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret == 0 && idx_brec_decode(&v, &b) == 0)
-		*tag = idx_fp_tag_of(b.sh, b.th, b.rec_version);
+	*tag = found ? idx_fp_tag_of(b.sh, b.th, b.rec_version) : 0;
 	return ret;
 }
 

@@ -289,7 +289,7 @@ static void indexer_settle(struct indexer *ixr, uint64_t id, const struct idx_st
 	if (idx_get_id(ixr->ix, id, &f) == 0 &&
 	    fstatat(ixr->rootfd, f.path, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
 		stat_to_idx(&sb, &now);
-		if (scan_stat_same(&now, st))
+		if (idx_stat_same(&now, st))
 			;
 		else if (now.ino == st->ino && now.dev == st->dev && now.size == st->size &&
 			 now.mtime_ns == st->mtime_ns)
@@ -536,7 +536,7 @@ static int indexer_claim(struct indexer *ixr, const char *path, uint64_t id)
 /* Whether entry f of a file with stat st needs no fingerprinting. */
 static int up_to_date(const struct idx_file *f, const struct idx_stat *st)
 {
-	return f->state != IDX_QUEUED && scan_stat_same(&f->st, st) &&
+	return f->state != IDX_QUEUED && idx_stat_same(&f->st, st) &&
 	       (f->state != IDX_INDEXED || f->rec_version == BOOKREC_IDX_VERSION);
 }
 

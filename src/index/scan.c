@@ -102,12 +102,6 @@ static struct idx_stat to_idx_stat(const struct stat *st)
 	return r;
 }
 
-int scan_stat_same(const struct idx_stat *a, const struct idx_stat *b)
-{
-	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
-	       a->ino == b->ino;
-}
-
 static int mlist_push(struct mlist *l, char *path, const struct idx_stat *st)
 {
 	if (ARRAY_GROW(l->v, l->cap, l->n + 1))
@@ -182,11 +176,13 @@ static int flush_batch(struct run *r)
 
 	if (!r->nbatch)
 		return 0;
-	ret = idx_mark_queued(s->ix, r->bpaths, r->bsts, r->nbatch, NULL);
+	/* another process sharing the index may have stored some of them
+	 * since they were listed */
+	ret = idx_mark_stale(s->ix, r->bpaths, r->bsts, r->nbatch, s->rec_version);
 	if (ret == -EINVAL || ret == -ENAMETOOLONG) {
 		/* one bad name in the batch: retry one by one */
 		for (i = 0; i < r->nbatch; i++) {
-			ret = idx_mark_queued(s->ix, &r->bpaths[i], &r->bsts[i], 1, NULL);
+			ret = idx_mark_stale(s->ix, &r->bpaths[i], &r->bsts[i], 1, s->rec_version);
 			if (ret == -EINVAL || ret == -ENAMETOOLONG) {
 				prog_error(s, ret);
 				r->bpaths[i] = NULL;
@@ -283,7 +279,7 @@ static int name_cmp(const void *a, const void *b)
 
 static int needs_work(const struct scan *s, const struct idx_file *f, const struct idx_stat *st)
 {
-	if (!scan_stat_same(&f->st, st) || f->state == IDX_QUEUED)
+	if (!idx_stat_same(&f->st, st) || f->state == IDX_QUEUED)
 		return 1;
 	/* left out by a mount without the option that is given now */
 	if (s->extensionless && f->state == IDX_NOT_BOOK && f->error &&
@@ -463,7 +459,7 @@ static int scan_dir_merge(struct run *r, const char *dir, const struct idx_entry
 				else
 					free(path);
 			} else if (ents[i].file.state == IDX_QUEUED &&
-				   scan_stat_same(&ents[i].file.st, &files[j].st)) {
+				   idx_stat_same(&ents[i].file.st, &files[j].st)) {
 				ret = queue_only(r, path);
 			} else if (needs_work(s, &ents[i].file, &files[j].st)) {
 				ret = queue_file(r, path, &files[j].st);
