@@ -76,7 +76,8 @@ int idxcheck_walk(const char *path, struct idxcheck_note *note);
  * folder path open: every process with it open holds a read lock on the
  * first byte of its lock.mdb, which a child asks with fcntl(F_GETLK) (the
  * caller must not: closing a descriptor of the file would drop its own
- * LMDB locks).  0 when none has (or there is no lock.mdb), or -errno. */
+ * LMDB locks).  0 when none has (or there is no lock.mdb), or -errno
+ * (-ETIMEDOUT: the child gave no answer within 10 s and was killed). */
 int idxcheck_in_use(const char *path);
 
 /* The stamp file, in the folder. */

@@ -697,11 +697,14 @@ int idxcheck_walk(const char *path, struct idxcheck_note *note)
 	return 0;
 }
 
+/* How long idxcheck_in_use() waits for its child's answer. */
+#define IN_USE_WAIT_MS 10000
+
 int idxcheck_in_use(const char *path)
 {
 	char file[4096 + 16];
-	int status = 0;
-	pid_t pid;
+	int status = 0, waited;
+	pid_t pid, r;
 
 	if (snprintf(file, sizeof(file), "%s/lock.mdb", path) >= (int)sizeof(file))
 		return -ENAMETOOLONG;
@@ -721,9 +724,19 @@ int idxcheck_in_use(const char *path)
 			_exit(2);
 		_exit(lk.l_type != F_UNLCK);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	/* the child only opens and asks, but a child of a threaded process
+	 * (under a sanitizer's fork hooks too) is not waited on unbounded */
+	for (waited = 0; (r = waitpid(pid, &status, WNOHANG)) != pid; waited += 10) {
+		if (r < 0 && errno != EINTR)
 			return -errno;
+		if (waited >= IN_USE_WAIT_MS) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			return -ETIMEDOUT;
+		}
+		poll(NULL, 0, 10);
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
 		return -EIO;
 	return WEXITSTATUS(status);
