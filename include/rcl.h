@@ -33,7 +33,8 @@
  *   -EIO           the server answered with an error (its message is in
  *                  the RCL_ERROR reply handed back), or a protocol error;
  *   -ENOMEM, -EINVAL.
- * rcl_last_error() gives the text of the last transport error.
+ * rcl_last_error() gives the text of the last transport error, and
+ * rcl_transport_error() tells such errors from the others.
  *
  * Threads: every function may be called from any thread at the same time
  * (a session is the one exception: one thread at a time).  Commands to one
@@ -88,6 +89,12 @@ void rcl_free(struct rcl *c);
 
 /* 1 when the seeds are a cluster, 0 for a single node. */
 int rcl_is_cluster(struct rcl *c);
+
+/* 1 for an -errno that says a server could not be reached or a connection
+ * broke (worth trying again later: -ECONNREFUSED, -ETIMEDOUT, -EPIPE...,
+ * and -EHOSTDOWN, the index's own word for a server found out of reach),
+ * 0 for any other. */
+int rcl_transport_error(int err);
 
 /* The last transport error's text (e.g. "127.0.0.1:7000: Connection
  * refused"), "" if none, copied into buf of size n. */

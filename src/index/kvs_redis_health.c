@@ -21,23 +21,6 @@
 #define PROBE_MAX_MS 3200
 #define PROBE_TIMEOUT_MS 500
 
-static int transport_error(int ret)
-{
-	switch (-ret) {
-	case ECONNREFUSED:
-	case ECONNRESET:
-	case ECONNABORTED:
-	case EHOSTUNREACH:
-	case ENETUNREACH:
-	case ETIMEDOUT:
-	case EPIPE:
-	case ENOTCONN:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Tells the watcher (outside the lock: it may take locks of its own). */
 static void tell(struct kvs_redis *s)
 {
@@ -61,7 +44,7 @@ int rd_seen(struct kvs_redis *s, int ret)
 {
 	char err[200];
 
-	if (!transport_error(ret) || atomic_load(&s->down))
+	if (!rcl_transport_error(ret) || atomic_load(&s->down))
 		return ret;
 	rcl_last_error(s->c, err, sizeof(err));
 	pthread_mutex_lock(&s->hlock);

@@ -1,6 +1,7 @@
 /* opener.c - the index opened on a thread of its own while the mount
  * already serves SRC (see opener.h). */
 #include "opener.h"
+#include "rcl.h"
 #include "rcluri.h"
 
 #include <errno.h>
@@ -71,20 +72,7 @@ static int opener_unreachable(const struct opener *op, int err)
 {
 	if (!rcluri_is_uri(op->o.io.index_dir))
 		return err == -ETIMEDOUT;
-	switch (-err) {
-	case ECONNREFUSED:
-	case ECONNRESET:
-	case ECONNABORTED:
-	case EHOSTUNREACH:
-	case EHOSTDOWN:
-	case ENETUNREACH:
-	case ETIMEDOUT:
-	case EPIPE:
-	case ENOTCONN:
-		return 1;
-	default:
-		return 0;
-	}
+	return rcl_transport_error(err);
 }
 
 /* idx_opts.progress: records the phase and count; non-zero once

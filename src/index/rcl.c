@@ -56,6 +56,24 @@ static struct timeval ms_tv(int ms)
 	return tv;
 }
 
+int rcl_transport_error(int err)
+{
+	switch (-err) {
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EHOSTUNREACH:
+	case EHOSTDOWN:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+	case EPIPE:
+	case ENOTCONN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 const struct rcl_opts *rcl_i_opts(const struct rcl *c)
 {
 	return &c->o;

@@ -7,7 +7,8 @@
  * generation, another handle's commits heard (kvs_watch), bad URIs, the
  * server out of reach and back (kvs_health); the prefetch hints give what
  * plain lookups give; a write's rows put out of order and twice read back
- * in order, the later put winning. */
+ * in order, the later put winning; which errors say the server is out of
+ * reach. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "check.h"
 #include "kvs_cases.h"
 #include "kvs_redis.h"
+#include "rcl.h"
 #include "redisrv.h"
 
 static int port;
@@ -656,9 +658,25 @@ static void test_server_away(void)
 	kvs_free(s);
 }
 
+/* What counts as the server out of reach (kvs_health(), the opener's
+ * retries): connection and timeout errors, not the answers of a server. */
+static void test_transport_errors(void)
+{
+	static const int out[] = { ECONNREFUSED, ECONNRESET, ECONNABORTED, EHOSTUNREACH,
+				   EHOSTDOWN, ENETUNREACH, ETIMEDOUT, EPIPE, ENOTCONN };
+	static const int not[] = { 0, EIO, ENOMEM, EINVAL, EAGAIN, ENOENT, EACCES };
+	size_t i;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		CHECK_EQ_INT(rcl_transport_error(-out[i]), 1);
+	for (i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+		CHECK_EQ_INT(rcl_transport_error(-not[i]), 0);
+}
+
 int main(void)
 {
 	port = redisrv_need();
+	RUN(test_transport_errors);
 	RUN(test_rows);
 	RUN(test_ordered);
 	RUN(test_dup);
