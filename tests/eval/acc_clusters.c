@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "groups.h"
 #include "idx_test.h"
@@ -205,17 +204,6 @@ static int index_shuffled(const struct acc_opts *o, const struct corpus *c, cons
 	return ret;
 }
 
-static void remove_index(const char *dir)
-{
-	char p[160];
-
-	snprintf(p, sizeof(p), "%s/data.mdb", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/lock.mdb", dir);
-	unlink(p);
-	rmdir(dir);
-}
-
 int acc_clusters_run(const struct acc_opts *o, const struct corpus *c, struct idx *ix,
 		     const uint64_t *ids, struct acc_summary *sum)
 {
@@ -283,7 +271,7 @@ int acc_clusters_run(const struct acc_opts *o, const struct corpus *c, struct id
 out:
 	if (ix2) {
 		idx_close(ix2);
-		remove_index(dir);
+		acc_index_remove(dir);
 	}
 	free(t);
 	free(cl);

@@ -214,6 +214,8 @@ int acc_parity_run(const struct acc_opts *o, const struct corpus *c, const enum 
 
 /* Indexes book b at path as the indexer does (not judged): *id its id. */
 int acc_index_put(struct idx *ix, const struct book *b, const char *path, uint64_t *id);
+/* Removes the closed index in folder dir: its files and the folder. */
+void acc_index_remove(const char *dir);
 
 /* The clusters of the index ix (book k is ids[k]) against the true groups
  * of c (the books joined by identical, same-text and near-duplicate

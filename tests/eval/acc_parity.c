@@ -12,6 +12,7 @@
 #include "bookrec.h"
 #include "grow.h"
 #include "idx.h"
+#include "idxcheck.h"
 #include "judge.h"
 #include "monoclock.h"
 #include "rsort.h"
@@ -96,6 +97,19 @@ int acc_index_put(struct idx *ix, const struct book *b, const char *path, uint64
 		ret = idx_put(ix, *id, &st, &rf.fp);
 	bookrec_fp_release(&rf);
 	return ret;
+}
+
+void acc_index_remove(const char *dir)
+{
+	static const char *const files[] = { "data.mdb", "lock.mdb", IDXCHECK_STAMP_NAME };
+	char p[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
 }
 
 static int parity_push(struct parity *pa, uint32_t a, uint32_t b, enum relate_class cls)
@@ -196,15 +210,8 @@ static void parity_release(struct parity *pa)
 	free(pa->v);
 	for (s = 0; s < NSRC; s++)
 		free(pa->cand[s]);
-	if (pa->dir[0]) {
-		char p[128];
-
-		snprintf(p, sizeof(p), "%s/data.mdb", pa->dir);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/lock.mdb", pa->dir);
-		unlink(p);
-		rmdir(pa->dir);
-	}
+	if (pa->dir[0])
+		acc_index_remove(pa->dir);
 	memset(pa, 0, sizeof(*pa));
 }
 
