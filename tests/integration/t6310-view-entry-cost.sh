@@ -58,24 +58,39 @@ print(len(names))
 PY
 }
 
-say "cold listing: no LOOKUP per entry"
-mark a
-n=$(client r)
-mark b
-[ "$n" -ge 9 ] || fail "$n entries"
-req=$(between a b)
-grep -q "opcode: READDIRPLUS" "$req" || skip "the kernel did not use readdirplus"
-lookups=$(grep -c "LOOKUP /similar/$BOOK/" "$req" || true)
-[ "$lookups" -eq 0 ] || fail "$lookups entry lookups for $n entries: $(grep "LOOKUP /similar/$BOOK/" "$req" | head -3)"
+# A cold then a warm listing; what the daemon was asked goes to $why.  The
+# kernel may still drop an entry between the two on its own (seen once in
+# ASan runs: one entry's READLINK again, no index change), so a warm
+# listing that asked more is measured again, up to three times: a cost per
+# entry would show every time.
+listings() { # attempt
+	local n req lookups per
+	mark "a$1"
+	n=$(client r)
+	mark "b$1"
+	[ "$n" -ge 9 ] || fail "$n entries"
+	req=$(between "a$1" "b$1")
+	grep -q "opcode: READDIRPLUS" "$req" || skip "the kernel did not use readdirplus"
+	lookups=$(grep -c "LOOKUP /similar/$BOOK/" "$req" || true)
+	[ "$lookups" -eq 0 ] || fail "$lookups entry lookups for $n entries: $(grep "LOOKUP /similar/$BOOK/" "$req" | head -3)"
+	mark "c$1"
+	client r >/dev/null
+	mark "d$1"
+	req=$(between "c$1" "d$1")
+	per=$(grep -c -E "opcode: (LOOKUP|GETATTR|READLINK)" "$req" || true)
+	# the mark's own LOOKUP and the folder's GETATTR at opendir
+	[ "$per" -le 2 ] && return 0
+	why="warm listing asked $per times: $(grep opcode "$req" | head -8)"
+	return 1
+}
 
-say "warm listing: nothing asked per entry"
-mark c
-client r >/dev/null
-mark d
-req=$(between c d)
-per=$(grep -c -E "opcode: (LOOKUP|GETATTR|READLINK)" "$req" || true)
-# the mark's own LOOKUP and the folder's GETATTR at opendir
-[ "$per" -le 2 ] || fail "warm listing asked $per times: $(grep opcode "$req" | head -8)"
+say "cold listing: no LOOKUP per entry; warm listing: nothing asked per entry"
+why=
+for attempt in 1 2 3; do
+	listings "$attempt" && break
+	say "attempt $attempt: $why"
+	[ "$attempt" -lt 3 ] || fail "$why"
+done
 
 say "an entry only listed (never looked up) goes when its target goes"
 mark e
