@@ -58,11 +58,12 @@ print(len(names))
 PY
 }
 
-# A cold then a warm listing; what the daemon was asked goes to $why.  The
-# kernel may still drop an entry between the two on its own (seen once in
-# ASan runs: one entry's READLINK again, no index change), so a warm
-# listing that asked more is measured again, up to three times: a cost per
-# entry would show every time.
+# A cold then a warm listing; what the daemon was asked goes to $why.  An
+# entry's cached link can still go between the two (seen once in an ASan
+# run: one entry's READLINK again, nothing else asked; whether the kernel
+# or a late invalidation dropped it is not known), so a warm listing that
+# asked more is measured again, up to three times: a cost per entry would
+# show every time.
 listings() { # attempt
 	local n req lookups per
 	mark "a$1"
