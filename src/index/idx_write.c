@@ -122,34 +122,34 @@ static int mark_fn(struct wtx *w, void *arg)
 	return 0;
 }
 
+/* Checks every path of a, then runs the marking transaction. */
+static int mark(struct idx *ix, struct mark_arg *a)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < a->n; i++) {
+		ret = idx_path_check(a->paths[i]);
+		if (ret)
+			return ret;
+	}
+	return write_frec(ix, mark_fn, a, &a->f);
+}
+
 int idx_mark_queued(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
 		    size_t n, uint64_t *ids)
 {
 	struct mark_arg a = { paths, sts, n, ids, 0, NULL };
-	size_t i;
-	int ret;
 
-	for (i = 0; i < n; i++) {
-		ret = idx_path_check(paths[i]);
-		if (ret)
-			return ret;
-	}
-	return write_frec(ix, mark_fn, &a, &a.f);
+	return mark(ix, &a);
 }
 
 int idx_mark_stale(struct idx *ix, const char *const *paths, const struct idx_stat *sts,
 		   size_t n, uint32_t rec_version)
 {
 	struct mark_arg a = { paths, sts, n, NULL, rec_version, NULL };
-	size_t i;
-	int ret;
 
-	for (i = 0; i < n; i++) {
-		ret = idx_path_check(paths[i]);
-		if (ret)
-			return ret;
-	}
-	return write_frec(ix, mark_fn, &a, &a.f);
+	return mark(ix, &a);
 }
 
 int idx_stat_same(const struct idx_stat *a, const struct idx_stat *b)
